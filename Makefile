@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# emlat build.  Sources are picked up by directory, so adding a file to one of
+# the source folders needs no edit here:
+#   src/common src/record src/format src/reader -> libemlat (.a and .so)
+#   src/cli                                      -> the emlat command
+#   src/tty                                      -> libemlat-tty.so (LD_PRELOAD)
+#   tests/<area>/test_*.c                        -> one test program each
+#   tests/<area>/test_*.sh                       -> shell tests
+#   tests/progs/*.c                              -> helper programs for tests
+#   bench/bench_*.c                              -> benchmarks
+#   fuzz/fuzz_*.c                                -> libFuzzer targets (clang)
+#
+# Targets: all, demo, check, test, asan-test, fuzz-check, bench, install,
+# uninstall, clean, deps.  See README.md.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+CLANG ?= clang
+SAN ?=
+FUZZ_SECONDS ?= 60
+
+VERSION := 0.1.0
+SOVERSION := 0
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c17 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) -pthread
+ifeq ($(SAN),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=address,undefined
+else
+OPT := -O2 -g
+SAN_LDFLAGS :=
+endif
+CFLAGS ?=
+LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -DEMLAT_BUILDING_LIBRARY $(CFLAGS)
+APP_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
+LDLIBS := -pthread -lm
+
+LIB_SRCS := $(sort $(wildcard src/common/*.c src/record/*.c src/format/*.c src/reader/*.c))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+TTY_SRCS := $(sort $(wildcard src/tty/*.c))
+TEST_SRCS := $(sort $(wildcard tests/*/test_*.c))
+TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TTY_OBJS := $(TTY_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
+PROG_BINS := $(PROG_SRCS:%.c=$(BUILD)/%)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+
+STATIC_LIB := $(BUILD)/libemlat.a
+SHARED_LIB := $(BUILD)/libemlat.so.$(SOVERSION)
+TTY_LIB := $(BUILD)/libemlat-tty.so
+EMLAT := $(BUILD)/emlat
+
+.PHONY: all lib demo check test asan-test fuzz-check bench install uninstall clean deps tests-build
+.DEFAULT_GOAL := all
+
+all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(BUILD)/libemlat.so
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libemlat.so.$(SOVERSION) $(SAN_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libemlat.so: $(SHARED_LIB)
+	ln -sf libemlat.so.$(SOVERSION) $@
+
+# The command links the static library: one self-contained binary.
+$(EMLAT): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
+
+# The interposition library carries its own copy of the recorder, so that it
+# can be preloaded into any program without libemlat.so on the search path.
+$(TTY_LIB): $(TTY_OBJS) $(LIB_OBJS)
+	$(CC) -shared $(SAN_LDFLAGS) -o $@ $(TTY_OBJS) $(LIB_OBJS) $(LDLIBS) -ldl
+
+$(BUILD)/emlat.pc: emlat.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# Tests and helper programs: compiled as applications against the static
+# library, with access to internal headers under src/.
+$(BUILD)/tests/%: tests/%.c $(STATIC_LIB) $(TEST_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -Itests/lib $(SAN_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(STATIC_LIB) $(LDLIBS) -lutil
+
+$(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP -c $< -o $@
+
+$(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+tests-build: all $(TEST_BINS) $(PROG_BINS)
+
+# Run every test once (plain build).
+test: tests-build
+	BUILD=$(BUILD) sh tests/run.sh
+
+# The unit suite once more under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan-test:
+	$(MAKE) BUILD=build/asan SAN=1 CC=$(CLANG) test
+
+# The reader under libFuzzer for FUZZ_SECONDS seconds, seeded with real files.
+fuzz-check:
+	sh fuzz/run.sh $(FUZZ_SECONDS)
+
+check: deps
+	$(MAKE) test
+	$(MAKE) asan-test
+	$(MAKE) fuzz-check
+
+demo: deps all
+	$(EMLAT) demo
+
+bench: all $(BENCH_BINS)
+	sh bench/run.sh
+
+deps:
+	@sh scripts/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/emlat $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(EMLAT) $(DESTDIR)$(PREFIX)/bin/emlat
+	install -m 0644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libemlat.a
+	install -m 0755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libemlat.so.$(SOVERSION)
+	ln -sf libemlat.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libemlat.so
+	$(if $(TTY_SRCS),install -m 0755 $(TTY_LIB) $(DESTDIR)$(PREFIX)/lib/libemlat-tty.so)
+	install -m 0644 include/emlat/*.h $(DESTDIR)$(PREFIX)/include/emlat/
+	install -m 0644 $(BUILD)/emlat.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/emlat $(DESTDIR)$(PREFIX)/lib/libemlat.a \
+	  $(DESTDIR)$(PREFIX)/lib/libemlat.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libemlat.so \
+	  $(DESTDIR)$(PREFIX)/lib/libemlat-tty.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/emlat
+
+clean:
+	rm -rf build
+
+# Emacs build (emacs/emacs.mk): make emacs, make install-emacs.
+-include emacs/emacs.mk
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * emlat.h -- the producer API of libemlat, the interaction-latency recorder.
+ *
+ * A process has at most one recording session.  emlat_start() opens the
+ * .emlat file and starts the writer thread; every other call records into
+ * the calling thread's single-producer ring and returns.
+ *
+ * Cost contract of every recording call (emlat_ix_*, emlat_span_*,
+ * emlat_input_batch, emlat_now): no allocation, no lock, no system call, no
+ * formatting, no symbol lookup.  The call reads the profiler clock (vDSO),
+ * stores into the calling thread's ring and publishes the new ring head with
+ * one release store.  The only exceptions are named in the function's
+ * comment: the *_cpu variants read CLOCK_THREAD_CPUTIME_ID (a real system
+ * call, about 1.3 us: use them at coarse boundaries only), and a thread's
+ * very first record claims a preallocated ring with a compare-and-swap and
+ * registers a thread-exit handler (pthread_setspecific).
+ *
+ * When no session is active every recording call is a load, a compare and a
+ * return; calls that return an identifier return 0, which the other calls
+ * accept and ignore.  A full ring never blocks: the record is counted as
+ * dropped and the writer turns the count into a LOSS record.
+ *
+ * Setup calls (emlat_start, emlat_stop, emlat_rotate, emlat_flush,
+ * emlat_status, emlat_string) may lock and allocate; they are not for hot
+ * paths.  They are thread-safe.
+ */
+#ifndef EMLAT_H
+#define EMLAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emlat_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(EMLAT_BUILDING_LIBRARY) && defined(__GNUC__)
+#define EMLAT_API __attribute__((visibility("default")))
+#else
+#define EMLAT_API
+#endif
+
+#define EMLAT_VERSION_MAJOR 0
+#define EMLAT_VERSION_MINOR 1
+#define EMLAT_VERSION_PATCH 0
+#define EMLAT_VERSION_STRING "0.1.0"
+
+/* The library's version string, e.g. "0.1.0". */
+EMLAT_API const char *emlat_version (void);
+
+/* ------------------------------------------------------------------ */
+/* Session                                                             */
+
+/* Flags for emlat_options.flags. */
+#define EMLAT_OPT_OVERWRITE 0x1u /* replace an existing regular file (still
+                                    never follows a symlink) */
+
+/* One SESSION metadata entry supplied by the recording layer.  Keys must
+   match [a-z0-9_.]{1,64}; string values are at most 1024 bytes.  Entries
+   that break these rules are not written and are counted in the status.
+   The library never reads the environment or a terminal path on its own. */
+enum emlat_meta_type { EMLAT_META_UINT = 0, EMLAT_META_SINT = 1, EMLAT_META_STR = 2 };
+struct emlat_meta
+{
+  const char *key;
+  enum emlat_meta_type type;
+  uint64_t u;
+  int64_t i;
+  const char *s; /* UTF-8, not necessarily NUL-terminated */
+  size_t s_len;
+};
+
+struct emlat_options
+{
+  /* Where to write.  If path is set, exactly that file (created with mode
+     0600, O_EXCL unless EMLAT_OPT_OVERWRITE, O_NOFOLLOW always).  Else if
+     dir is set, a new file named emlat-YYYYmmdd-HHMMSS-PID.emlat in it.
+     One of the two is required. */
+  const char *path;
+  const char *dir;
+  uint32_t flags;
+  /* Sizes; 0 selects the default shown.  See docs/PERFORMANCE.md for how the
+     defaults were chosen. */
+  uint32_t ring_slots;        /* per thread, power of two; default 16384 */
+  uint32_t max_threads;       /* rings preallocated; default 64 */
+  uint32_t chunk_bytes;       /* max payload per chunk; default 65536 */
+  uint64_t rotate_bytes;      /* start a new file past this; 0 = never */
+  uint32_t drain_interval_us; /* writer wake-up period; default 5000 */
+  uint32_t stats_interval_ms; /* STATS chunk period; default 1000 */
+  /* Session metadata written into the SESSION chunk. */
+  const struct emlat_meta *meta;
+  size_t n_meta;
+};
+
+/* Start a session.  Returns 0, or a negative errno value: -EALREADY when a
+   session is active, -EINVAL for bad options, -EEXIST when the file exists
+   (and EMLAT_OPT_OVERWRITE is not set), -ELOOP for a symlink, or the error
+   of open(2)/mmap(2)/pthread_create(3).  On error nothing is left behind. */
+EMLAT_API int emlat_start (const struct emlat_options *opt);
+
+/* Stop the session: drain every ring, write the final STATS chunk, close the
+   file and join the writer.  Returns 0, -ENOENT when no session is active, or
+   the first write error of the session as a negative errno (the file is
+   still closed).  Spans and interactions still open are left as begin
+   records, which the reader reports as incomplete. */
+EMLAT_API int emlat_stop (void);
+
+/* Finish the current file and continue in the next rotated file of the same
+   session.  Returns 0 or a negative errno. */
+EMLAT_API int emlat_rotate (void);
+
+/* The flush contract: when emlat_flush returns 0, every record that any
+   thread recorded before the call started is in the file (write(2) returned;
+   no fsync).  Returns -ENOENT without a session, or a negative errno. */
+EMLAT_API int emlat_flush (void);
+
+struct emlat_status
+{
+  int active;
+  uint64_t session_records;   /* records accepted into rings */
+  uint64_t records_written;   /* ring records encoded into the file */
+  uint64_t records_dropped;   /* lost for any reason (sum of LOSS records) */
+  uint64_t bytes_written;     /* file bytes, all rotated files */
+  uint64_t chunks_written;
+  uint64_t files;             /* 1 + rotations */
+  uint64_t threads;           /* rings ever claimed */
+  uint64_t ring_high_water;   /* max slots used in any ring, seen at drain */
+  uint64_t ring_slots;
+  uint64_t writer_cpu_ns;
+  uint64_t clock_read_ns;     /* calibrated cost of one emlat_now() */
+  uint64_t meta_rejected;     /* SESSION entries refused */
+  int last_error;             /* errno of the last write error, 0 if none */
+  uint64_t write_errors;
+  char path[4096];            /* current file */
+};
+
+/* Fill *st.  Works with and without an active session (then active == 0 and
+   the counters describe the last session). */
+EMLAT_API void emlat_status (struct emlat_status *st);
+
+/* Nonzero while a session is active. */
+EMLAT_API int emlat_active (void);
+
+/* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+
+/* The profiler clock in nanoseconds: CLOCK_MONOTONIC_RAW where it works,
+   else CLOCK_MONOTONIC.  Valid (and the same clock) before, during and after
+   a session.  No system call on Linux (vDSO). */
+EMLAT_API uint64_t emlat_now (void);
+
+/* The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
+   A real system call: coarse boundaries only. */
+EMLAT_API uint64_t emlat_thread_cpu_now (void);
+
+/* ------------------------------------------------------------------ */
+/* Strings (setup time only)                                           */
+
+/* Intern LEN bytes as a STRING record and return its id (>= 1), or 0 when
+   no session is active, LEN > 4096, or the dictionary is full (counted as
+   loss).  Takes a lock and copies: call once per distinct string, keep the
+   id.  Default Emacs and terminal recordings pass no strings at all. */
+EMLAT_API uint64_t emlat_string (const char *s, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Interactions                                                        */
+
+/* Begin an interaction of KIND and return its cause id (>= 1, monotonically
+   increasing within the session), or 0.  PARENT is the enclosing
+   interaction of a nested synchronous root, SCHEDULED_BY the interaction
+   that scheduled this deferred work; 0 for none.  Records
+   EMLAT_T_DISPATCH_BEGIN = now. */
+EMLAT_API uint64_t emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent,
+                                   uint64_t scheduled_by);
+
+/* Set time field F of interaction CAUSE to T (profiler clock ns) with the
+   field's default quality, or with quality Q.  Setting a field twice keeps
+   the last value. */
+EMLAT_API void emlat_ix_time (uint64_t cause, enum emlat_time_field f, uint64_t t);
+EMLAT_API void emlat_ix_time_q (uint64_t cause, enum emlat_time_field f,
+                                uint64_t t, enum emlat_quality q);
+/* Set time field F to now and return now. */
+EMLAT_API uint64_t emlat_ix_mark (uint64_t cause, enum emlat_time_field f);
+
+/* Set value field F (links, ids, source ranges, thread CPU readings). */
+EMLAT_API void emlat_ix_value (uint64_t cause, enum emlat_value_field f, uint64_t v);
+
+/* Set counter C to V, or add D to it (absent counters start at 0). */
+EMLAT_API void emlat_ix_count (uint64_t cause, enum emlat_counter c, uint64_t v);
+EMLAT_API void emlat_ix_add (uint64_t cause, enum emlat_counter c, uint64_t d);
+
+/* End interaction CAUSE with STATUS; records EMLAT_T_INTERACTION_END = now.
+   Fields set after the end are ignored by the writer. */
+EMLAT_API void emlat_ix_end (uint64_t cause, enum emlat_status status);
+
+/* ------------------------------------------------------------------ */
+/* Spans                                                               */
+
+/* Begin a span of KIND serving interaction CAUSE (0 for none) and return its
+   id (>= 1, unique within the session), or 0.  The parent is the innermost
+   span of this thread that is still open; the writer derives it from the
+   ring's order, so the call stores only kind, id, cause and time. */
+EMLAT_API uint64_t emlat_span_begin (enum emlat_span_kind kind, uint64_t cause);
+
+/* As emlat_span_begin, and also read the thread CPU clock (system call). */
+EMLAT_API uint64_t emlat_span_begin_cpu (enum emlat_span_kind kind, uint64_t cause);
+
+/* End span SPAN with STATUS and DETAIL (a string id or any small number; 0
+   for none).  Ending a span also ends, as EMLAT_SPAN_UNWOUND, every span of
+   this thread opened inside it and not yet ended.  A span begun with
+   emlat_span_begin_cpu reads the thread CPU clock again here. */
+EMLAT_API void emlat_span_end (uint64_t span, enum emlat_span_status status,
+                               uint64_t detail);
+
+/* Attach counter C = V to span SPAN (a delta relevant to its kind).  Call
+   before emlat_span_end. */
+EMLAT_API void emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v);
+
+/* ------------------------------------------------------------------ */
+/* Terminal input batches                                              */
+
+/* A new input batch id (>= 1), or 0 without a session. */
+EMLAT_API uint64_t emlat_input_batch_id (void);
+
+/* Presence bits of emlat_input_batch.mask. */
+#define EMLAT_IB_KNOWN_EMPTY 0x01u
+#define EMLAT_IB_FIRST_READY 0x02u
+#define EMLAT_IB_READ_BEGIN 0x04u
+#define EMLAT_IB_READ_END 0x08u
+#define EMLAT_IB_BYTES 0x10u
+
+/* One terminal read batch: when the descriptor was last known empty, when it
+   was first seen readable (with that observation's quality: observer or
+   main-poll), the read(2) interval and how many bytes it returned.  Never
+   the bytes. */
+struct emlat_input_batch
+{
+  uint64_t batch_id;
+  uint32_t mask;                 /* EMLAT_IB_* */
+  enum emlat_quality ready_quality;
+  uint64_t t_known_empty;
+  uint64_t t_first_ready;
+  uint64_t t_read_begin;
+  uint64_t t_read_end;
+  uint64_t bytes;
+};
+
+/* Record an input batch (two ring slots; no clock read). */
+EMLAT_API void emlat_input_batch (const struct emlat_input_batch *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMLAT_H */
