@@ -194,13 +194,14 @@ EMLAT_API void emlat_ix_add (uint64_t cause, enum emlat_counter c, uint64_t d);
 
 /* End interaction CAUSE with STATUS; records EMLAT_T_INTERACTION_END = now.
    Fields set after the end are ignored by the writer. */
-EMLAT_API void emlat_ix_end (uint64_t cause, enum emlat_status status);
+EMLAT_API void emlat_ix_end (uint64_t cause, enum emlat_ix_status status);
 
 /* ------------------------------------------------------------------ */
 /* Spans                                                               */
 
-/* Begin a span of KIND serving interaction CAUSE (0 for none) and return its
-   id (>= 1, unique within the session), or 0.  The parent is the innermost
+/* Begin a span of KIND serving interaction CAUSE (0 for none) and return a
+   handle for it (nonzero), or 0.  The handle is (span id << 1) | CPU flag:
+   the span's id in the file, unique within the session, is handle >> 1.  The parent is the innermost
    span of this thread that is still open; the writer derives it from the
    ring's order, so the call stores only kind, id, cause and time. */
 EMLAT_API uint64_t emlat_span_begin (enum emlat_span_kind kind, uint64_t cause);

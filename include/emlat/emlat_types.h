@@ -39,7 +39,7 @@ enum emlat_root_kind {
 };
 
 /* Final status of an interaction. */
-enum emlat_status {
+enum emlat_ix_status {
   EMLAT_STATUS_NORMAL = 1,
   EMLAT_STATUS_QUIT = 2,
   EMLAT_STATUS_ERROR = 3,
