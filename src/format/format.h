@@ -96,6 +96,17 @@ enum emlat_chunk_type {
 #define EMLAT_SPAN_HEAD_STATUS_SHIFT 5
 #define EMLAT_SPAN_HEAD_MAX 0xffu
 
+/* Default quality of each time field (7.3), indexed by enum
+   emlat_time_field; values are enum emlat_quality. */
+static const uint8_t emlat_default_quality[28] = {
+  3, 3, 2, 3, 3,          /* input earliest/latest, ready, read begin/end */
+  4, 4, 4, 4, 4,          /* queue insert/remove, decode, dispatch, root end */
+  4, 4, 4, 4, 4, 4, 4, 4, /* pre/command/post begin/end, redisplay begin/end */
+  5, 5, 6, 6,             /* output begin/end, flush begin/end */
+  3, 3, 4,                /* first input earliest/latest, interaction end */
+  8, 8, 8                 /* external send/first output/quiescent */
+};
+
 /* Ring slot size: the unit of LOSS byte counts (6.7). */
 #define EMLAT_SLOT_BYTES 32
 

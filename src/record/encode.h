@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * encode.h -- building complete chunks in memory (FORMAT.md sections 4 and
+ * 6), for the writer thread only.
+ *
+ * A pass of the writer appends chunks to one growable arena.  A chunk is
+ * built as: 80 bytes of head room, the encoded records, then at finish the
+ * block header is placed right before the records and the 40-byte chunk
+ * header right before it, and zero padding is appended; the chunk is then one
+ * contiguous byte range of the arena (emlat_chunk_ref), ready for writev.
+ * The chunk sequence and the header CRC are filled in only when the chunk is
+ * about to be written (emlat_chunk_seal), because rotation may insert chunks.
+ *
+ * Invariants: a finished chunk's payload is at most the builder's limit plus
+ * one record (records are never split); every record encoder bounds its own
+ * size (EMLAT_REC_MAX) and asks for room first, so encoding never writes past
+ * the arena; an allocation failure makes the arena "failed" and the pass is
+ * then accounted as loss (writer_memory).
+ */
+#ifndef EMLAT_ENCODE_H
+#define EMLAT_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emlat/emlat_types.h"
+
+/* Largest encoded record: an interaction with every field present. */
+#define EMLAT_REC_MAX 1024
+
+struct emlat_arena
+{
+  uint8_t *buf;
+  size_t len, cap;
+  int failed;
+};
+
+struct emlat_chunk_ref
+{
+  size_t off, len;      /* bytes in the arena */
+  uint16_t type;
+  uint64_t records;     /* ring records this chunk represents (loss accounting) */
+  uint64_t first_t, last_t;
+};
+
+struct emlat_chunk_list
+{
+  struct emlat_chunk_ref *v;
+  size_t n, cap;
+};
+
+struct emlat_cb
+{
+  struct emlat_arena *a;
+  uint16_t type;
+  uint64_t base_t, thread;
+  uint64_t count;     /* records in the block */
+  size_t rec_start;   /* arena offset of the first record byte */
+  uint64_t prev_t, prev_span, prev_cause; /* F-51 running values */
+  uint64_t represents;
+  uint64_t first_t, last_t;
+  int open;
+};
+
+void emlat_arena_reset (struct emlat_arena *a);
+void emlat_arena_free (struct emlat_arena *a);
+void emlat_chunk_list_reset (struct emlat_chunk_list *l);
+void emlat_chunk_list_free (struct emlat_chunk_list *l);
+
+/* Start a chunk of TYPE whose block has BASE_T and THREAD (F-50..F-52). */
+void emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type,
+                     uint64_t base_t, uint64_t thread);
+/* Room for one record of at most MAX bytes; NULL if the arena failed. */
+uint8_t *emlat_cb_room (struct emlat_cb *cb, size_t max);
+/* Account a record of N bytes written at the room pointer, representing
+   REPRESENTS ring records with time T (0 = none). */
+void emlat_cb_commit (struct emlat_cb *cb, size_t n, uint64_t represents, uint64_t t);
+size_t emlat_cb_payload_bytes (const struct emlat_cb *cb);
+/* Finish the chunk and append its reference to OUT.  An empty chunk (no
+   records) is dropped unless KEEP_EMPTY.  Returns 0, or -1 on allocation
+   failure. */
+int emlat_cb_finish (struct emlat_cb *cb, struct emlat_chunk_list *out, int keep_empty);
+
+/* Fill in the sequence number and header CRC of a finished chunk. */
+void emlat_chunk_seal (uint8_t *chunk, uint64_t sequence);
+
+/* Build the 64-byte file header. */
+void emlat_file_header (uint8_t out[64], const uint8_t uuid[16], uint64_t rotation,
+                        uint64_t realtime_ns, uint64_t mono_ns);
+
+/* Record encoders: each writes into cb (asking for room) and commits. */
+int emlat_enc_kv_uint (struct emlat_cb *cb, const char *key, uint64_t v);
+int emlat_enc_kv_sint (struct emlat_cb *cb, const char *key, int64_t v);
+int emlat_enc_kv_str (struct emlat_cb *cb, const char *key, const char *s, size_t len);
+int emlat_enc_string (struct emlat_cb *cb, uint64_t id, const char *s, size_t len);
+
+struct emlat_enc_input
+{
+  uint64_t thread, batch;
+  unsigned mask, quality;
+  uint64_t t[4]; /* known-empty, first-ready, read-begin, read-end */
+  uint64_t bytes;
+};
+int emlat_enc_input (struct emlat_cb *cb, const struct emlat_enc_input *in);
+
+struct emlat_enc_ix
+{
+  uint64_t thread, cause;
+  unsigned kind, status;
+  uint64_t parent, sched, t_dispatch; /* begin records */
+  uint32_t tmask, vmask, cmask;
+  uint64_t t[EMLAT_T_FIELD_COUNT];
+  uint8_t q[EMLAT_T_FIELD_COUNT]; /* 0 = default quality */
+  uint64_t v[EMLAT_V_FIELD_COUNT];
+  uint64_t c[EMLAT_C_COUNTER_COUNT];
+};
+int emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
+int emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
+
+struct emlat_counter_pair
+{
+  uint32_t counter;
+  uint64_t value;
+};
+
+struct emlat_enc_span
+{
+  unsigned rec;    /* EMLAT_SPAN_REC_* */
+  unsigned kind, status;
+  int has_cpu;
+  uint64_t id, parent, cause;
+  uint64_t t_start, t_end;
+  uint64_t cpu_a, cpu_b; /* complete: begin/end; begin: cpu_a; end: cpu_b */
+  uint64_t detail;
+  const struct emlat_counter_pair *counters;
+  uint32_t ncounters;
+};
+int emlat_enc_span (struct emlat_cb *cb, const struct emlat_enc_span *s, uint64_t represents);
+
+int emlat_enc_loss (struct emlat_cb *cb, uint64_t stream, unsigned reason, uint64_t first,
+                    uint64_t last, uint64_t records, uint64_t bytes);
+
+#endif /* EMLAT_ENCODE_H */

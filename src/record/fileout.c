@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * fileout.c -- see fileout.h.
+ */
+#include "record/fileout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+emlat_out_open (struct emlat_out *o, const char *path, int overwrite)
+{
+  memset (o, 0, sizeof *o);
+  o->fd = -1;
+  if (strlen (path) >= sizeof o->path)
+    return -ENAMETOOLONG;
+  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+  int fd = open (path, flags, 0600);
+  if (fd < 0)
+    return -errno;
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int e = S_ISREG (st.st_mode) ? errno : EINVAL;
+      close (fd);
+      return -e;
+    }
+  o->fd = fd;
+  o->dev = st.st_dev;
+  o->ino = st.st_ino;
+  o->size = 0;
+  snprintf (o->path, sizeof o->path, "%s", path);
+  return 0;
+}
+
+int
+emlat_out_rotated_name (char *out, size_t cap, const char *base, uint64_t seq)
+{
+  size_t n = strlen (base);
+  const char *ext = ".emlat";
+  size_t elen = strlen (ext);
+  int r;
+  if (n > elen && strcmp (base + n - elen, ext) == 0)
+    r = snprintf (out, cap, "%.*s.%llu%s", (int)(n - elen), base, (unsigned long long)seq, ext);
+  else
+    r = snprintf (out, cap, "%s.%llu", base, (unsigned long long)seq);
+  return (r < 0 || (size_t)r >= cap) ? -ENAMETOOLONG : 0;
+}
+
+int
+emlat_out_open_in_dir (struct emlat_out *o, const char *dir)
+{
+  char name[4096];
+  time_t now = time (0);
+  struct tm tm;
+  localtime_r (&now, &tm);
+  char stamp[32];
+  strftime (stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  for (int i = 0; i < 1000; i++)
+    {
+      int r = i == 0 ? snprintf (name, sizeof name, "%s/emlat-%s-%ld.emlat", dir, stamp, (long)getpid ())
+                     : snprintf (name, sizeof name, "%s/emlat-%s-%ld-%d.emlat", dir, stamp,
+                                 (long)getpid (), i);
+      if (r < 0 || (size_t)r >= sizeof name)
+        return -ENAMETOOLONG;
+      int e = emlat_out_open (o, name, 0);
+      if (e != -EEXIST)
+        return e;
+    }
+  return -EEXIST;
+}
+
+static int
+still_ours (struct emlat_out *o)
+{
+  struct stat st;
+  if (o->fd < 0 || o->lost)
+    return 0;
+  if (fstat (o->fd, &st) != 0 || st.st_dev != o->dev || st.st_ino != o->ino)
+    {
+      /* Closed, or the number now names another file of the host: never
+         write to it again, never close it (it is not ours any more). */
+      o->lost = 1;
+      o->fd = -1;
+      return 0;
+    }
+  return 1;
+}
+
+int
+emlat_out_append (struct emlat_out *o, const struct iovec *iov_in, int iovcnt)
+{
+  if (!still_ours (o))
+    return -EBADF;
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; i++)
+    total += iov_in[i].iov_len;
+  size_t done = 0;
+  int idx = 0;
+  size_t skip = 0; /* bytes of iov_in[idx] already written */
+  while (done < total)
+    {
+      struct iovec v[IOV_MAX < 1024 ? IOV_MAX : 1024];
+      int nv = 0;
+      for (int i = idx; i < iovcnt && nv < (int)(sizeof v / sizeof v[0]); i++)
+        {
+          v[nv].iov_base = (char *)iov_in[i].iov_base + (i == idx ? skip : 0);
+          v[nv].iov_len = iov_in[i].iov_len - (i == idx ? skip : 0);
+          nv++;
+        }
+      ssize_t w = writev (o->fd, v, nv);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          int e = w < 0 ? errno : EIO;
+          /* Roll back to the last complete chunk (F-24). */
+          if (done > 0 && ftruncate (o->fd, (off_t)o->size) == 0)
+            lseek (o->fd, (off_t)o->size, SEEK_SET);
+          else if (done > 0)
+            o->size += done; /* could not roll back: the reader stops there */
+          return -e;
+        }
+      done += (size_t)w;
+      size_t adv = (size_t)w;
+      while (adv > 0)
+        {
+          size_t left = iov_in[idx].iov_len - skip;
+          if (adv >= left)
+            {
+              adv -= left;
+              idx++;
+              skip = 0;
+            }
+          else
+            {
+              skip += adv;
+              adv = 0;
+            }
+        }
+    }
+  o->size += total;
+  return 0;
+}
+
+void
+emlat_out_close (struct emlat_out *o)
+{
+  if (o->fd >= 0 && still_ours (o))
+    close (o->fd);
+  o->fd = -1;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * fileout.h -- the .emlat output file: safe creation, rotation names, and
+ * appending with writev (FORMAT.md F-24, F-80).
+ *
+ * Invariants: the file is created with mode 0600, O_NOFOLLOW|O_CLOEXEC and
+ * O_EXCL unless overwriting was asked for, and is never a symlink.  Bytes
+ * are only appended; after a failed or short write the file is truncated back
+ * to the last complete chunk, so a later successful write never follows a
+ * partial chunk.  Before each write the descriptor is checked to still be the
+ * file we opened (same device and inode): a host program that closes "all
+ * descriptors" and reuses the number must never receive our bytes.
+ */
+#ifndef EMLAT_FILEOUT_H
+#define EMLAT_FILEOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+struct emlat_out
+{
+  int fd;           /* -1 when closed or lost */
+  dev_t dev;
+  ino_t ino;
+  uint64_t size;    /* bytes of complete chunks in this file */
+  int lost;         /* the descriptor was closed or replaced under us */
+  char path[4096];
+};
+
+/* Open PATH for a new file; returns 0 or a negative errno. */
+int emlat_out_open (struct emlat_out *o, const char *path, int overwrite);
+/* Name of rotated file SEQ (>= 1) for BASE (F-80) into OUT. */
+int emlat_out_rotated_name (char *out, size_t cap, const char *base, uint64_t seq);
+/* A new file name in DIR: DIR/emlat-YYYYmmdd-HHMMSS-PID[-N].emlat opened
+   with O_EXCL.  Returns 0 or a negative errno. */
+int emlat_out_open_in_dir (struct emlat_out *o, const char *dir);
+/* Append IOV (all of it, or nothing: on error the file is truncated back).
+   Returns 0 or a negative errno. */
+int emlat_out_append (struct emlat_out *o, const struct iovec *iov, int iovcnt);
+void emlat_out_close (struct emlat_out *o);
+
+#endif /* EMLAT_FILEOUT_H */

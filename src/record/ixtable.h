@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ixtable.h -- the writer's table of interactions not yet written as
+ * complete records (FORMAT.md 6.5).
+ *
+ * Interaction fields arrive as separate ring records, possibly from several
+ * threads; the writer gathers them here by cause id.  An interaction that
+ * ended in pass N is written in pass N+1: a record that happened-before the
+ * end on another thread is then guaranteed to have been drained (its ring's
+ * head was published before the end's, and pass N+1 loads every head after
+ * pass N saw the end).  Open addressing with linear probing and
+ * backward-shift deletion; entries live in a separate array.
+ *
+ * Writer thread only; no synchronization.
+ */
+#ifndef EMLAT_IXTABLE_H
+#define EMLAT_IXTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/encode.h"
+
+#define EMLAT_IX_OPEN_MAX (1u << 20)
+
+struct emlat_ix_entry
+{
+  struct emlat_enc_ix ix;
+  uint64_t represents;   /* ring records folded into it */
+  uint64_t ended_pass;   /* 0 while open */
+  int begin_written;
+  int has_begin;
+};
+
+struct emlat_ixtable
+{
+  uint32_t *slots;        /* index+1 into entries, 0 = empty */
+  size_t nslots;          /* power of two */
+  struct emlat_ix_entry *entries;
+  size_t nentries, cap;
+};
+
+void emlat_ixtable_free (struct emlat_ixtable *t);
+/* The entry of CAUSE, or NULL. */
+struct emlat_ix_entry *emlat_ixtable_find (struct emlat_ixtable *t, uint64_t cause);
+/* Insert a new entry for CAUSE (not present); NULL when full or out of
+   memory. */
+struct emlat_ix_entry *emlat_ixtable_add (struct emlat_ixtable *t, uint64_t cause);
+/* Remove entry number I (entries are moved: iterate backwards when
+   removing while iterating). */
+void emlat_ixtable_remove_at (struct emlat_ixtable *t, size_t i);
+
+#endif /* EMLAT_IXTABLE_H */

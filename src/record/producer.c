@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * producer.c -- the recording calls of emlat.h.
+ *
+ * Each function: find the calling thread's ring (emlat_my_ring: TLS read,
+ * relaxed load, compare), read the profiler clock if the record has a time,
+ * reserve slots, store the record (ringrec.h) and publish it with one
+ * release store.  No lock, no allocation, no system call (except the *_cpu
+ * variants' thread-CPU clock and a thread's first-record claim).  Invalid
+ * enum values are not checked here: the writer validates every record and
+ * turns a malformed one into a LOSS record_invalid, keeping this path short.
+ *
+ * A span handle is (span id << 1) | cpu flag, so that emlat_span_end knows
+ * whether to read the thread CPU clock again without any per-span state.
+ */
+#include "emlat/emlat.h"
+
+#include "common/clock.h"
+#include "record/ringrec.h"
+#include "record/state.h"
+
+uint64_t
+emlat_now (void)
+{
+  return emlat_clock_now ();
+}
+
+uint64_t
+emlat_thread_cpu_now (void)
+{
+  return emlat_thread_cpu_ns ();
+}
+
+static inline uint64_t
+span_begin (enum emlat_span_kind kind, uint64_t cause, unsigned cpu)
+{
+  unsigned n = cpu ? 2 : 1;
+  struct emlat_ring *r = emlat_my_ring (n);
+  if (EMLAT_UNLIKELY (!r))
+    return 0;
+  uint64_t id = r->next_span_id;
+  if (EMLAT_UNLIKELY (id == r->span_id_end))
+    id = emlat_span_id_refill (r);
+  r->next_span_id = id + 1;
+  uint64_t cpu_t = cpu ? emlat_thread_cpu_ns () : 0;
+  uint64_t t = emlat_clock_now ();
+  struct emlat_slot *s = emlat_ring_reserve (r, n, t);
+  if (EMLAT_LIKELY (s != 0))
+    {
+      s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, cpu, n);
+      s->w[1] = id;
+      s->w[2] = cause;
+      s->w[3] = t;
+      if (cpu)
+        emlat_ring_next (r, s)->w[0] = cpu_t;
+      emlat_ring_publish (r, n);
+    }
+  /* A dropped begin still returns a handle: its end is then an orphan end,
+     reported by the reader, and the drop is in a LOSS record. */
+  return id << 1 | cpu;
+}
+
+uint64_t
+emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
+{
+  return span_begin (kind, cause, 0);
+}
+
+uint64_t
+emlat_span_begin_cpu (enum emlat_span_kind kind, uint64_t cause)
+{
+  return span_begin (kind, cause, 1);
+}
+
+void
+emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
+{
+  if (EMLAT_UNLIKELY (span == 0))
+    return;
+  unsigned cpu = (unsigned)(span & 1);
+  unsigned n = cpu ? 2 : 1;
+  struct emlat_ring *r = emlat_my_ring (n);
+  if (EMLAT_UNLIKELY (!r))
+    return;
+  uint64_t t = emlat_clock_now ();
+  uint64_t cpu_t = cpu ? emlat_thread_cpu_ns () : 0;
+  struct emlat_slot *s = emlat_ring_reserve (r, n, t);
+  if (EMLAT_UNLIKELY (!s))
+    return;
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_END, status, cpu, n);
+  s->w[1] = span >> 1;
+  s->w[2] = t;
+  s->w[3] = detail;
+  if (cpu)
+    emlat_ring_next (r, s)->w[0] = cpu_t;
+  emlat_ring_publish (r, n);
+}
+
+/* A one-slot record.  T is the record's time, or 0 when it has none (the
+   drop path then reads the clock for the LOSS interval). */
+static inline void
+put1 (unsigned type, unsigned a, unsigned b, uint64_t w1, uint64_t w2, uint64_t t)
+{
+  struct emlat_ring *r = emlat_my_ring (1);
+  if (EMLAT_UNLIKELY (!r))
+    return;
+  struct emlat_slot *s = emlat_ring_reserve (r, 1, t);
+  if (EMLAT_UNLIKELY (!s))
+    return;
+  s->w[0] = emlat_rr_head (type, a, b, 1);
+  s->w[1] = w1;
+  s->w[2] = w2;
+  s->w[3] = 0;
+  emlat_ring_publish (r, 1);
+}
+
+void
+emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
+{
+  if (span != 0)
+    put1 (EMLAT_RR_SPAN_COUNT, c, 0, span >> 1, v, 0);
+}
+
+uint64_t
+emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by)
+{
+  struct emlat_ring *r = emlat_my_ring (2);
+  if (EMLAT_UNLIKELY (!r))
+    return 0;
+  uint64_t cause = atomic_fetch_add_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+  uint64_t t = emlat_clock_now ();
+  struct emlat_slot *s = emlat_ring_reserve (r, 2, t);
+  if (EMLAT_LIKELY (s != 0))
+    {
+      s->w[0] = emlat_rr_head (EMLAT_RR_IX_BEGIN, kind, 0, 2);
+      s->w[1] = cause;
+      s->w[2] = parent;
+      s->w[3] = scheduled_by;
+      emlat_ring_next (r, s)->w[0] = t;
+      emlat_ring_publish (r, 2);
+    }
+  return cause;
+}
+
+void
+emlat_ix_time (uint64_t cause, enum emlat_time_field f, uint64_t t)
+{
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_TIME, f, 0, cause, t, t);
+}
+
+void
+emlat_ix_time_q (uint64_t cause, enum emlat_time_field f, uint64_t t, enum emlat_quality q)
+{
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_TIME, f, q, cause, t, t);
+}
+
+uint64_t
+emlat_ix_mark (uint64_t cause, enum emlat_time_field f)
+{
+  uint64_t t = emlat_clock_now ();
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_TIME, f, 0, cause, t, t);
+  return t;
+}
+
+void
+emlat_ix_value (uint64_t cause, enum emlat_value_field f, uint64_t v)
+{
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_VALUE, f, 0, cause, v, 0);
+}
+
+void
+emlat_ix_count (uint64_t cause, enum emlat_counter c, uint64_t v)
+{
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_COUNT, c, 0, cause, v, 0);
+}
+
+void
+emlat_ix_add (uint64_t cause, enum emlat_counter c, uint64_t d)
+{
+  if (cause != 0)
+    put1 (EMLAT_RR_IX_COUNT, c, 1, cause, d, 0);
+}
+
+void
+emlat_ix_end (uint64_t cause, enum emlat_ix_status status)
+{
+  if (cause != 0)
+    {
+      uint64_t t = emlat_clock_now ();
+      put1 (EMLAT_RR_IX_END, status, 0, cause, t, t);
+    }
+}
+
+uint64_t
+emlat_input_batch_id (void)
+{
+  if (atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) == 0)
+    return 0;
+  return atomic_fetch_add_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
+}
+
+void
+emlat_input_batch (const struct emlat_input_batch *b)
+{
+  if (!b || b->batch_id == 0)
+    return;
+  struct emlat_ring *r = emlat_my_ring (2);
+  if (EMLAT_UNLIKELY (!r))
+    return;
+  uint64_t t = (b->mask & EMLAT_IB_READ_END) ? b->t_read_end : emlat_clock_now ();
+  struct emlat_slot *s = emlat_ring_reserve (r, 2, t);
+  if (EMLAT_UNLIKELY (!s))
+    return;
+  s->w[0] = emlat_rr_head (EMLAT_RR_INPUT, b->mask, b->ready_quality, 2);
+  s->w[1] = b->batch_id;
+  s->w[2] = b->t_known_empty;
+  s->w[3] = b->t_first_ready;
+  struct emlat_slot *s2 = emlat_ring_next (r, s);
+  s2->w[0] = b->t_read_begin;
+  s2->w[1] = b->t_read_end;
+  s2->w[2] = b->bytes;
+  emlat_ring_publish (r, 2);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ring.h -- the per-thread single-producer/single-consumer record ring.
+ *
+ * Each recording thread owns one ring from a pool preallocated at session
+ * start (registry.c); the writer thread (writer.c) is its only consumer.
+ * A record is 1 or 2 slots of 32 bytes (ringrec.h).  Indices are free-running
+ * 64-bit counters; slot i lives at slots[i & mask].
+ *
+ * SYNCHRONIZATION TABLE
+ *
+ *   field            written by          read by            ordering
+ *   ---------------  ------------------  -----------------  -----------------------
+ *   head             producer            producer, writer   producer: relaxed store
+ *                                                           after filling slots is
+ *                                                           a RELEASE store; writer
+ *                                                           ACQUIRE-loads it, then
+ *                                                           reads the slots.
+ *   tail             writer              producer, writer   writer RELEASE-stores it
+ *                                                           after reading slots;
+ *                                                           producer ACQUIRE-loads it
+ *                                                           (only when its cached
+ *                                                           copy says full) before
+ *                                                           overwriting those slots.
+ *   cached_tail      producer only       producer           plain
+ *   drop_*           producer            writer             drop_records is stored
+ *                                                           with RELEASE after the
+ *                                                           other drop_* fields; the
+ *                                                           writer ACQUIRE-loads it.
+ *   drop_acked       writer              producer           relaxed: a hint used only
+ *                                                           to pick drop_first_t.
+ *   state            claimer / exit /    writer, claimer    see registry.c
+ *                    writer
+ *   span ids         producer only       producer           plain
+ *
+ * The producer fast path is ring_reserve + stores + ring_publish: no lock,
+ * no allocation, no system call.  A full ring takes ring_drop (out of line,
+ * still no lock/allocation/syscall).
+ */
+#ifndef EMLAT_RING_H
+#define EMLAT_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "format/format.h"
+
+#define EMLAT_LIKELY(x) __builtin_expect (!!(x), 1)
+#define EMLAT_UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+struct emlat_slot
+{
+  uint64_t w[4];
+};
+_Static_assert (sizeof (struct emlat_slot) == EMLAT_SLOT_BYTES, "slot size");
+
+enum emlat_ring_state {
+  EMLAT_RING_FREE = 0,     /* in the pool, no owner */
+  EMLAT_RING_OWNED = 1,    /* a live thread records into it */
+  EMLAT_RING_RETIRING = 2  /* owner exited; writer drains, then frees */
+};
+
+struct emlat_ring
+{
+  /* Producer cache line. */
+  _Alignas (64) _Atomic uint64_t head;
+  uint64_t cached_tail;
+  uint64_t next_span_id; /* next id of this thread's current id block */
+  uint64_t span_id_end;  /* one past the block */
+  _Atomic uint64_t drop_records;
+  _Atomic uint64_t drop_bytes;
+  _Atomic uint64_t drop_first_t;
+  _Atomic uint64_t drop_last_t;
+
+  /* Writer cache line. */
+  _Alignas (64) _Atomic uint64_t tail;
+  _Atomic uint64_t drop_acked;
+
+  /* Set at claim, read-only while OWNED. */
+  _Alignas (64) _Atomic int state;
+  uint64_t thread_id;
+  uint64_t mask; /* nslots - 1 */
+  uint64_t nslots;
+  struct emlat_slot *slots;
+};
+
+/* Out of line: count a record of N slots that did not fit (ring.c). */
+void emlat_ring_drop (struct emlat_ring *r, unsigned n, uint64_t t);
+
+/* Room for N slots at the producer's head, or NULL after counting a drop. */
+static inline struct emlat_slot *
+emlat_ring_reserve (struct emlat_ring *r, unsigned n, uint64_t t)
+{
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (h + n - r->cached_tail > r->nslots))
+    {
+      /* Acquire: the writer finished reading the slots below tail. */
+      r->cached_tail = atomic_load_explicit (&r->tail, memory_order_acquire);
+      if (h + n - r->cached_tail > r->nslots)
+        {
+          emlat_ring_drop (r, n, t);
+          return 0;
+        }
+    }
+  return &r->slots[h & r->mask];
+}
+
+/* The slot following S in ring order (for 2-slot records). */
+static inline struct emlat_slot *
+emlat_ring_next (struct emlat_ring *r, struct emlat_slot *s)
+{
+  return s == &r->slots[r->mask] ? &r->slots[0] : s + 1;
+}
+
+/* Make the N reserved slots visible to the writer. */
+static inline void
+emlat_ring_publish (struct emlat_ring *r, unsigned n)
+{
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  /* Release: publishes the slot stores above to the writer's acquire load
+     of head. */
+  atomic_store_explicit (&r->head, h + n, memory_order_release);
+}
+
+#endif /* EMLAT_RING_H */

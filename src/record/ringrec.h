@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ringrec.h -- the in-memory layout of records in a thread's ring.
+ *
+ * Not a file format: rings live only inside one process, between a producer
+ * call (producer.c) and the writer (writer.c), which validates every field
+ * before encoding it (a malformed record becomes a LOSS record_invalid).
+ *
+ * Slot word 0 is the record head:
+ *   bits 0..7   record type (EMLAT_RR_*)
+ *   bits 8..15  a: kind, field, status or counter
+ *   bits 16..23 b: quality, flags or operation
+ *   bits 24..31 number of slots of the record (1 or 2)
+ *
+ *   type          a         b            w1        w2        w3      slot 2
+ *   SPAN_BEGIN    kind      CPU flag     span id   cause     t       w0 = cpu
+ *   SPAN_END      status    CPU flag     span id   t         detail  w0 = cpu
+ *   SPAN_COUNT    counter   -            span id   value     -
+ *   IX_BEGIN      root kind -            cause     parent    sched   w0 = t
+ *   IX_TIME       field     quality/0    cause     t         -
+ *   IX_VALUE      field     -            cause     value     -
+ *   IX_COUNT      counter   0 set 1 add  cause     value     -
+ *   IX_END        status    -            cause     t         -
+ *   INPUT         mask      quality      batch     t_empty   t_ready w0 = t_rbegin,
+ *                                                                  w1 = t_rend,
+ *                                                                  w2 = bytes
+ */
+#ifndef EMLAT_RINGREC_H
+#define EMLAT_RINGREC_H
+
+#include <stdint.h>
+
+enum emlat_ring_record {
+  EMLAT_RR_SPAN_BEGIN = 1,
+  EMLAT_RR_SPAN_END = 2,
+  EMLAT_RR_SPAN_COUNT = 3,
+  EMLAT_RR_IX_BEGIN = 4,
+  EMLAT_RR_IX_TIME = 5,
+  EMLAT_RR_IX_VALUE = 6,
+  EMLAT_RR_IX_COUNT = 7,
+  EMLAT_RR_IX_END = 8,
+  EMLAT_RR_INPUT = 9
+};
+
+#define EMLAT_RR_CPU 1u
+
+static inline uint64_t
+emlat_rr_head (unsigned type, unsigned a, unsigned b, unsigned nslots)
+{
+  return (uint64_t)type | (uint64_t)(a & 0xff) << 8 | (uint64_t)(b & 0xff) << 16
+         | (uint64_t)nslots << 24;
+}
+#define EMLAT_RR_TYPE(h) ((unsigned)((h) & 0xff))
+#define EMLAT_RR_A(h) ((unsigned)(((h) >> 8) & 0xff))
+#define EMLAT_RR_B(h) ((unsigned)(((h) >> 16) & 0xff))
+#define EMLAT_RR_NSLOTS(h) ((unsigned)(((h) >> 24) & 0xff))
+
+#endif /* EMLAT_RINGREC_H */

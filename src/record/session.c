@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * session.c -- the setup calls of emlat.h: start, stop, rotate, flush,
+ * status, strings.  These may lock and allocate; producers never call them.
+ *
+ * Start: validate options, build SESSION metadata (sysinfo.c + caller's
+ * entries), create the ring pool, open the file and write header + SESSION
+ * synchronously (so that emlat_start reports a bad path), start the writer,
+ * then publish the new generation (release) -- producers begin recording.
+ * Stop: publish generation 0, ask the writer to stop, join it (it runs the
+ * final passes), free the writer-side state.  The ring pool is kept mapped
+ * for the life of the process (state.h).
+ *
+ * All entry points serialize on g_control (start/stop/rotate vs each other);
+ * flush/status/string take the session lock only.
+ */
+#include "record/session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "format/format.h"
+
+struct emlat_session *emlat_g_session;
+static pthread_mutex_t g_control = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_generation;
+static struct emlat_status g_last_status; /* of the last stopped session */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* sysinfo.c */
+int emlat_sysinfo_meta (struct emlat_kv **kv, size_t *n, size_t *cap,
+                        const struct emlat_session *s);
+int emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, int type,
+                     uint64_t u, int64_t i, const char *str, size_t len);
+int emlat_meta_key_ok (const char *key);
+
+const char *
+emlat_version (void)
+{
+  return EMLAT_VERSION_STRING;
+}
+
+/* A child of fork() has no writer thread: it must not record into (or
+   flush) its parent's session.  Only the generation is cleared; the file
+   descriptor is close-on-exec and otherwise left alone. */
+static void
+atfork_child (void)
+{
+  atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_relaxed);
+  emlat_g_session = 0;
+  pthread_mutex_init (&g_control, 0);
+}
+
+static void
+atfork_init (void)
+{
+  pthread_atfork (0, 0, atfork_child);
+}
+
+static void
+free_meta (struct emlat_session *s)
+{
+  for (size_t i = 0; i < s->nmeta; i++)
+    free (s->meta[i].s);
+  free (s->meta);
+}
+
+static void
+session_free (struct emlat_session *s)
+{
+  free_meta (s);
+  for (size_t i = 0; i < s->nstrings; i++)
+    free (s->strings[i].s);
+  free (s->strings);
+  if (s->ws)
+    for (uint32_t i = 0; i < s->max_threads; i++)
+      emlat_spans_free (&s->ws[i].spans);
+  free (s->ws);
+  emlat_ixtable_free (&s->ix);
+  emlat_arena_free (&s->arena);
+  emlat_chunk_list_free (&s->chunks);
+  free (s->inputs);
+  free (s->losses);
+  pthread_mutex_destroy (&s->lock);
+  pthread_cond_destroy (&s->wake);
+  pthread_cond_destroy (&s->done);
+  free (s);
+}
+
+static int
+is_pow2 (uint64_t x)
+{
+  return x && !(x & (x - 1));
+}
+
+int
+emlat_start (const struct emlat_options *opt)
+{
+  if (!opt || (!opt->path && !opt->dir))
+    return -EINVAL;
+  uint32_t slots = opt->ring_slots ? opt->ring_slots : 16384;
+  uint32_t threads = opt->max_threads ? opt->max_threads : 64;
+  uint32_t chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
+  if (!is_pow2 (slots) || slots < 16 || slots > (1u << 24) || threads > 4096
+      || chunk < 4096 || chunk > EMLAT_CHUNK_PAYLOAD_MAX / 2
+      || (opt->n_meta && !opt->meta))
+    return -EINVAL;
+
+  pthread_once (&atfork_once, atfork_init);
+  emlat_clock_init ();
+  emlat_registry_init_once ();
+
+  pthread_mutex_lock (&g_control);
+  if (emlat_g_session)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -EALREADY;
+    }
+  struct emlat_session *s = calloc (1, sizeof *s);
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -ENOMEM;
+    }
+  pthread_mutex_init (&s->lock, 0);
+  pthread_condattr_t ca;
+  pthread_condattr_init (&ca);
+  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+  pthread_cond_init (&s->wake, &ca);
+  pthread_condattr_destroy (&ca);
+  pthread_cond_init (&s->done, 0);
+  s->out.fd = -1;
+  s->ring_slots = slots;
+  s->max_threads = threads;
+  s->chunk_bytes = chunk;
+  s->rotate_bytes = opt->rotate_bytes;
+  s->drain_us = opt->drain_interval_us ? opt->drain_interval_us : 5000;
+  s->stats_ms = opt->stats_interval_ms ? opt->stats_interval_ms : 1000;
+  s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
+  s->gen = ++g_generation;
+  s->realtime0 = emlat_realtime_ns ();
+  s->mono0 = emlat_clock_now ();
+  if (getrandom (s->uuid, sizeof s->uuid, 0) != (ssize_t)sizeof s->uuid)
+    for (size_t i = 0; i < sizeof s->uuid; i++) /* no entropy: still unique */
+      s->uuid[i] = (uint8_t)((s->realtime0 >> (8 * (i % 8))) ^ (uint64_t)getpid () >> (i % 3));
+  s->uuid[6] = (uint8_t)((s->uuid[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
+  s->uuid[8] = (uint8_t)((s->uuid[8] & 0x3f) | 0x80);
+
+  int rc = 0;
+  size_t meta_cap = 0;
+  if (emlat_sysinfo_meta (&s->meta, &s->nmeta, &meta_cap, s) != 0)
+    rc = -ENOMEM;
+  for (size_t i = 0; rc == 0 && i < opt->n_meta; i++)
+    {
+      const struct emlat_meta *m = &opt->meta[i];
+      if (!m->key || !emlat_meta_key_ok (m->key) || strncmp (m->key, "emlat.", 6) == 0
+          || m->type > EMLAT_META_STR || (m->type == EMLAT_META_STR && !m->s && m->s_len)
+          || (m->type == EMLAT_META_STR && m->s_len > EMLAT_KV_STRING_MAX))
+        {
+          s->meta_rejected++;
+          continue;
+        }
+      if (emlat_meta_push (&s->meta, &s->nmeta, &meta_cap, m->key, (int)m->type, m->u, m->i,
+                           m->s ? m->s : "", m->s_len) != 0)
+        rc = -ENOMEM;
+    }
+  if (rc == 0 && opt->path)
+    {
+      if (strlen (opt->path) >= sizeof s->base_path)
+        rc = -ENAMETOOLONG;
+      else
+        strcpy (s->base_path, opt->path);
+    }
+  if (rc == 0)
+    {
+      s->ws = calloc (threads, sizeof *s->ws);
+      s->pool = emlat_pool_create (threads, slots);
+      if (!s->ws || !s->pool)
+        rc = -ENOMEM;
+    }
+  if (rc == 0)
+    {
+      if (opt->path)
+        rc = emlat_writer_open_first (s);
+      else
+        {
+          rc = emlat_out_open_in_dir (&s->out, opt->dir);
+          if (rc == 0)
+            {
+              snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
+              emlat_out_close (&s->out);
+              unlink (s->base_path);
+              s->overwrite = 0;
+              rc = emlat_writer_open_first (s);
+            }
+        }
+    }
+  if (rc == 0)
+    {
+      /* Ids start at 1 (F-5). */
+      atomic_store_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_next_thread, 1, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_noring_records, 0, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_noring_bytes, 0, memory_order_relaxed);
+      atomic_store_explicit (&emlat_g_pool, s->pool, memory_order_relaxed);
+      s->st.active = 1;
+      s->st.ring_slots = slots;
+      s->st.clock_read_ns = emlat_clock_read_cost_ns ();
+      s->st.meta_rejected = s->meta_rejected;
+      s->st.files = 1;
+      snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+      s->last_stats_t = emlat_clock_now ();
+      int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
+      if (e != 0)
+        {
+          emlat_out_close (&s->out);
+          unlink (s->base_path);
+          rc = -e;
+        }
+      else
+        s->writer_running = 1;
+    }
+  if (rc != 0)
+    {
+      /* The pool stays mapped (never used); everything else goes. */
+      session_free (s);
+      pthread_mutex_unlock (&g_control);
+      return rc;
+    }
+  emlat_g_session = s;
+  /* Release: the pool, the id counters and the session are published
+     before any producer sees the new generation (its claim path
+     acquire-loads it). */
+  atomic_store_explicit (&emlat_g_active_gen, s->gen, memory_order_release);
+  pthread_mutex_unlock (&g_control);
+  return 0;
+}
+
+int
+emlat_stop (void)
+{
+  pthread_mutex_lock (&g_control);
+  struct emlat_session *s = emlat_g_session;
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -ENOENT;
+    }
+  /* Release: pairs with nothing in particular; producers that still see the
+     old generation store into rings the final passes drain or that stay
+     mapped unread. */
+  atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_release);
+  pthread_mutex_lock (&s->lock);
+  s->stop_req = 1;
+  pthread_cond_broadcast (&s->wake);
+  pthread_mutex_unlock (&s->lock);
+  pthread_join (s->writer, 0);
+  int rc = s->first_error ? -s->first_error : 0;
+  g_last_status = s->st;
+  g_last_status.active = 0;
+  emlat_g_session = 0;
+  session_free (s);
+  pthread_mutex_unlock (&g_control);
+  return rc;
+}
+
+/* Wait until a pass that started after this call has completed, EXTRA
+   passes more.  Caller holds s->lock. */
+static void
+wait_passes (struct emlat_session *s, uint64_t extra)
+{
+  uint64_t target = s->passes_started + 1 + extra;
+  if (s->flush_target < target)
+    s->flush_target = target;
+  pthread_cond_broadcast (&s->wake);
+  while (s->passes_done < target && !s->stop_req)
+    pthread_cond_wait (&s->done, &s->lock);
+}
+
+int
+emlat_flush (void)
+{
+  pthread_mutex_lock (&g_control);
+  struct emlat_session *s = emlat_g_session;
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -ENOENT;
+    }
+  pthread_mutex_lock (&s->lock);
+  /* One pass drains every ring as of now; one more writes the interactions
+     that ended in it (ixtable.h). */
+  wait_passes (s, 1);
+  int rc = s->st.last_error && s->st.write_errors ? -s->st.last_error : 0;
+  pthread_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&g_control);
+  return rc;
+}
+
+int
+emlat_rotate (void)
+{
+  pthread_mutex_lock (&g_control);
+  struct emlat_session *s = emlat_g_session;
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -ENOENT;
+    }
+  pthread_mutex_lock (&s->lock);
+  s->rotate_req = 1;
+  s->rotate_result = 0;
+  wait_passes (s, 0);
+  int rc = s->rotate_result;
+  pthread_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&g_control);
+  return rc;
+}
+
+void
+emlat_status (struct emlat_status *st)
+{
+  if (!st)
+    return;
+  pthread_mutex_lock (&g_control);
+  struct emlat_session *s = emlat_g_session;
+  if (!s)
+    *st = g_last_status;
+  else
+    {
+      pthread_mutex_lock (&s->lock);
+      *st = s->st;
+      st->active = 1;
+      pthread_mutex_unlock (&s->lock);
+    }
+  pthread_mutex_unlock (&g_control);
+}
+
+int
+emlat_active (void)
+{
+  return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) != 0;
+}
+
+uint64_t
+emlat_string (const char *str, size_t len)
+{
+  if (len > EMLAT_STRING_MAX || (!str && len))
+    return 0;
+  pthread_mutex_lock (&g_control);
+  struct emlat_session *s = emlat_g_session;
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return 0;
+    }
+  uint64_t id = 0;
+  pthread_mutex_lock (&s->lock);
+  if (s->nstrings < (1u << 20) && s->string_bytes + len <= (64u << 20))
+    {
+      if (s->nstrings == s->strings_cap)
+        {
+          size_t c = s->strings_cap ? s->strings_cap * 2 : 64;
+          struct emlat_string_def *v = realloc (s->strings, c * sizeof *v);
+          if (v)
+            {
+              s->strings = v;
+              s->strings_cap = c;
+            }
+        }
+      char *copy = malloc (len ? len : 1);
+      if (copy && s->nstrings < s->strings_cap)
+        {
+          if (len)
+            memcpy (copy, str, len);
+          s->strings[s->nstrings].s = copy;
+          s->strings[s->nstrings].len = (uint32_t)len;
+          s->nstrings++;
+          s->string_bytes += len;
+          id = s->nstrings;
+        }
+      else
+        free (copy);
+    }
+  if (!id)
+    s->strings_refused++;
+  pthread_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&g_control);
+  return id;
+}

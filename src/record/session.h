@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * session.h -- the one recording session of the process, shared by the
+ * public setup calls (session.c) and the writer thread (writer.c).
+ *
+ * Locking: `lock` protects the request fields (flush/stop/rotate), the
+ * string dictionary, and the status snapshot.  The writer holds it only
+ * briefly at the start and end of a pass, never while draining rings or
+ * writing; producers never take it.  Everything under "writer-private" is
+ * touched only by the writer thread (and by session start/stop before the
+ * thread exists / after it was joined).
+ */
+#ifndef EMLAT_SESSION_H
+#define EMLAT_SESSION_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "emlat/emlat.h"
+#include "record/encode.h"
+#include "record/fileout.h"
+#include "record/ixtable.h"
+#include "record/spans.h"
+#include "record/state.h"
+
+struct emlat_kv
+{
+  char key[EMLAT_KEY_MAX + 1];
+  int type;
+  uint64_t u;
+  int64_t i;
+  char *s;
+  size_t s_len;
+};
+
+struct emlat_string_def
+{
+  char *s;
+  uint32_t len;
+};
+
+/* Writer-private per-ring state. */
+struct emlat_ring_ws
+{
+  uint64_t thread;        /* owner whose state this is; 0 = none */
+  struct emlat_span_state spans;
+  uint64_t drops_reported, drop_bytes_reported;
+};
+
+struct emlat_session
+{
+  pthread_mutex_t lock;
+  pthread_cond_t wake; /* writer waits here */
+  pthread_cond_t done; /* flushers wait here */
+  pthread_t writer;
+  int writer_running;
+
+  /* Options, fixed for the session. */
+  uint64_t gen;
+  struct emlat_pool *pool;
+  uint32_t ring_slots, max_threads, chunk_bytes, drain_us, stats_ms;
+  uint64_t rotate_bytes;
+  int overwrite;
+  char base_path[4096];
+  uint8_t uuid[16];
+  uint64_t realtime0, mono0;
+  struct emlat_kv *meta;
+  size_t nmeta;
+  uint64_t meta_rejected;
+
+  /* Under lock. */
+  struct emlat_string_def *strings; /* strings[i] has id i + 1 */
+  size_t nstrings, strings_cap;
+  uint64_t string_bytes;
+  uint64_t strings_refused;
+  uint64_t passes_started, passes_done;
+  uint64_t flush_target; /* the writer runs passes until passes_started
+                            reaches it without waiting */
+  int stop_req, rotate_req;
+  int rotate_result;
+  struct emlat_status st; /* snapshot, updated at the end of each pass */
+
+  /* Writer-private. */
+  struct emlat_out out;
+  uint64_t rotation;
+  uint64_t chunk_seq;       /* last sequence number written */
+  size_t strings_in_file;   /* strings already written (current file) */
+  struct emlat_ring_ws *ws; /* per ring */
+  struct emlat_ixtable ix;
+  struct emlat_arena arena;
+  struct emlat_chunk_list chunks;
+  struct emlat_enc_input *inputs;
+  size_t ninputs, inputs_cap;
+  uint64_t pass;
+  uint64_t last_stats_t;
+  /* Loss accounting not yet written as LOSS records. */
+  struct emlat_pending_loss
+  {
+    uint64_t stream;
+    unsigned reason;
+    uint64_t first, last, records, bytes;
+  } *losses;
+  size_t nlosses, losses_cap;
+  uint64_t noring_reported, noring_bytes_reported;
+  /* Counters for STATS and status. */
+  uint64_t records_written, records_dropped, bytes_written, chunks_written;
+  uint64_t ring_high_water, write_errors, writer_cpu_ns;
+  int last_error;
+  int first_error;
+};
+
+extern struct emlat_session *emlat_g_session;
+
+/* Writer thread body (writer.c). */
+void *emlat_writer_main (void *arg);
+/* Open the first file and write header + SESSION (writer.c, called by
+   emlat_start before the thread starts).  Returns 0 or a negative errno. */
+int emlat_writer_open_first (struct emlat_session *s);
+/* Final pass, final STATS, close (called by the writer thread at stop). */
+void emlat_writer_finish (struct emlat_session *s);
+
+#endif /* EMLAT_SESSION_H */

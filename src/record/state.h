@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * state.h -- process-wide recorder state shared by producer.c, registry.c,
+ * writer.c and session.c.  Internal; nothing here is exported.
+ *
+ * The session generation (emlat_g_active_gen) is the single switch that
+ * producers test: 0 means no session; a nonzero value names the session that
+ * is active.  A thread's TLS remembers the generation its ring was claimed
+ * in, so one relaxed load and one compare decide between the fast path, the
+ * claim slow path and "inactive".
+ */
+#ifndef EMLAT_STATE_H
+#define EMLAT_STATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/ring.h"
+
+/* Rings and their slot memory for one session.  Never unmapped while the
+   process lives (a straggling producer of an old session may still store
+   into its old ring); a later session allocates a new pool. */
+struct emlat_pool
+{
+  struct emlat_ring *rings; /* nrings, 64-byte aligned */
+  uint32_t nrings;
+  uint64_t nslots;
+  struct emlat_slot *slab; /* nrings * nslots slots, mmap'd */
+  size_t slab_bytes;
+};
+
+/* Generation of the active session, 0 when none.  Stored with RELEASE by
+   session start after the pool and the ids are ready, and with RELEASE 0 at
+   stop; producers load it RELAXED on the fast path (a stale nonzero value
+   only lets a straggler store into its still-mapped ring) and with ACQUIRE
+   on the claim slow path before touching the pool. */
+extern _Atomic uint64_t emlat_g_active_gen;
+/* The active session's pool; published before emlat_g_active_gen. */
+extern struct emlat_pool *_Atomic emlat_g_pool;
+
+/* Identifier sources, reset at session start (F-5).  RELAXED fetch_add:
+   uniqueness needs only atomicity, not ordering. */
+extern _Atomic uint64_t emlat_g_next_cause;
+extern _Atomic uint64_t emlat_g_next_span_block;
+extern _Atomic uint64_t emlat_g_next_batch;
+extern _Atomic uint64_t emlat_g_next_thread;
+
+/* Drops of records by threads that found no free ring (LOSS no_ring). */
+extern _Atomic uint64_t emlat_g_noring_records;
+extern _Atomic uint64_t emlat_g_noring_bytes;
+extern _Atomic uint64_t emlat_g_noring_first_t;
+extern _Atomic uint64_t emlat_g_noring_last_t;
+
+#define EMLAT_SPAN_ID_BLOCK 4096
+
+struct emlat_tls
+{
+  struct emlat_ring *ring;
+  uint64_t gen;
+};
+extern __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")));
+
+/* Claim a ring for the calling thread in the active session (registry.c).
+   Returns NULL (after counting a no_ring drop of N slots) when no ring is
+   left, or when no session is active. */
+struct emlat_ring *emlat_ring_claim_slow (unsigned n);
+
+/* Refill the calling thread's span-id block; returns the next id. */
+uint64_t emlat_span_id_refill (struct emlat_ring *r);
+
+/* Pool lifecycle (registry.c), called by session.c under its lock. */
+struct emlat_pool *emlat_pool_create (uint32_t nrings, uint64_t nslots);
+void emlat_registry_init_once (void);
+
+/* The calling thread's ring for the active session, or NULL when no session
+   is active or no ring could be claimed.  The fast path is one TLS read, one
+   relaxed load and a compare. */
+static inline struct emlat_ring *
+emlat_my_ring (unsigned n)
+{
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  if (EMLAT_LIKELY (gen == emlat_tls.gen && gen != 0))
+    return emlat_tls.ring;
+  if (gen == 0)
+    return 0;
+  return emlat_ring_claim_slow (n);
+}
+
+#endif /* EMLAT_STATE_H */

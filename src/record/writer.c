@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * writer.c -- the writer thread: drains every ring, turns ring records into
+ * chunks (FORMAT.md), and appends them to the file with writev.
+ *
+ * One pass:
+ *   1. snapshot every live ring's head (acquire) -- records published before
+ *      the snapshot are drained in this pass;
+ *   2. take the strings defined so far (under the session lock, after the
+ *      snapshot: a string defined before a record that uses it is therefore
+ *      always written in the same pass or earlier, F-41);
+ *   3. drain each ring up to its snapshot into per-ring span state, the
+ *      interaction table and the input list, then release the slots (tail,
+ *      release store); turn drop counters into LOSS records;
+ *   4. encode: STRING, SPAN (per thread), INPUT, INTERACTION (complete records
+ *      of interactions that ended in an earlier pass, begin records of new
+ *      open ones), LOSS, and STATS when due;
+ *   5. rotate if the file would grow past the rotation size, seal chunk
+ *      sequence numbers, and append everything with one writev.  A failed
+ *      write is accounted as loss (write_error) and rolled back (fileout.c).
+ * The writer never takes a lock that a producer takes (producers take none)
+ * and holds the session lock only at the start and the end of a pass.
+ */
+#include "record/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+
+#include "common/clock.h"
+#include "common/leb128.h"
+#include "format/format.h"
+#include "record/ringrec.h"
+
+/* ------------------------------------------------------------------ */
+/* Loss bookkeeping                                                    */
+
+static void
+add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t first,
+          uint64_t last, uint64_t records, uint64_t bytes)
+{
+  if (records == 0)
+    return;
+  s->records_dropped += records;
+  /* Merge with a pending loss of the same stream and reason. */
+  for (size_t i = 0; i < s->nlosses; i++)
+    {
+      struct emlat_pending_loss *l = &s->losses[i];
+      if (l->stream == stream && l->reason == reason)
+        {
+          if (first && (first < l->first || !l->first))
+            l->first = first;
+          if (last > l->last)
+            l->last = last;
+          l->records += records;
+          l->bytes += bytes;
+          return;
+        }
+    }
+  if (s->nlosses == s->losses_cap)
+    {
+      size_t c = s->losses_cap ? s->losses_cap * 2 : 16;
+      struct emlat_pending_loss *v = realloc (s->losses, c * sizeof *v);
+      if (!v)
+        return; /* counted in records_dropped; STATS still shows it */
+      s->losses = v;
+      s->losses_cap = c;
+    }
+  s->losses[s->nlosses++] = (struct emlat_pending_loss){ stream, reason, first, last, records, bytes };
+}
+
+/* ------------------------------------------------------------------ */
+/* Interaction records                                                 */
+
+static struct emlat_ix_entry *
+ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
+{
+  struct emlat_ix_entry *e = emlat_ixtable_find (&s->ix, cause);
+  if (!e)
+    /* Unknown cause: its begin was lost (counted there) or it was already
+       written.  The record cannot be attached to anything. */
+    add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, t, t, 1, EMLAT_SLOT_BYTES);
+  return e;
+}
+
+static void
+drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
+          const struct emlat_slot *a, const struct emlat_slot *b)
+{
+  uint64_t cause = a->w[1];
+  unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
+  struct emlat_ix_entry *e;
+  switch (type)
+    {
+    case EMLAT_RR_IX_BEGIN:
+      if (fa < 1 || fa > EMLAT_ROOT_KIND_MAX || emlat_ixtable_find (&s->ix, cause))
+        {
+          add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, b->w[0], b->w[0], 1, 2 * EMLAT_SLOT_BYTES);
+          return;
+        }
+      e = emlat_ixtable_add (&s->ix, cause);
+      if (!e)
+        {
+          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, b->w[0], b->w[0], 1, 2 * EMLAT_SLOT_BYTES);
+          return;
+        }
+      e->has_begin = 1;
+      e->represents = 1;
+      e->ix.thread = thread;
+      e->ix.kind = fa;
+      e->ix.parent = a->w[2];
+      e->ix.sched = a->w[3];
+      e->ix.t_dispatch = b->w[0];
+      e->ix.tmask |= 1u << EMLAT_T_DISPATCH_BEGIN;
+      e->ix.t[EMLAT_T_DISPATCH_BEGIN] = b->w[0];
+      if (a->w[2])
+        {
+          e->ix.vmask |= 1u << EMLAT_V_PARENT_CAUSE;
+          e->ix.v[EMLAT_V_PARENT_CAUSE] = a->w[2];
+        }
+      if (a->w[3])
+        {
+          e->ix.vmask |= 1u << EMLAT_V_SCHEDULED_BY_CAUSE;
+          e->ix.v[EMLAT_V_SCHEDULED_BY_CAUSE] = a->w[3];
+        }
+      return;
+    case EMLAT_RR_IX_TIME:
+      if (fa >= EMLAT_T_FIELD_COUNT || fb > EMLAT_Q_MAX)
+        break;
+      if (!(e = ix_get (s, cause, thread, a->w[2])))
+        return;
+      e->ix.tmask |= 1u << fa;
+      e->ix.t[fa] = a->w[2];
+      e->ix.q[fa] = (uint8_t)fb;
+      e->represents++;
+      return;
+    case EMLAT_RR_IX_VALUE:
+      if (fa >= EMLAT_V_FIELD_COUNT)
+        break;
+      if (!(e = ix_get (s, cause, thread, 0)))
+        return;
+      e->ix.vmask |= 1u << fa;
+      e->ix.v[fa] = a->w[2];
+      e->represents++;
+      return;
+    case EMLAT_RR_IX_COUNT:
+      if (fa >= EMLAT_C_COUNTER_COUNT || fb > 1)
+        break;
+      if (!(e = ix_get (s, cause, thread, 0)))
+        return;
+      if (fb == 1 && (e->ix.cmask & (1u << fa)))
+        e->ix.c[fa] += a->w[2];
+      else
+        e->ix.c[fa] = a->w[2];
+      e->ix.cmask |= 1u << fa;
+      e->represents++;
+      return;
+    case EMLAT_RR_IX_END:
+      if (fa < 1 || fa > EMLAT_STATUS_MAX)
+        break;
+      if (!(e = ix_get (s, cause, thread, a->w[2])))
+        return;
+      if (e->ended_pass)
+        break; /* ended twice */
+      e->ix.status = fa;
+      e->ix.tmask |= 1u << EMLAT_T_INTERACTION_END;
+      e->ix.t[EMLAT_T_INTERACTION_END] = a->w[2];
+      e->ended_pass = s->pass;
+      e->represents++;
+      return;
+    }
+  add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, EMLAT_SLOT_BYTES);
+}
+
+static void
+drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct emlat_slot *a,
+             const struct emlat_slot *b)
+{
+  unsigned mask = EMLAT_RR_A (h), q = EMLAT_RR_B (h);
+  if ((mask & ~EMLAT_INPUT_MASK_ALL) || ((mask & EMLAT_IB_FIRST_READY) && (q < 1 || q > EMLAT_Q_MAX)))
+    {
+      add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
+      return;
+    }
+  if (s->ninputs == s->inputs_cap)
+    {
+      size_t c = s->inputs_cap ? s->inputs_cap * 2 : 64;
+      struct emlat_enc_input *v = realloc (s->inputs, c * sizeof *v);
+      if (!v)
+        {
+          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
+          return;
+        }
+      s->inputs = v;
+      s->inputs_cap = c;
+    }
+  struct emlat_enc_input *in = &s->inputs[s->ninputs++];
+  in->thread = thread;
+  in->batch = a->w[1];
+  in->mask = mask;
+  in->quality = (mask & EMLAT_IB_FIRST_READY) ? q : 0;
+  in->t[0] = a->w[2];
+  in->t[1] = a->w[3];
+  in->t[2] = b->w[0];
+  in->t[3] = b->w[1];
+  in->bytes = b->w[2];
+}
+
+/* Drain ring R from its tail up to SNAP. */
+static void
+drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws *ws, uint64_t snap)
+{
+  /* Relaxed: only the writer stores tail. */
+  uint64_t tail = atomic_load_explicit (&r->tail, memory_order_relaxed);
+  if (snap - tail > s->ring_high_water)
+    s->ring_high_water = snap - tail;
+  uint64_t thread = ws->thread;
+  while (tail < snap)
+    {
+      const struct emlat_slot *a = &r->slots[tail & r->mask];
+      uint64_t h = a->w[0];
+      unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
+      if (ns < 1 || ns > 2 || tail + ns > snap)
+        {
+          /* Cannot happen with our producers; never trust it anyway. */
+          add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, (snap - tail) * EMLAT_SLOT_BYTES);
+          tail = snap;
+          break;
+        }
+      const struct emlat_slot *b = &r->slots[(tail + 1) & r->mask];
+      unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
+      switch (type)
+        {
+        case EMLAT_RR_SPAN_BEGIN:
+          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
+            goto invalid;
+          emlat_spans_begin (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          break;
+        case EMLAT_RR_SPAN_END:
+          if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
+            goto invalid;
+          emlat_spans_end (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          break;
+        case EMLAT_RR_SPAN_COUNT:
+          if (fa >= EMLAT_C_COUNTER_COUNT)
+            goto invalid;
+          emlat_spans_count (&ws->spans, a->w[1], fa, a->w[2]);
+          break;
+        case EMLAT_RR_IX_BEGIN:
+          if (ns != 2)
+            goto invalid;
+          drain_ix (s, thread, type, h, a, b);
+          break;
+        case EMLAT_RR_IX_TIME:
+        case EMLAT_RR_IX_VALUE:
+        case EMLAT_RR_IX_COUNT:
+        case EMLAT_RR_IX_END:
+          drain_ix (s, thread, type, h, a, a);
+          break;
+        case EMLAT_RR_INPUT:
+          if (ns != 2)
+            goto invalid;
+          drain_input (s, thread, h, a, b);
+          break;
+        default:
+        invalid:
+          add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, ns * EMLAT_SLOT_BYTES);
+        }
+      tail += ns;
+    }
+  if (ws->spans.discarded)
+    {
+      add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, ws->spans.discarded,
+                ws->spans.discarded * EMLAT_SLOT_BYTES);
+      ws->spans.discarded = 0;
+    }
+  /* Release: we are done reading the slots below tail; the producer's
+     acquire load of tail lets it overwrite them. */
+  atomic_store_explicit (&r->tail, tail, memory_order_release);
+
+  /* Ring-full drops (F-70).  Acquire pairs with the producer's release
+     store of drop_records, making first/last/bytes visible. */
+  uint64_t d = atomic_load_explicit (&r->drop_records, memory_order_acquire);
+  if (d != ws->drops_reported)
+    {
+      uint64_t bytes = atomic_load_explicit (&r->drop_bytes, memory_order_relaxed);
+      uint64_t first = atomic_load_explicit (&r->drop_first_t, memory_order_relaxed);
+      uint64_t last = atomic_load_explicit (&r->drop_last_t, memory_order_relaxed);
+      add_loss (s, thread, EMLAT_LOSS_RING_FULL, first, last, d - ws->drops_reported,
+                bytes - ws->drop_bytes_reported);
+      ws->drops_reported = d;
+      ws->drop_bytes_reported = bytes;
+      /* Relaxed: only a hint for the producer's choice of drop_first_t. */
+      atomic_store_explicit (&r->drop_acked, d, memory_order_relaxed);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding a pass                                                     */
+
+static int
+encode_strings (struct emlat_session *s, size_t from, size_t to)
+{
+  if (from >= to)
+    return 0;
+  struct emlat_cb cb;
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STRING, 0, 0);
+  for (size_t i = from; i < to; i++)
+    {
+      if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
+        {
+          if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
+            return -1;
+          emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STRING, 0, 0);
+        }
+      if (emlat_enc_string (&cb, i + 1, s->strings[i].s, s->strings[i].len) != 0)
+        return -1;
+    }
+  return emlat_cb_finish (&cb, &s->chunks, 0);
+}
+
+static int
+encode_inputs (struct emlat_session *s)
+{
+  if (!s->ninputs)
+    return 0;
+  struct emlat_cb cb;
+  uint64_t base = s->inputs[0].t[2];
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
+  for (size_t i = 0; i < s->ninputs; i++)
+    {
+      if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
+        {
+          if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
+            return -1;
+          emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
+        }
+      if (emlat_enc_input (&cb, &s->inputs[i]) != 0)
+        return -1;
+    }
+  s->ninputs = 0;
+  return emlat_cb_finish (&cb, &s->chunks, 0);
+}
+
+/* Interactions: complete records for those that ended before this pass (or
+   all of them when FINAL), begin records for new open ones. */
+static int
+encode_interactions (struct emlat_session *s, int final)
+{
+  if (!s->ix.nentries)
+    return 0;
+  struct emlat_cb cb;
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INTERACTION, s->ix.entries[0].ix.t_dispatch, 0);
+  for (size_t i = s->ix.nentries; i-- > 0;)
+    {
+      struct emlat_ix_entry *e = &s->ix.entries[i];
+      int complete = final || (e->ended_pass && e->ended_pass < s->pass);
+      if (!complete && e->begin_written)
+        continue;
+      if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
+        {
+          if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
+            return -1;
+          emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INTERACTION, e->ix.t_dispatch, 0);
+        }
+      if (complete)
+        {
+          if (!e->ended_pass)
+            e->ix.status = EMLAT_STATUS_OPEN;
+          if (emlat_enc_ix_complete (&cb, &e->ix, e->represents) != 0)
+            return -1;
+          emlat_ixtable_remove_at (&s->ix, i);
+        }
+      else
+        {
+          if (emlat_enc_ix_begin (&cb, &e->ix, 0) != 0)
+            return -1;
+          e->begin_written = 1;
+        }
+    }
+  return emlat_cb_finish (&cb, &s->chunks, 0);
+}
+
+static int
+encode_losses (struct emlat_session *s)
+{
+  if (!s->nlosses)
+    return 0;
+  struct emlat_cb cb;
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_LOSS, s->losses[0].first, 0);
+  for (size_t i = 0; i < s->nlosses; i++)
+    {
+      struct emlat_pending_loss *l = &s->losses[i];
+      if (emlat_enc_loss (&cb, l->stream, l->reason, l->first, l->last, l->records, l->bytes) != 0)
+        return -1;
+    }
+  return emlat_cb_finish (&cb, &s->chunks, 0);
+}
+
+static uint64_t
+records_accepted (struct emlat_session *s)
+{
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < s->pool->nrings; i++)
+    {
+      struct emlat_ring *r = &s->pool->rings[i];
+      /* Acquire of state orders the head read after the claim's init. */
+      int st = atomic_load_explicit (&r->state, memory_order_acquire);
+      if (st == EMLAT_RING_OWNED || st == EMLAT_RING_RETIRING)
+        n += atomic_load_explicit (&r->head, memory_order_relaxed);
+    }
+  return n;
+}
+
+static int
+encode_stats (struct emlat_session *s, int final, uint64_t now)
+{
+  struct emlat_cb cb;
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STATS, 0, 0);
+  int rc = 0;
+  rc |= emlat_enc_kv_uint (&cb, "stats.time", now);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->st.session_records);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
+  rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
+  rc |= emlat_enc_kv_uint (&cb, "stats.chunks_written", s->chunks_written);
+  rc |= emlat_enc_kv_uint (&cb, "stats.threads",
+                           atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1);
+  rc |= emlat_enc_kv_uint (&cb, "stats.ring_slots", s->ring_slots);
+  rc |= emlat_enc_kv_uint (&cb, "stats.ring_high_water", s->ring_high_water);
+  rc |= emlat_enc_kv_uint (&cb, "stats.writer_cpu_ns", s->writer_cpu_ns);
+  rc |= emlat_enc_kv_uint (&cb, "stats.clock_read_ns", emlat_clock_read_cost_ns ());
+  rc |= emlat_enc_kv_uint (&cb, "stats.write_errors", s->write_errors);
+  rc |= emlat_enc_kv_uint (&cb, "stats.final", final ? 1 : 0);
+  if (rc)
+    return -1;
+  return emlat_cb_finish (&cb, &s->chunks, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+static int
+encode_session (struct emlat_session *s)
+{
+  struct emlat_cb cb;
+  emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_SESSION, 0, 0);
+  for (size_t i = 0; i < s->nmeta; i++)
+    {
+      struct emlat_kv *kv = &s->meta[i];
+      int rc = kv->type == EMLAT_META_UINT   ? emlat_enc_kv_uint (&cb, kv->key, kv->u)
+               : kv->type == EMLAT_META_SINT ? emlat_enc_kv_sint (&cb, kv->key, kv->i)
+                                             : emlat_enc_kv_str (&cb, kv->key, kv->s, kv->s_len);
+      if (rc)
+        return -1;
+    }
+  return emlat_cb_finish (&cb, &s->chunks, 1);
+}
+
+/* Write the chunks of s->chunks[from..] as one writev, prefixed by HDR
+   (64 bytes) when not NULL.  Seals sequence numbers.  Returns 0 or -errno;
+   on failure the sequence counter is rewound. */
+static int
+write_chunks (struct emlat_session *s, const uint8_t *hdr, size_t from)
+{
+  size_t n = s->chunks.n - from + (hdr ? 1 : 0);
+  if (n == 0)
+    return 0;
+  struct iovec stackv[64];
+  struct iovec *v = n <= 64 ? stackv : malloc (n * sizeof *v);
+  if (!v)
+    return -ENOMEM;
+  size_t k = 0, bytes = 0;
+  uint64_t seq0 = s->chunk_seq;
+  if (hdr)
+    {
+      v[k].iov_base = (void *)hdr;
+      v[k++].iov_len = EMLAT_FILE_HEADER_SIZE;
+      bytes += EMLAT_FILE_HEADER_SIZE;
+    }
+  for (size_t i = from; i < s->chunks.n; i++)
+    {
+      struct emlat_chunk_ref *c = &s->chunks.v[i];
+      emlat_chunk_seal (s->arena.buf + c->off, ++s->chunk_seq);
+      v[k].iov_base = s->arena.buf + c->off;
+      v[k++].iov_len = c->len;
+      bytes += c->len;
+    }
+  int rc = emlat_out_append (&s->out, v, (int)k);
+  if (v != stackv)
+    free (v);
+  if (rc != 0)
+    {
+      s->chunk_seq = seq0;
+      return rc;
+    }
+  s->bytes_written += bytes;
+  s->chunks_written += k - (hdr ? 1 : 0);
+  return 0;
+}
+
+/* Start file number s->rotation at PATH: header, SESSION, all strings. */
+static int
+start_file (struct emlat_session *s)
+{
+  uint8_t hdr[EMLAT_FILE_HEADER_SIZE];
+  emlat_file_header (hdr, s->uuid, s->rotation, s->realtime0, s->mono0);
+  size_t from = s->chunks.n;
+  /* The strings already written in earlier files; strings new in the
+     current pass follow in the pass's own STRING chunk (F-41, F-62). */
+  size_t total = s->strings_in_file;
+  pthread_mutex_lock (&s->lock);
+  int rc = encode_session (s);
+  if (rc == 0)
+    rc = encode_strings (s, 0, total);
+  pthread_mutex_unlock (&s->lock);
+  if (rc != 0)
+    return -ENOMEM;
+  rc = write_chunks (s, hdr, from);
+  s->chunks.n = from;
+  return rc;
+}
+
+int
+emlat_writer_open_first (struct emlat_session *s)
+{
+  int rc = s->base_path[0] ? emlat_out_open (&s->out, s->base_path, s->overwrite)
+                           : -EINVAL;
+  if (rc != 0)
+    return rc;
+  emlat_arena_reset (&s->arena);
+  emlat_chunk_list_reset (&s->chunks);
+  rc = start_file (s);
+  if (rc != 0)
+    {
+      emlat_out_close (&s->out);
+      unlink (s->base_path);
+    }
+  return rc;
+}
+
+static int
+rotate (struct emlat_session *s)
+{
+  char name[4096];
+  if (emlat_out_rotated_name (name, sizeof name, s->base_path, s->rotation + 1) != 0)
+    return -ENAMETOOLONG;
+  struct emlat_out next;
+  int rc = emlat_out_open (&next, name, s->overwrite);
+  if (rc != 0)
+    return rc;
+  struct emlat_out prev = s->out;
+  s->out = next;
+  s->rotation++;
+  rc = start_file (s);
+  if (rc != 0)
+    {
+      /* Keep writing into the previous file. */
+      emlat_out_close (&s->out);
+      unlink (name);
+      s->out = prev;
+      s->rotation--;
+      return rc;
+    }
+  emlat_out_close (&prev);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The pass                                                            */
+
+static void
+pass (struct emlat_session *s, int final)
+{
+  struct emlat_pool *p = s->pool;
+  uint64_t snaps[p->nrings];
+  int states[p->nrings];
+
+  pthread_mutex_lock (&s->lock);
+  s->pass = ++s->passes_started;
+  int want_rotate = s->rotate_req;
+  s->rotate_req = 0;
+  pthread_mutex_unlock (&s->lock);
+
+  /* 1. Snapshot heads. */
+  for (uint32_t i = 0; i < p->nrings; i++)
+    {
+      struct emlat_ring *r = &p->rings[i];
+      /* Acquire: pairs with the claimer's release of OWNED (ring
+         initialised) and the exit destructor's release of RETIRING. */
+      states[i] = atomic_load_explicit (&r->state, memory_order_acquire);
+      if (states[i] != EMLAT_RING_OWNED && states[i] != EMLAT_RING_RETIRING)
+        continue;
+      if (s->ws[i].thread != r->thread_id)
+        {
+          emlat_spans_reset (&s->ws[i].spans, r->thread_id);
+          s->ws[i].thread = r->thread_id;
+          s->ws[i].drops_reported = 0;
+          s->ws[i].drop_bytes_reported = 0;
+        }
+      /* Acquire: the slots below head are fully written. */
+      snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
+    }
+
+  emlat_arena_reset (&s->arena);
+  emlat_chunk_list_reset (&s->chunks);
+  int rc = 0;
+
+  /* 2. Strings defined so far (after the snapshot, F-41). */
+  pthread_mutex_lock (&s->lock);
+  size_t nstr = s->nstrings;
+  rc |= encode_strings (s, s->strings_in_file, nstr);
+  pthread_mutex_unlock (&s->lock);
+
+  /* 3. Drain rings; 4. encode spans per ring. */
+  for (uint32_t i = 0; i < p->nrings; i++)
+    {
+      if (states[i] != EMLAT_RING_OWNED && states[i] != EMLAT_RING_RETIRING)
+        continue;
+      struct emlat_ring *r = &p->rings[i];
+      drain_ring (s, r, &s->ws[i], snaps[i]);
+      rc |= emlat_spans_emit (&s->ws[i].spans, &s->arena, &s->chunks, s->chunk_bytes);
+      if (s->ws[i].spans.oom)
+        {
+          add_loss (s, s->ws[i].thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 0);
+          s->ws[i].spans.oom = 0;
+        }
+      if (states[i] == EMLAT_RING_RETIRING)
+        {
+          /* The owner exited: nothing more will be published.  Open spans
+             stay as begin records (incomplete, F-68). */
+          emlat_spans_reset (&s->ws[i].spans, 0);
+          s->ws[i].thread = 0;
+          /* Release: our reads of the ring are done before a new owner
+             claims it (its CAS acquires this). */
+          atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
+        }
+    }
+
+  /* Threads that found no ring. */
+  uint64_t nr = atomic_load_explicit (&emlat_g_noring_records, memory_order_relaxed);
+  if (nr != s->noring_reported)
+    {
+      uint64_t nb = atomic_load_explicit (&emlat_g_noring_bytes, memory_order_relaxed);
+      add_loss (s, 0, EMLAT_LOSS_NO_RING,
+                atomic_load_explicit (&emlat_g_noring_first_t, memory_order_relaxed),
+                atomic_load_explicit (&emlat_g_noring_last_t, memory_order_relaxed),
+                nr - s->noring_reported, nb - s->noring_bytes_reported);
+      s->noring_reported = nr;
+      s->noring_bytes_reported = nb;
+    }
+
+  rc |= encode_inputs (s);
+  rc |= encode_interactions (s, final);
+
+  uint64_t now = emlat_clock_now ();
+  s->writer_cpu_ns = emlat_thread_cpu_ns ();
+  s->st.session_records = records_accepted (s);
+
+  /* Chunks that carry ring records, for write-error accounting. */
+  uint64_t carried = 0, first_t = 0, last_t = 0;
+  if (rc != 0 || s->arena.failed)
+    {
+      /* Out of memory while encoding: this pass's records are lost. */
+      for (size_t i = 0; i < s->chunks.n; i++)
+        carried += s->chunks.v[i].records;
+      emlat_arena_reset (&s->arena);
+      emlat_chunk_list_reset (&s->chunks);
+      add_loss (s, 0, EMLAT_LOSS_WRITER_MEMORY, now, now, carried ? carried : 1, 0);
+      carried = 0;
+    }
+  for (size_t i = 0; i < s->chunks.n; i++)
+    {
+      struct emlat_chunk_ref *c = &s->chunks.v[i];
+      carried += c->records;
+      if (c->first_t && (!first_t || c->first_t < first_t))
+        first_t = c->first_t;
+      if (c->last_t > last_t)
+        last_t = c->last_t;
+    }
+
+  size_t n_data = s->chunks.n;
+  /* LOSS and STATS go last; their loss on a write error is re-counted. */
+  int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
+  if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now) != 0))
+    s->chunks.n = n_data; /* write what we have; losses stay pending */
+
+  /* 5. Rotation. */
+  uint64_t pass_bytes = 0;
+  for (size_t i = 0; i < s->chunks.n; i++)
+    pass_bytes += s->chunks.v[i].len;
+  if (!final && s->out.fd >= 0
+      && (want_rotate
+          || (s->rotate_bytes && s->out.size > EMLAT_FILE_HEADER_SIZE
+              && s->out.size + pass_bytes > s->rotate_bytes)))
+    {
+      /* start_file encodes its own chunks after ours; they are written and
+         dropped before ours are sealed, so sequence numbers stay in order. */
+      size_t keep = s->chunks.n;
+      int r = rotate (s);
+      s->chunks.n = keep;
+      pthread_mutex_lock (&s->lock);
+      s->rotate_result = r;
+      pthread_mutex_unlock (&s->lock);
+      if (r != 0)
+        {
+          s->write_errors++;
+          s->last_error = -r;
+          if (!s->first_error)
+            s->first_error = -r;
+        }
+    }
+  else if (want_rotate)
+    {
+      pthread_mutex_lock (&s->lock);
+      s->rotate_result = s->out.fd >= 0 ? 0 : -EBADF;
+      pthread_mutex_unlock (&s->lock);
+    }
+
+  rc = s->chunks.n ? write_chunks (s, 0, 0) : 0;
+  if (rc == 0)
+    {
+      s->records_written += carried;
+      s->strings_in_file = nstr;
+      s->nlosses = 0;
+      if (write_stats)
+        s->last_stats_t = now;
+    }
+  else
+    {
+      s->write_errors++;
+      s->last_error = -rc;
+      if (!s->first_error)
+        s->first_error = -rc;
+      /* The LOSS records of this pass were not written: keep them pending
+         (they are re-encoded next pass), and add the records the failed
+         data chunks carried. */
+      add_loss (s, 0, EMLAT_LOSS_WRITE_ERROR, first_t ? first_t : now, last_t ? last_t : now,
+                carried, carried * EMLAT_SLOT_BYTES);
+    }
+
+  pthread_mutex_lock (&s->lock);
+  s->passes_done = s->pass;
+  s->st.records_written = s->records_written;
+  s->st.records_dropped = s->records_dropped;
+  s->st.bytes_written = s->bytes_written;
+  s->st.chunks_written = s->chunks_written;
+  s->st.files = s->rotation + 1;
+  s->st.ring_high_water = s->ring_high_water;
+  s->st.writer_cpu_ns = s->writer_cpu_ns;
+  s->st.write_errors = s->write_errors;
+  s->st.last_error = s->last_error;
+  s->st.threads = atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1;
+  snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+  pthread_cond_broadcast (&s->done);
+  pthread_mutex_unlock (&s->lock);
+}
+
+void *
+emlat_writer_main (void *arg)
+{
+  struct emlat_session *s = arg;
+  /* The host's signals are delivered to its own threads, never here. */
+  sigset_t all;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, 0);
+  prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
+
+  pthread_mutex_lock (&s->lock);
+  for (;;)
+    {
+      if (s->stop_req)
+        break;
+      /* Wait for the drain interval, a flush, a rotation or stop.  A flush
+         request shows as passes_started < the waiter's target. */
+      if (!s->rotate_req && s->passes_started >= s->flush_target)
+        {
+          struct timespec ts;
+          clock_gettime (CLOCK_MONOTONIC, &ts);
+          uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)s->drain_us * 1000u;
+          ts.tv_sec += (time_t)(ns / 1000000000u);
+          ts.tv_nsec = (long)(ns % 1000000000u);
+          pthread_cond_timedwait (&s->wake, &s->lock, &ts);
+        }
+      if (s->stop_req)
+        break;
+      pthread_mutex_unlock (&s->lock);
+      pass (s, 0);
+      pthread_mutex_lock (&s->lock);
+    }
+  pthread_mutex_unlock (&s->lock);
+  emlat_writer_finish (s);
+  return 0;
+}
+
+void
+emlat_writer_finish (struct emlat_session *s)
+{
+  /* Two passes: the first drains everything; the second writes the
+     interactions that ended in the first and the final STATS. */
+  pass (s, 0);
+  pass (s, 1);
+  emlat_out_close (&s->out);
+}
