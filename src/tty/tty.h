@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * tty.h -- internals shared by the files of libemlat-tty.so, the LD_PRELOAD
+ * library that records terminal input and output of an unmodified program
+ * through the producer API (include/emlat/emlat.h).  See docs/TTY.md.
+ *
+ * Invariants:
+ *  - The library is on only when EMLAT_TRACE was exactly "1" or "true" at
+ *    load and the session started (tty_session.c).  When it is off, every
+ *    interposed call costs one relaxed load and a branch before forwarding.
+ *  - Interposed calls never allocate, lock or make a system call beyond the
+ *    call they forward (clock reads are vDSO), and always preserve errno.
+ *  - tty_nest (per thread) is nonzero while the library itself is working on
+ *    this thread; interposed calls made then (from a signal handler, from the
+ *    observer thread, from session start and stop) are forwarded untraced.
+ *  - Interaction state is per thread (tty_ix.c): no state is shared between
+ *    threads except the descriptor tables (tty_fds.c) and the observer's
+ *    hand-off words (tty_observer.c), all accessed with atomics.
+ */
+#ifndef EMLAT_TTY_H
+#define EMLAT_TTY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "emlat/emlat.h"
+
+#define TTY_EXPORT __attribute__ ((visibility ("default")))
+/* The library is loaded at start-up (LD_PRELOAD), so its thread-local
+   variables live in the static TLS block: initial-exec access is one
+   %fs-relative load, no __tls_get_addr call. */
+#define TTY_TLS __attribute__ ((tls_model ("initial-exec")))
+
+/* ------------------------------------------------------------------ */
+/* Activation (tty_session.c)                                          */
+
+/* 1 while recording.  Written by the constructor, the atexit handler and
+   the fork child handler; read by every interposed call. */
+extern atomic_int tty_on;
+
+static inline int
+tty_active (void)
+{
+  /* relaxed: a flag with no data published behind it; the session it
+     guards is itself thread-safe (emlat.h). */
+  return atomic_load_explicit (&tty_on, memory_order_relaxed);
+}
+
+extern __thread unsigned tty_nest TTY_TLS;
+
+/* A wait (read, poll) that took at least this long is taken to have blocked
+   on an empty descriptor: see docs/TTY.md, "Inferred emptiness". */
+#define TTY_BLOCK_NS 1000000u
+
+/* ------------------------------------------------------------------ */
+/* The real functions (tty_real.c)                                     */
+
+enum tty_real_id {
+  TR_read, TR_readv, TR_read_chk, TR_write, TR_writev,
+  TR_select, TR_pselect, TR_poll, TR_ppoll,
+  TR_epoll_wait, TR_epoll_pwait, TR_epoll_ctl,
+  TR_open, TR_open64, TR_openat, TR_openat64, TR_close, TR_close_range,
+  TR_dup, TR_dup2, TR_dup3, TR_pipe, TR_pipe2, TR_socket, TR_fclose,
+  TR_fwrite, TR_fwrite_unlocked, TR_fputs, TR_fputs_unlocked,
+  TR_fputc, TR_fputc_unlocked, TR_putc, TR_putc_unlocked,
+  TR_putchar, TR_putchar_unlocked, TR_puts,
+  TR_fflush, TR_fflush_unlocked,
+  TR_COUNT
+};
+
+extern _Atomic (void *) tty_real_slot[TR_COUNT];
+void *tty_real_resolve (enum tty_real_id id);
+void tty_real_resolve_all (void);
+
+/* The next definition of function ID (libc's), resolved on first use. */
+static inline void *
+tty_real (enum tty_real_id id)
+{
+  /* relaxed: every resolver stores the same dlsym result; the pointer's
+     target is immutable code. */
+  void *p = atomic_load_explicit (&tty_real_slot[id], memory_order_relaxed);
+  return p ? p : tty_real_resolve (id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Terminal descriptors (tty_fds.c)                                    */
+
+#define TTY_FD_MAX 1024 /* descriptors at or above are never traced */
+#define TTY_ROLE_IN 1u  /* terminal input: reads and waits are observed */
+#define TTY_ROLE_OUT 2u /* terminal output: writes and stdio are observed */
+
+extern _Atomic unsigned char tty_fd_roles[TTY_FD_MAX];
+
+static inline unsigned
+tty_fd_role (int fd)
+{
+  if ((unsigned)fd >= TTY_FD_MAX)
+    return 0;
+  /* relaxed: descriptor numbers are inherently racy between threads; the
+     role is a hint that only selects whether a call is observed. */
+  return atomic_load_explicit (&tty_fd_roles[fd], memory_order_relaxed);
+}
+
+void tty_fd_set (int fd, unsigned role);
+/* isatty on 0, 1 and 2 (0 input, 1 and 2 output).  Setup time. */
+void tty_fd_scan_std (void);
+/* After a successful open of PATH with FLAGS returned FD. */
+void tty_fd_opened (int fd, const char *path, int flags);
+/* Before FD is closed or replaced: detach the observer, forget the role. */
+void tty_fd_closing (int fd);
+/* After dup of OLDFD to NEWFD. */
+void tty_fd_dup (int oldfd, int newfd);
+/* The first descriptor with the input role, or -1. */
+int tty_fd_first_input (void);
+
+/* epoll registrations of terminal input (tty_fds.c). */
+void tty_epoll_noted (int epfd, int op, int fd, uint32_t events, uint64_t data);
+/* Whether EPFD watches terminal input; its registration data in *DATA. */
+int tty_epoll_watches (int epfd, uint64_t *data);
+void tty_epoll_forget (int fd);
+
+/* ------------------------------------------------------------------ */
+/* Interactions of the calling thread (tty_ix.c)                       */
+
+/* A wait for terminal input (a poll, select or epoll call watching it with
+   a nonzero timeout) begins at T: the current interaction is complete. */
+void tty_ix_wait_begin (uint64_t t);
+/* A wait call that watched terminal input returned.  READY: it reported the
+   input readable.  EMPTY_AT: when it found it not readable (only when
+   !READY).  BLOCKED: it lasted at least TTY_BLOCK_NS.  T0/T1 its interval. */
+void tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
+                      int blocked);
+/* A read of terminal input descriptor FD over [T0, T1] returned R (errno
+   ERR when R < 0). */
+void tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err);
+/* The open interaction of this thread, opening an unattributed-output
+   interaction if there is none.  0 without a session. */
+uint64_t tty_ix_ensure (void);
+/* Terminal bytes left the program over [T0, T1] (BYTES > 0).  Q0, Q1: the
+   quality of the two times.  OK: the call that emitted them succeeded (it
+   may then close the epoch as its last successful write or flush). */
+void tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes,
+                    enum emlat_quality q0, enum emlat_quality q1, int ok);
+void tty_ix_write_call (int failed);
+void tty_ix_stdio_call (int flush_failed);
+/* Stdio bookkeeping per stream: the buffer level after the last observed
+   call on FP, and when it was taken (0 when FP was not seen). */
+size_t tty_ix_stream_last (FILE *fp, uint64_t *t);
+void tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t);
+/* Close this thread's open interaction (at stop). */
+void tty_ix_close_thread (uint64_t t);
+
+/* ------------------------------------------------------------------ */
+/* The observer thread (tty_observer.c)                                */
+
+void tty_observer_enable (void);
+int tty_observer_enabled (void);
+/* Observe input descriptor FD (setup path: dups it and may start the
+   thread).  Ignored when disabled or already observing. */
+void tty_observer_attach (int fd);
+/* FD is about to be closed or replaced: stop observing it. */
+void tty_observer_detach_fd (int fd);
+/* The descriptor observed, or -1. */
+int tty_observer_source (void);
+/* A read consumed input from the observed descriptor: returns 1 and the
+   first readable observation since the previous consuming read in *T, or 0;
+   either way the observer is rearmed. */
+int tty_observer_take (uint64_t *t);
+/* The main thread found the input empty: discard a pending observation. */
+void tty_observer_rearm (void);
+void tty_observer_stop (void);
+
+#endif /* EMLAT_TTY_H */

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * tty_io.c -- interposed descriptor calls: read, readv and __read_chk on
+ * terminal input; write and writev on terminal output; and the calls that
+ * create, copy and close descriptors, which keep the role table of
+ * tty_fds.c true.
+ *
+ * Every wrapper: forwards at once when the library is off, when the library
+ * is already working on this thread (tty_nest), or when the descriptor has
+ * no terminal role; otherwise reads the profiler clock around the real call,
+ * records, and returns the real call's result with its errno.
+ */
+#include "tty.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+typedef ssize_t (*tty_read_fn) (int, void *, size_t);
+typedef ssize_t (*tty_read_chk_fn) (int, void *, size_t, size_t);
+typedef ssize_t (*tty_readv_fn) (int, const struct iovec *, int);
+typedef ssize_t (*tty_write_fn) (int, const void *, size_t);
+typedef int (*tty_open_fn) (const char *, int, ...);
+typedef int (*tty_openat_fn) (int, const char *, int, ...);
+typedef int (*tty_int1_fn) (int);
+typedef int (*tty_int2_fn) (int, int);
+typedef int (*tty_int3_fn) (int, int, int);
+typedef int (*tty_close_range_fn) (unsigned, unsigned, int);
+typedef int (*tty_pipe_fn) (int *);
+typedef int (*tty_pipe2_fn) (int *, int);
+typedef int (*tty_fclose_fn) (FILE *);
+
+/* ------------------------------------------------------------------ */
+/* Input                                                               */
+
+static inline int
+tty_traced (int fd, unsigned role)
+{
+  return tty_active () && !tty_nest && (tty_fd_role (fd) & role);
+}
+
+static void
+tty_after_read (int fd, uint64_t t0, ssize_t r, int err)
+{
+  tty_nest++;
+  tty_ix_read (fd, t0, emlat_now (), r, err);
+  tty_nest--;
+}
+
+TTY_EXPORT ssize_t
+read (int fd, void *buf, size_t n)
+{
+  tty_read_fn f = (tty_read_fn)tty_real (TR_read);
+  if (!tty_traced (fd, TTY_ROLE_IN))
+    return f (fd, buf, n);
+  uint64_t t0 = emlat_now ();
+  ssize_t r = f (fd, buf, n);
+  int e = errno;
+  tty_after_read (fd, t0, r, e);
+  errno = e;
+  return r;
+}
+
+/* The _FORTIFY_SOURCE entry point of read. */
+TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
+TTY_EXPORT ssize_t
+__read_chk (int fd, void *buf, size_t n, size_t buflen)
+{
+  tty_read_chk_fn f = (tty_read_chk_fn)tty_real (TR_read_chk);
+  if (!tty_traced (fd, TTY_ROLE_IN))
+    return f (fd, buf, n, buflen);
+  uint64_t t0 = emlat_now ();
+  ssize_t r = f (fd, buf, n, buflen);
+  int e = errno;
+  tty_after_read (fd, t0, r, e);
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT ssize_t
+readv (int fd, const struct iovec *iov, int iovcnt)
+{
+  tty_readv_fn f = (tty_readv_fn)tty_real (TR_readv);
+  if (!tty_traced (fd, TTY_ROLE_IN))
+    return f (fd, iov, iovcnt);
+  uint64_t t0 = emlat_now ();
+  ssize_t r = f (fd, iov, iovcnt);
+  int e = errno;
+  tty_after_read (fd, t0, r, e);
+  errno = e;
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+
+/* Begin a traced write: the interaction it serves and its span. */
+static uint64_t
+tty_write_begin (uint64_t *t0)
+{
+  tty_nest++;
+  uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_WRITE, tty_ix_ensure ());
+  *t0 = emlat_now ();
+  return span;
+}
+
+static void
+tty_write_end (uint64_t span, uint64_t t0, ssize_t r, int err)
+{
+  uint64_t t1 = emlat_now ();
+  if (r > 0)
+    emlat_span_count (span, EMLAT_C_TTY_BYTES, (uint64_t)r);
+  emlat_span_end (span, r < 0 ? EMLAT_SPAN_ERROR : EMLAT_SPAN_OK, 0);
+  tty_ix_write_call (r < 0 && err != EINTR);
+  if (r > 0)
+    tty_ix_output (t0, t1, (uint64_t)r, EMLAT_Q_WRITE, EMLAT_Q_WRITE, 1);
+  tty_nest--;
+}
+
+TTY_EXPORT ssize_t
+write (int fd, const void *buf, size_t n)
+{
+  tty_write_fn f = (tty_write_fn)tty_real (TR_write);
+  if (n == 0 || !tty_traced (fd, TTY_ROLE_OUT))
+    return f (fd, buf, n);
+  uint64_t t0;
+  uint64_t span = tty_write_begin (&t0);
+  ssize_t r = f (fd, buf, n);
+  int e = errno;
+  tty_write_end (span, t0, r, e);
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT ssize_t
+writev (int fd, const struct iovec *iov, int iovcnt)
+{
+  tty_readv_fn f = (tty_readv_fn)tty_real (TR_writev);
+  if (!tty_traced (fd, TTY_ROLE_OUT))
+    return f (fd, iov, iovcnt);
+  uint64_t t0;
+  uint64_t span = tty_write_begin (&t0);
+  ssize_t r = f (fd, iov, iovcnt);
+  int e = errno;
+  tty_write_end (span, t0, r, e);
+  errno = e;
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptor bookkeeping                                              */
+
+static int
+tty_open_has_mode (int flags)
+{
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static void
+tty_opened (int fd, const char *path, int flags)
+{
+  if (fd >= 0 && tty_active ())
+    {
+      int e = errno;
+      tty_nest++;
+      tty_fd_opened (fd, path, flags);
+      tty_nest--;
+      errno = e;
+    }
+}
+
+#define TTY_OPEN_BODY(ID, CALL)                                                \
+  mode_t mode = 0;                                                             \
+  if (tty_open_has_mode (flags))                                               \
+    {                                                                          \
+      va_list ap;                                                              \
+      va_start (ap, flags);                                                    \
+      mode = va_arg (ap, mode_t);                                              \
+      va_end (ap);                                                             \
+    }                                                                          \
+  int fd = CALL;                                                               \
+  tty_opened (fd, path, flags);                                                \
+  return fd
+
+TTY_EXPORT int
+open (const char *path, int flags, ...)
+{
+  tty_open_fn f = (tty_open_fn)tty_real (TR_open);
+  TTY_OPEN_BODY (TR_open, f (path, flags, mode));
+}
+
+TTY_EXPORT int
+open64 (const char *path, int flags, ...)
+{
+  tty_open_fn f = (tty_open_fn)tty_real (TR_open64);
+  TTY_OPEN_BODY (TR_open64, f (path, flags, mode));
+}
+
+TTY_EXPORT int
+openat (int dirfd, const char *path, int flags, ...)
+{
+  tty_openat_fn f = (tty_openat_fn)tty_real (TR_openat);
+  TTY_OPEN_BODY (TR_openat, f (dirfd, path, flags, mode));
+}
+
+TTY_EXPORT int
+openat64 (int dirfd, const char *path, int flags, ...)
+{
+  tty_openat_fn f = (tty_openat_fn)tty_real (TR_openat64);
+  TTY_OPEN_BODY (TR_openat64, f (dirfd, path, flags, mode));
+}
+
+/* Forget FD's role before it goes (the observer must detach first). */
+static void
+tty_closing (int fd)
+{
+  if (tty_active () && tty_fd_role (fd))
+    {
+      tty_nest++;
+      tty_fd_closing (fd);
+      tty_nest--;
+    }
+}
+
+TTY_EXPORT int
+close (int fd)
+{
+  tty_int1_fn f = (tty_int1_fn)tty_real (TR_close);
+  tty_closing (fd);
+  return f (fd);
+}
+
+TTY_EXPORT int
+close_range (unsigned first, unsigned last, int flags)
+{
+  tty_close_range_fn f = (tty_close_range_fn)tty_real (TR_close_range);
+  if (tty_active () && !(flags & CLOSE_RANGE_CLOEXEC))
+    for (unsigned fd = first; fd <= last && fd < TTY_FD_MAX; fd++)
+      tty_closing ((int)fd);
+  return f (first, last, flags);
+}
+
+TTY_EXPORT int
+fclose (FILE *fp)
+{
+  tty_fclose_fn f = (tty_fclose_fn)tty_real (TR_fclose);
+  if (tty_active () && fp)
+    tty_closing (fileno_unlocked (fp));
+  return f (fp);
+}
+
+TTY_EXPORT int
+dup (int oldfd)
+{
+  tty_int1_fn f = (tty_int1_fn)tty_real (TR_dup);
+  int fd = f (oldfd);
+  if (fd >= 0 && tty_active ())
+    tty_fd_dup (oldfd, fd);
+  return fd;
+}
+
+TTY_EXPORT int
+dup2 (int oldfd, int newfd)
+{
+  tty_int2_fn f = (tty_int2_fn)tty_real (TR_dup2);
+  if (oldfd != newfd)
+    tty_closing (newfd);
+  int fd = f (oldfd, newfd);
+  if (fd >= 0 && tty_active ())
+    tty_fd_dup (oldfd, fd);
+  return fd;
+}
+
+TTY_EXPORT int
+dup3 (int oldfd, int newfd, int flags)
+{
+  tty_int3_fn f = (tty_int3_fn)tty_real (TR_dup3);
+  if (oldfd != newfd)
+    tty_closing (newfd);
+  int fd = f (oldfd, newfd, flags);
+  if (fd >= 0 && tty_active ())
+    tty_fd_dup (oldfd, fd);
+  return fd;
+}
+
+static void
+tty_new_fds (const int *fds, int n)
+{
+  if (!tty_active ())
+    return;
+  for (int i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      {
+        tty_fd_set (fds[i], 0);
+        tty_epoll_forget (fds[i]);
+      }
+}
+
+TTY_EXPORT int
+pipe (int fds[2])
+{
+  tty_pipe_fn f = (tty_pipe_fn)tty_real (TR_pipe);
+  int r = f (fds);
+  if (r == 0)
+    tty_new_fds (fds, 2);
+  return r;
+}
+
+TTY_EXPORT int
+pipe2 (int fds[2], int flags)
+{
+  tty_pipe2_fn f = (tty_pipe2_fn)tty_real (TR_pipe2);
+  int r = f (fds, flags);
+  if (r == 0)
+    tty_new_fds (fds, 2);
+  return r;
+}
+
+TTY_EXPORT int
+socket (int domain, int type, int protocol)
+{
+  tty_int3_fn f = (tty_int3_fn)tty_real (TR_socket);
+  int fd = f (domain, type, protocol);
+  if (fd >= 0)
+    tty_new_fds (&fd, 1);
+  return fd;
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * tty_session.c -- activation of libemlat-tty.so (seed 003: one environment
+ * variable), the recording session, and the process-level rules: exit, fork
+ * and exec.
+ *
+ * At load (constructor): EMLAT_TRACE exactly "1" or "true" turns the
+ * library on; any other value, or none, leaves it off and nothing else
+ * happens (no file, no directory, no thread).  On: find the terminal
+ * descriptors, start a session through emlat_start with SESSION metadata
+ * (docs/TTY.md, "Session metadata": program base name, TERM when it looks
+ * like a terminal name, rows/cols, pty or device for stdin/stdout, whether
+ * an SSH variable is present -- never a value, path or argument), remove
+ * this library from LD_PRELOAD so exec'd children run untraced (unless
+ * EMLAT_TRACE_CHILDREN=1), start the observer when EMLAT_OBSERVER=1.
+ *
+ * At exit (atexit): complete the exiting thread's interaction and stop the
+ * session.  Fatal signals are not caught (an emlat_flush in a handler would
+ * not be async-signal-safe): the writer's periodic drain bounds what a kill
+ * loses.  In a fork child the library turns itself off before the child
+ * runs any code (pthread_atfork), so the child neither records into the
+ * parent's session nor stops it at exit.
+ */
+#include "tty.h"
+#include "tty/statedir.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+atomic_int tty_on;
+__thread unsigned tty_nest TTY_TLS;
+
+static int
+tty_env_is (const char *name, const char *a, const char *b)
+{
+  const char *v = getenv (name);
+  return v && (strcmp (v, a) == 0 || (b && strcmp (v, b) == 0));
+}
+
+/* "pty", "device" or "none" for descriptor FD (never its path). */
+static const char *
+tty_kind (int fd)
+{
+  struct stat st;
+  if (!isatty (fd) || fstat (fd, &st) != 0)
+    return "none";
+  unsigned maj = major (st.st_rdev);
+  /* Unix98 pty slaves use majors 136..143 (devices.txt). */
+  return maj >= 136 && maj <= 143 ? "pty" : "device";
+}
+
+/* TERM is recorded only when it looks like a terminal type name. */
+static int
+tty_term_ok (const char *t)
+{
+  size_t n = t ? strlen (t) : 0;
+  if (n == 0 || n > 64)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      char c = t[i];
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+            || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+'
+            || c == '_'))
+        return 0;
+    }
+  return 1;
+}
+
+/* Remove this library from LD_PRELOAD (entries are separated by ':' or
+   ' '); other preloaded libraries stay. */
+static void
+tty_strip_preload (void)
+{
+  const char *v = getenv ("LD_PRELOAD");
+  if (!v)
+    return;
+  size_t n = strlen (v);
+  char *out = malloc (n + 1);
+  if (!out)
+    return;
+  size_t o = 0;
+  const char *p = v;
+  while (*p)
+    {
+      size_t len = strcspn (p, ": ");
+      if (len)
+        {
+          const char *base = p;
+          for (size_t i = 0; i < len; i++)
+            if (p[i] == '/')
+              base = p + i + 1;
+          size_t blen = len - (size_t)(base - p);
+          if (!(blen >= 15 && memcmp (base, "libemlat-tty.so", 15) == 0))
+            {
+              if (o)
+                out[o++] = ':';
+              memcpy (out + o, p, len);
+              o += len;
+            }
+        }
+      p += len;
+      if (*p)
+        p++;
+    }
+  out[o] = '\0';
+  if (o)
+    setenv ("LD_PRELOAD", out, 1);
+  else
+    unsetenv ("LD_PRELOAD");
+  free (out);
+}
+
+static void
+tty_atexit (void)
+{
+  if (!tty_active ())
+    return;
+  tty_nest++;
+  tty_ix_close_thread (emlat_now ());
+  /* relaxed: see tty_active(); later calls find no session either way. */
+  atomic_store_explicit (&tty_on, 0, memory_order_relaxed);
+  tty_observer_stop ();
+  emlat_stop ();
+  tty_nest--;
+}
+
+static void
+tty_atfork_child (void)
+{
+  atomic_store_explicit (&tty_on, 0, memory_order_relaxed);
+  tty_observer_stop ();
+}
+
+#define TTY_META_MAX 12
+
+static void
+tty_meta_str (struct emlat_meta *m, size_t *n, const char *key, const char *s)
+{
+  m[*n] = (struct emlat_meta){ .key = key, .type = EMLAT_META_STR, .s = s,
+                               .s_len = strlen (s) };
+  (*n)++;
+}
+
+static void
+tty_meta_uint (struct emlat_meta *m, size_t *n, const char *key, uint64_t u)
+{
+  m[*n] = (struct emlat_meta){ .key = key, .type = EMLAT_META_UINT, .u = u };
+  (*n)++;
+}
+
+static void
+tty_complain (const char *what, int err)
+{
+  fprintf (stderr, "libemlat-tty: not recording: %s: %s\n", what,
+           strerror (err));
+}
+
+__attribute__ ((constructor)) static void
+tty_init (void)
+{
+  tty_real_resolve_all ();
+  if (!tty_env_is ("EMLAT_TRACE", "1", "true"))
+    return;
+  tty_nest++;
+  int saved_errno = errno;
+  int children = tty_env_is ("EMLAT_TRACE_CHILDREN", "1", NULL);
+  int observer = tty_env_is ("EMLAT_OBSERVER", "1", NULL);
+  tty_fd_scan_std ();
+
+  struct emlat_meta meta[TTY_META_MAX];
+  size_t nm = 0;
+  tty_meta_str (meta, &nm, "tty.layer", "interpose");
+  tty_meta_str (meta, &nm, "program.name", program_invocation_short_name);
+  const char *term = getenv ("TERM");
+  if (tty_term_ok (term))
+    tty_meta_str (meta, &nm, "tty.term", term);
+  struct winsize ws;
+  int wfd = (tty_fd_role (1) & TTY_ROLE_OUT) ? 1 : 0;
+  if (ioctl (wfd, TIOCGWINSZ, &ws) == 0)
+    {
+      tty_meta_uint (meta, &nm, "tty.rows", ws.ws_row);
+      tty_meta_uint (meta, &nm, "tty.cols", ws.ws_col);
+    }
+  tty_meta_str (meta, &nm, "tty.stdin", tty_kind (0));
+  tty_meta_str (meta, &nm, "tty.stdout", tty_kind (1));
+  tty_meta_uint (meta, &nm, "tty.ssh",
+                 getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
+                   || getenv ("SSH_TTY"));
+  tty_meta_uint (meta, &nm, "tty.observer", (uint64_t)observer);
+  tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
+  tty_meta_uint (meta, &nm, "tty.block_ns", TTY_BLOCK_NS);
+
+  struct emlat_options opt;
+  memset (&opt, 0, sizeof opt);
+  opt.meta = meta;
+  opt.n_meta = nm;
+  char dir[PATH_MAX];
+  const char *file = getenv ("EMLAT_FILE");
+  int rc;
+  if (file && *file)
+    {
+      opt.path = file;
+      rc = emlat_start (&opt);
+      if (rc == -EEXIST && children)
+        {
+          /* A traced child of a traced process: a file of its own, next
+             to the parent's. */
+          size_t len = strlen (file);
+          const char *slash = strrchr (file, '/');
+          if (len < sizeof dir)
+            {
+              if (slash)
+                {
+                  memcpy (dir, file, (size_t)(slash - file) + 1);
+                  dir[slash - file + (slash == file)] = '\0';
+                }
+              else
+                strcpy (dir, ".");
+              opt.path = NULL;
+              opt.dir = dir;
+              rc = emlat_start (&opt);
+            }
+        }
+      if (rc != 0)
+        tty_complain (file, -rc);
+    }
+  else
+    {
+      rc = emlat_state_dir (dir, sizeof dir);
+      if (rc == 0)
+        rc = emlat_mkdir_p (dir);
+      if (rc == 0)
+        {
+          opt.dir = dir;
+          rc = emlat_start (&opt);
+        }
+      if (rc != 0)
+        tty_complain ("profile directory", -rc);
+    }
+  if (rc == 0)
+    {
+      if (!children)
+        tty_strip_preload ();
+      pthread_atfork (NULL, NULL, tty_atfork_child);
+      atexit (tty_atexit);
+      if (observer)
+        tty_observer_enable ();
+      /* relaxed: see tty_active(). */
+      atomic_store_explicit (&tty_on, 1, memory_order_relaxed);
+      int in = tty_fd_first_input ();
+      if (in >= 0)
+        tty_observer_attach (in);
+    }
+  errno = saved_errno;
+  tty_nest--;
+}

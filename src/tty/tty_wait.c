@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * tty_wait.c -- interposed wait calls: select, pselect, poll, ppoll,
+ * epoll_wait and epoll_pwait, observed only when they watch terminal input
+ * for readability; and epoll_ctl, to learn which epoll sets do.
+ *
+ * A watched wait with a nonzero timeout is the program waiting for terminal
+ * input: it completes the open interaction at its start and is recorded as
+ * an event_poll span.  Its result is a main-poll observation: readable
+ * (upper bound for the arrival of pending input) or not readable (the input
+ * was empty at a time no earlier than the call's start; for an expired
+ * timeout, no earlier than start + timeout, clamped to the return).
+ */
+#include "tty.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <time.h>
+
+typedef int (*tty_select_fn) (int, fd_set *, fd_set *, fd_set *,
+                              struct timeval *);
+typedef int (*tty_pselect_fn) (int, fd_set *, fd_set *, fd_set *,
+                               const struct timespec *, const sigset_t *);
+typedef int (*tty_poll_fn) (struct pollfd *, nfds_t, int);
+typedef int (*tty_ppoll_fn) (struct pollfd *, nfds_t, const struct timespec *,
+                             const sigset_t *);
+typedef int (*tty_epoll_wait_fn) (int, struct epoll_event *, int, int);
+typedef int (*tty_epoll_pwait_fn) (int, struct epoll_event *, int, int,
+                                   const sigset_t *);
+typedef int (*tty_epoll_ctl_fn) (int, int, int, struct epoll_event *);
+
+#define TTY_FOREVER UINT64_MAX
+
+/* State of one observed wait call. */
+struct tty_wait
+{
+  uint64_t t0;
+  uint64_t timeout_ns; /* TTY_FOREVER: none */
+  uint64_t span;
+};
+
+static void
+tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
+{
+  tty_nest++;
+  w->t0 = emlat_now ();
+  w->timeout_ns = timeout_ns;
+  w->span = 0;
+  if (timeout_ns != 0)
+    {
+      tty_ix_wait_begin (w->t0);
+      w->span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL, 0);
+    }
+}
+
+/* R: the call's result; READY: it reported terminal input readable. */
+static void
+tty_wait_end (struct tty_wait *w, int r, int ready)
+{
+  uint64_t t1 = emlat_now ();
+  if (w->span)
+    emlat_span_end (w->span, r < 0 ? EMLAT_SPAN_ERROR : EMLAT_SPAN_OK, 0);
+  if (r >= 0)
+    {
+      uint64_t empty_at = w->t0;
+      if (r == 0 && w->timeout_ns != TTY_FOREVER)
+        {
+          empty_at = w->t0 + w->timeout_ns;
+          if (empty_at > t1 || empty_at < w->t0)
+            empty_at = t1;
+        }
+      tty_ix_wait_end (w->t0, t1, ready, empty_at,
+                       t1 - w->t0 >= TTY_BLOCK_NS);
+    }
+  tty_nest--;
+}
+
+static uint64_t
+tty_ms_ns (int ms)
+{
+  return ms < 0 ? TTY_FOREVER : (uint64_t)ms * 1000000u;
+}
+
+static uint64_t
+tty_ts_ns (const struct timespec *ts)
+{
+  if (!ts)
+    return TTY_FOREVER;
+  if (ts->tv_sec < 0 || ts->tv_nsec < 0)
+    return 0;
+  return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* The terminal input descriptor in the read set of a select, or -1. */
+static int
+tty_select_input (int nfds, const fd_set *rfds)
+{
+  if (!rfds || !tty_active () || tty_nest)
+    return -1;
+  int lim = nfds < FD_SETSIZE ? nfds : FD_SETSIZE;
+  if (lim > TTY_FD_MAX)
+    lim = TTY_FD_MAX;
+  for (int fd = 0; fd < lim; fd++)
+    if ((tty_fd_role (fd) & TTY_ROLE_IN) && FD_ISSET (fd, rfds))
+      return fd;
+  return -1;
+}
+
+TTY_EXPORT int
+select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
+        struct timeval *tv)
+{
+  tty_select_fn f = (tty_select_fn)tty_real (TR_select);
+  int fd = tty_select_input (nfds, rfds);
+  if (fd < 0)
+    return f (nfds, rfds, wfds, efds, tv);
+  uint64_t to = TTY_FOREVER;
+  if (tv)
+    to = tv->tv_sec < 0 || tv->tv_usec < 0
+           ? 0
+           : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+  struct tty_wait w;
+  tty_wait_begin (&w, to);
+  int r = f (nfds, rfds, wfds, efds, tv);
+  int e = errno;
+  tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT int
+pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
+         const struct timespec *ts, const sigset_t *mask)
+{
+  tty_pselect_fn f = (tty_pselect_fn)tty_real (TR_pselect);
+  int fd = tty_select_input (nfds, rfds);
+  if (fd < 0)
+    return f (nfds, rfds, wfds, efds, ts, mask);
+  struct tty_wait w;
+  tty_wait_begin (&w, tty_ts_ns (ts));
+  int r = f (nfds, rfds, wfds, efds, ts, mask);
+  int e = errno;
+  tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
+  errno = e;
+  return r;
+}
+
+/* Index of the terminal input entry of a poll set, or -1. */
+static long
+tty_poll_input (const struct pollfd *fds, nfds_t n)
+{
+  if (!fds || !tty_active () || tty_nest)
+    return -1;
+  for (nfds_t i = 0; i < n; i++)
+    if (fds[i].fd >= 0 && (fds[i].events & POLLIN)
+        && (tty_fd_role (fds[i].fd) & TTY_ROLE_IN))
+      return (long)i;
+  return -1;
+}
+
+TTY_EXPORT int
+poll (struct pollfd *fds, nfds_t n, int timeout)
+{
+  tty_poll_fn f = (tty_poll_fn)tty_real (TR_poll);
+  long i = tty_poll_input (fds, n);
+  if (i < 0)
+    return f (fds, n, timeout);
+  struct tty_wait w;
+  tty_wait_begin (&w, tty_ms_ns (timeout));
+  int r = f (fds, n, timeout);
+  int e = errno;
+  tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT int
+ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
+       const sigset_t *mask)
+{
+  tty_ppoll_fn f = (tty_ppoll_fn)tty_real (TR_ppoll);
+  long i = tty_poll_input (fds, n);
+  if (i < 0)
+    return f (fds, n, ts, mask);
+  struct tty_wait w;
+  tty_wait_begin (&w, tty_ts_ns (ts));
+  int r = f (fds, n, ts, mask);
+  int e = errno;
+  tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
+  errno = e;
+  return r;
+}
+
+static int
+tty_epoll_ready (const struct epoll_event *ev, int r, uint64_t data)
+{
+  for (int k = 0; k < r; k++)
+    if (ev[k].data.u64 == data && (ev[k].events & EPOLLIN))
+      return 1;
+  return 0;
+}
+
+TTY_EXPORT int
+epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
+{
+  tty_epoll_wait_fn f = (tty_epoll_wait_fn)tty_real (TR_epoll_wait);
+  uint64_t data;
+  if (!tty_active () || tty_nest || !tty_epoll_watches (epfd, &data))
+    return f (epfd, ev, max, timeout);
+  struct tty_wait w;
+  tty_wait_begin (&w, tty_ms_ns (timeout));
+  int r = f (epfd, ev, max, timeout);
+  int e = errno;
+  /* A full result array may have left the terminal out: then say nothing
+     about emptiness (passed on as a failed call). */
+  int ready = r > 0 && tty_epoll_ready (ev, r, data);
+  tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready);
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT int
+epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
+             const sigset_t *mask)
+{
+  tty_epoll_pwait_fn f = (tty_epoll_pwait_fn)tty_real (TR_epoll_pwait);
+  uint64_t data;
+  if (!tty_active () || tty_nest || !tty_epoll_watches (epfd, &data))
+    return f (epfd, ev, max, timeout, mask);
+  struct tty_wait w;
+  tty_wait_begin (&w, tty_ms_ns (timeout));
+  int r = f (epfd, ev, max, timeout, mask);
+  int e = errno;
+  int ready = r > 0 && tty_epoll_ready (ev, r, data);
+  tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready); /* as above */
+  errno = e;
+  return r;
+}
+
+TTY_EXPORT int
+epoll_ctl (int epfd, int op, int fd, struct epoll_event *ev)
+{
+  tty_epoll_ctl_fn f = (tty_epoll_ctl_fn)tty_real (TR_epoll_ctl);
+  int r = f (epfd, op, fd, ev);
+  if (r == 0 && tty_active ())
+    tty_epoll_noted (epfd, op, fd, ev ? ev->events : 0,
+                     ev ? ev->data.u64 : 0);
+  return r;
+}
