@@ -34,9 +34,9 @@ static struct emlat_status g_last_status; /* of the last stopped session */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* sysinfo.c */
-int emlat_sysinfo_meta (struct emlat_kv **kv, size_t *n, size_t *cap,
+int emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap,
                         const struct emlat_session *s);
-int emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, int type,
+int emlat_meta_push (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, int type,
                      uint64_t u, int64_t i, const char *str, size_t len);
 int emlat_meta_key_ok (const char *key);
 

@@ -23,7 +23,7 @@
 #include "record/spans.h"
 #include "record/state.h"
 
-struct emlat_kv
+struct emlat_meta_kv
 {
   char key[EMLAT_KEY_MAX + 1];
   int type;
@@ -64,7 +64,7 @@ struct emlat_session
   char base_path[4096];
   uint8_t uuid[16];
   uint64_t realtime0, mono0;
-  struct emlat_kv *meta;
+  struct emlat_meta_kv *meta;
   size_t nmeta;
   uint64_t meta_rejected;
 
@@ -102,6 +102,7 @@ struct emlat_session
   } *losses;
   size_t nlosses, losses_cap;
   uint64_t noring_reported, noring_bytes_reported;
+  uint64_t retired_accepted; /* records of rings whose owner exited */
   /* Counters for STATS and status. */
   uint64_t records_written, records_dropped, bytes_written, chunks_written;
   uint64_t ring_high_water, write_errors, writer_cpu_ns;

@@ -20,9 +20,9 @@
 #include "record/session.h"
 
 int emlat_meta_key_ok (const char *key);
-int emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, int type,
+int emlat_meta_push (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, int type,
                      uint64_t u, int64_t i, const char *str, size_t len);
-int emlat_sysinfo_meta (struct emlat_kv **kv, size_t *n, size_t *cap,
+int emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap,
                         const struct emlat_session *s);
 
 int
@@ -41,11 +41,11 @@ emlat_meta_key_ok (const char *key)
 }
 
 int
-emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, int type,
+emlat_meta_push (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, int type,
                  uint64_t u, int64_t i, const char *str, size_t len)
 {
   /* A later entry with the same key replaces the earlier one (F-60). */
-  struct emlat_kv *e = 0;
+  struct emlat_meta_kv *e = 0;
   for (size_t k = 0; k < *n; k++)
     if (strcmp ((*kv)[k].key, key) == 0)
       {
@@ -58,7 +58,7 @@ emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, 
       if (*n == *cap)
         {
           size_t c = *cap ? *cap * 2 : 32;
-          struct emlat_kv *v = realloc (*kv, c * sizeof *v);
+          struct emlat_meta_kv *v = realloc (*kv, c * sizeof *v);
           if (!v)
             return -1;
           *kv = v;
@@ -85,13 +85,13 @@ emlat_meta_push (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, 
 }
 
 static int
-push_str (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, const char *v)
+push_str (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, const char *v)
 {
   return emlat_meta_push (kv, n, cap, key, EMLAT_META_STR, 0, 0, v, strlen (v));
 }
 
 static int
-push_u (struct emlat_kv **kv, size_t *n, size_t *cap, const char *key, uint64_t v)
+push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint64_t v)
 {
   return emlat_meta_push (kv, n, cap, key, EMLAT_META_UINT, v, 0, 0, 0);
 }
@@ -126,7 +126,7 @@ cpu_model (char *out, size_t cap)
 }
 
 int
-emlat_sysinfo_meta (struct emlat_kv **kv, size_t *n, size_t *cap, const struct emlat_session *s)
+emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const struct emlat_session *s)
 {
   int rc = 0;
   rc |= push_str (kv, n, cap, "format.writer", "emlat " EMLAT_VERSION_STRING);

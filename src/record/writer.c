@@ -404,7 +404,7 @@ encode_losses (struct emlat_session *s)
 static uint64_t
 records_accepted (struct emlat_session *s)
 {
-  uint64_t n = 0;
+  uint64_t n = s->retired_accepted;
   for (uint32_t i = 0; i < s->pool->nrings; i++)
     {
       struct emlat_ring *r = &s->pool->rings[i];
@@ -417,14 +417,14 @@ records_accepted (struct emlat_session *s)
 }
 
 static int
-encode_stats (struct emlat_session *s, int final, uint64_t now)
+encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried)
 {
   struct emlat_cb cb;
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STATS, 0, 0);
   int rc = 0;
   rc |= emlat_enc_kv_uint (&cb, "stats.time", now);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->st.session_records);
-  rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written + carried);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
   rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
   rc |= emlat_enc_kv_uint (&cb, "stats.chunks_written", s->chunks_written);
@@ -451,7 +451,7 @@ encode_session (struct emlat_session *s)
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_SESSION, 0, 0);
   for (size_t i = 0; i < s->nmeta; i++)
     {
-      struct emlat_kv *kv = &s->meta[i];
+      struct emlat_meta_kv *kv = &s->meta[i];
       int rc = kv->type == EMLAT_META_UINT   ? emlat_enc_kv_uint (&cb, kv->key, kv->u)
                : kv->type == EMLAT_META_SINT ? emlat_enc_kv_sint (&cb, kv->key, kv->i)
                                              : emlat_enc_kv_str (&cb, kv->key, kv->s, kv->s_len);
@@ -635,6 +635,7 @@ pass (struct emlat_session *s, int final)
              stay as begin records (incomplete, F-68). */
           emlat_spans_reset (&s->ws[i].spans, 0);
           s->ws[i].thread = 0;
+          s->retired_accepted += snaps[i];
           /* Release: our reads of the ring are done before a new owner
              claims it (its CAS acquires this). */
           atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
@@ -686,7 +687,7 @@ pass (struct emlat_session *s, int final)
   size_t n_data = s->chunks.n;
   /* LOSS and STATS go last; their loss on a write error is re-counted. */
   int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
-  if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now) != 0))
+  if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now, carried) != 0))
     s->chunks.n = n_data; /* write what we have; losses stay pending */
 
   /* 5. Rotation. */
