@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * profile.h -- the inside of struct emlat_profile, shared by the loader
+ * (profile_load.c), its finishing pass (profile_finish.c), the accessors
+ * (profile_access.c) and the per-interaction span re-scan (ix_spans.c).
+ *
+ * Memory layout: one array of interactions; their present fields packed in
+ * a uint64_t arena (times, then values, then counters, then non-default
+ * qualities four bits each), addressed by priv_slot and counted by the
+ * popcount of the masks; span aggregates in one array addressed by
+ * priv_agg_off/priv_agg_n.  Files stay in memory (buffers) for the whole
+ * life of the profile: key/value and string pointers point into them, and
+ * emlat_profile_ix_spans re-scans them.  Everything allocated is charged to
+ * the budget (limits.max_alloc_bytes).
+ */
+#ifndef EMLAT_PROFILE_H
+#define EMLAT_PROFILE_H
+
+#include "emlat/emlat_reader.h"
+#include "reader/budget.h"
+#include "reader/spanjoin.h"
+#include "reader/u64map.h"
+
+struct emlat_pfile
+{
+  char *path;
+  uint8_t *buf;
+  size_t len;
+  struct emlat_file_header header;
+  int header_ok;
+  int read_error;
+};
+
+struct emlat_string_entry
+{
+  uint64_t id;
+  const uint8_t *bytes;
+  uint32_t len;
+};
+
+/* A span agg node during loading: singly linked per interaction. */
+struct emlat_agg_node
+{
+  struct emlat_span_agg agg;
+  uint32_t next; /* index + 1, 0 = end */
+};
+
+
+struct emlat_profile
+{
+  struct emlat_limits lim;
+  unsigned flags;
+  struct emlat_budget budget;
+
+  /* Files in rotation order (ignored ones after), with their summaries. */
+  struct emlat_pfile *files;
+  struct emlat_file_summary *summaries;
+  size_t n_files;
+  int have_header;
+  struct emlat_file_header header;
+
+  struct emlat_vec session;   /* struct emlat_kv */
+  struct emlat_vec stats;     /* struct emlat_kv, of the last STATS chunk */
+  int session_done;           /* the first SESSION chunk was taken */
+  struct emlat_vec strings;   /* struct emlat_string_entry, sorted by id at end */
+  struct emlat_u64map string_ids; /* id -> index + 1 (load only) */
+  uint64_t string_bytes;
+
+  struct emlat_vec ix;        /* struct emlat_interaction */
+  struct emlat_u64map ix_ids; /* cause -> index + 1 (load only) */
+  struct emlat_vec arena;     /* uint64_t */
+  struct emlat_vec aggs;      /* struct emlat_agg_node while loading, then
+                                 struct emlat_span_agg */
+  struct emlat_span_agg unattributed[EMLAT_SPAN_KIND_MAX + 1];
+
+  struct emlat_spanjoin join; /* begin records awaiting their end */
+  struct emlat_vec spans;     /* struct emlat_span (EMLAT_LOAD_SPANS) */
+  struct emlat_vec span_counters; /* uint64_t pool of those spans */
+
+  struct emlat_vec inputs;    /* struct emlat_rd_input */
+  struct emlat_vec losses;    /* struct emlat_loss_entry */
+  struct emlat_vec diags;     /* struct emlat_diag */
+
+  struct emlat_profile_totals totals;
+
+  /* Loading state. */
+  uint32_t cur_file;
+  int taking_session;         /* the current chunk is the SESSION kept */
+  int stop_all;               /* a limit: stop reading further files */
+};
+
+/* Record a diagnostic (kept up to max_diagnostics, always counted). */
+void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *d);
+void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind,
+                         uint32_t file, uint64_t offset, uint64_t a, uint64_t b,
+                         const char *what);
+/* Report limit WHAT once and stop loading. */
+void emlat_profile_limit (struct emlat_profile *p, const char *what);
+
+/* Load-time helpers of profile_load.c used by the record handlers. */
+int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                             const struct emlat_record *r);
+/* After all files: open spans and interactions, sorting, compaction. */
+void emlat_profile_finish (struct emlat_profile *p);
+
+/* Number of uint64_t words of an interaction's packed slot. */
+static inline uint32_t emlat_ix_slot_words (uint32_t tmask, uint32_t vmask, uint32_t cmask,
+                                            uint32_t qmask)
+{
+  return (uint32_t)(__builtin_popcount (tmask) + __builtin_popcount (vmask)
+                    + __builtin_popcount (cmask) + (__builtin_popcount (qmask) + 15) / 16);
+}
+
+#endif /* EMLAT_PROFILE_H */

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * profile_load.c -- emlat_profile_load: a rotated set of files into one
+ * struct emlat_profile.
+ *
+ * Steps: read every file (bounded), group by session UUID and order by
+ * rotation sequence (F-81), scan each file of the session in order with a
+ * visitor that materializes records (this file), then finish (sort, join,
+ * compact: profile_finish.c).
+ *
+ * Invariants: interactions are created once per cause id and never moved
+ * out of the array before finishing; every growth goes through the budget
+ * and a count bound, and a refusal stops loading with EMLAT_DIAG_LIMIT.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emlat/emlat_reader.h"
+#include "format/format.h"
+#include "reader/limits.h"
+#include "reader/profile.h"
+
+void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *d)
+{
+  p->totals.diagnostics++;
+  if (p->diags.n >= p->lim.max_diagnostics
+      || emlat_vec_reserve (&p->budget, &p->diags, p->diags.n + 1, sizeof *d,
+                            p->lim.max_diagnostics))
+    {
+      p->totals.diagnostics_dropped++;
+      return;
+    }
+  EMLAT_VEC_AT (p->diags, struct emlat_diag, p->diags.n++) = *d;
+}
+
+void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind, uint32_t file,
+                         uint64_t offset, uint64_t a, uint64_t b, const char *what)
+{
+  struct emlat_diag d = { kind, file, offset, a, b, 0, 0, what ? what : "" };
+  emlat_profile_diag_push (p, &d);
+}
+
+void emlat_profile_limit (struct emlat_profile *p, const char *what)
+{
+  if (p->totals.limit_hit)
+    return;
+  p->totals.limit_hit = 1;
+  p->stop_all = 1;
+  /* Make room for this one even past max_diagnostics: it must be seen. */
+  struct emlat_diag d = { EMLAT_DIAG_LIMIT, p->cur_file, UINT64_MAX, 0, 0, 0, 0, what };
+  p->totals.diagnostics++;
+  if (emlat_vec_reserve (&p->budget, &p->diags, p->diags.n + 1, sizeof d, SIZE_MAX / 64) == 0)
+    EMLAT_VEC_AT (p->diags, struct emlat_diag, p->diags.n++) = d;
+  else
+    p->totals.diagnostics_dropped++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interactions                                                        */
+
+/* The interaction of CAUSE, created empty if new; NULL at a limit. */
+static struct emlat_interaction *ix_get (struct emlat_profile *p, uint64_t cause)
+{
+  uint64_t *v;
+  int added;
+  if (emlat_u64map_get (&p->ix_ids, cause) == NULL && p->ix.n >= p->lim.max_interactions)
+    {
+      emlat_profile_limit (p, "max_interactions");
+      return NULL;
+    }
+  if (emlat_u64map_put (&p->ix_ids, &p->budget, cause, &v, &added))
+    {
+      emlat_profile_limit (p, "max_alloc_bytes (interaction index)");
+      return NULL;
+    }
+  if (added)
+    {
+      if (emlat_vec_reserve (&p->budget, &p->ix, p->ix.n + 1, sizeof (struct emlat_interaction),
+                             p->lim.max_interactions))
+        {
+          emlat_u64map_del (&p->ix_ids, cause);
+          emlat_profile_limit (p, "max_alloc_bytes (interactions)");
+          return NULL;
+        }
+      struct emlat_interaction *ix = &EMLAT_VEC_AT (p->ix, struct emlat_interaction, p->ix.n);
+      memset (ix, 0, sizeof *ix);
+      ix->cause = cause;
+      *v = ++p->ix.n;
+    }
+  return &EMLAT_VEC_AT (p->ix, struct emlat_interaction, *v - 1);
+}
+
+/* WORDS new arena words; returns the slot index or UINT64_MAX at a limit. */
+static uint64_t arena_take (struct emlat_profile *p, uint32_t words)
+{
+  if (emlat_vec_reserve (&p->budget, &p->arena, p->arena.n + words, sizeof (uint64_t),
+                         SIZE_MAX / 16))
+    {
+      emlat_profile_limit (p, "max_alloc_bytes (interaction fields)");
+      return UINT64_MAX;
+    }
+  uint64_t slot = p->arena.n;
+  p->arena.n += words;
+  return slot;
+}
+
+static int on_ix_begin (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                        const struct emlat_record *r)
+{
+  const struct emlat_rd_ix_begin *b = &r->u.ix_begin;
+  struct emlat_interaction *ix = ix_get (p, b->cause);
+  if (!ix)
+    return 1;
+  if (ix->flags & (EMLAT_IX_HAS_COMPLETE | EMLAT_IX_HAS_BEGIN))
+    {
+      /* F-65: the complete record supersedes; a repeated begin adds nothing. */
+      ix->flags |= EMLAT_IX_HAS_BEGIN;
+      return 0;
+    }
+  uint32_t vmask = (b->parent ? 1u << EMLAT_V_PARENT_CAUSE : 0)
+                   | (b->scheduled_by ? 1u << EMLAT_V_SCHEDULED_BY_CAUSE : 0);
+  uint32_t tmask = 1u << EMLAT_T_DISPATCH_BEGIN;
+  uint64_t slot = arena_take (p, emlat_ix_slot_words (tmask, vmask, 0, 0));
+  if (slot == UINT64_MAX)
+    return 1;
+  /* Re-fetch: arena growth does not move interactions, but keep it simple. */
+  ix = &EMLAT_VEC_AT (p->ix, struct emlat_interaction,
+                      *emlat_u64map_get (&p->ix_ids, b->cause) - 1);
+  uint64_t *w = &EMLAT_VEC_AT (p->arena, uint64_t, slot);
+  *w++ = b->t_dispatch_begin;
+  if (b->parent)
+    *w++ = b->parent;
+  if (b->scheduled_by)
+    *w++ = b->scheduled_by;
+  ix->flags |= EMLAT_IX_HAS_BEGIN;
+  ix->root_kind = b->root_kind;
+  ix->status = EMLAT_STATUS_OPEN;
+  ix->thread = r->thread;
+  ix->time_mask = tmask;
+  ix->value_mask = vmask;
+  ix->counter_mask = 0;
+  ix->q_mask = 0;
+  ix->priv_slot = slot;
+  ix->file = p->cur_file;
+  ix->offset = ci->offset;
+  return 0;
+}
+
+static int on_ix_complete (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                           const struct emlat_record *r)
+{
+  const struct emlat_rd_ix *c = &r->u.ix;
+  struct emlat_interaction *ix = ix_get (p, c->cause);
+  if (!ix)
+    return 1;
+  if (ix->flags & EMLAT_IX_HAS_COMPLETE) /* F-65: at most one */
+    {
+      emlat_profile_diag (p, EMLAT_DIAG_DUPLICATE_COMPLETE, p->cur_file, ci->offset,
+                          c->cause, 0, "");
+      return 0;
+    }
+  /* Only qualities that differ from the default are kept (F-64). */
+  uint32_t qmask = 0;
+  for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
+    if ((c->time_mask & (1u << f))
+        && c->q[f] != (uint8_t)emlat_time_default_quality ((enum emlat_time_field)f))
+      qmask |= 1u << f;
+  uint64_t slot = arena_take (p, emlat_ix_slot_words (c->time_mask, c->value_mask,
+                                                      c->counter_mask, qmask));
+  if (slot == UINT64_MAX)
+    return 1;
+  uint64_t *w = &EMLAT_VEC_AT (p->arena, uint64_t, slot);
+  for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
+    if (c->time_mask & (1u << f))
+      *w++ = c->t[f];
+  for (unsigned f = 0; f < EMLAT_V_FIELD_COUNT; f++)
+    if (c->value_mask & (1u << f))
+      *w++ = c->v[f];
+  for (unsigned f = 0; f < EMLAT_C_COUNTER_COUNT; f++)
+    if (c->counter_mask & (1u << f))
+      *w++ = c->c[f];
+  unsigned nq = 0;
+  for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
+    if (qmask & (1u << f))
+      {
+        if (nq % 16 == 0)
+          w[nq / 16] = 0;
+        w[nq / 16] |= (uint64_t)(c->q[f] & 0xf) << (4 * (nq % 16));
+        nq++;
+      }
+  if (c->root_kind != 0 || !(ix->flags & EMLAT_IX_HAS_BEGIN))
+    ix->root_kind = c->root_kind; /* 0 keeps what a begin record said */
+  ix->flags |= EMLAT_IX_HAS_COMPLETE;
+  ix->status = c->status;
+  ix->thread = r->thread;
+  ix->time_mask = c->time_mask;
+  ix->value_mask = c->value_mask;
+  ix->counter_mask = c->counter_mask;
+  ix->q_mask = qmask;
+  ix->priv_slot = slot;
+  ix->file = p->cur_file;
+  ix->offset = ci->offset;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Spans                                                               */
+
+/* Add a finished span to its interaction's aggregates (or the
+   unattributed ones for cause 0). */
+static int agg_add (struct emlat_profile *p, const struct emlat_span *s)
+{
+  uint64_t dur = s->end - s->start;
+  if (s->cause == 0)
+    {
+      p->totals.spans_no_cause++;
+      p->unattributed[s->kind].kind = s->kind;
+      p->unattributed[s->kind].count++;
+      p->unattributed[s->kind].total_ns += dur;
+      return 0;
+    }
+  struct emlat_interaction *ix = ix_get (p, s->cause);
+  if (!ix)
+    return 1;
+  for (uint32_t i = ix->priv_agg_off; i; )
+    {
+      struct emlat_agg_node *nd = &EMLAT_VEC_AT (p->aggs, struct emlat_agg_node, i - 1);
+      if (nd->agg.kind == s->kind)
+        {
+          nd->agg.count++;
+          nd->agg.total_ns += dur;
+          return 0;
+        }
+      i = nd->next;
+    }
+  if (emlat_vec_reserve (&p->budget, &p->aggs, p->aggs.n + 1, sizeof (struct emlat_agg_node),
+                         UINT32_MAX - 1))
+    {
+      emlat_profile_limit (p, "max_alloc_bytes (span aggregates)");
+      return 1;
+    }
+  struct emlat_agg_node *nd = &EMLAT_VEC_AT (p->aggs, struct emlat_agg_node, p->aggs.n);
+  nd->agg.kind = s->kind;
+  nd->agg.count = 1;
+  nd->agg.total_ns = dur;
+  nd->next = ix->priv_agg_off;
+  ix->priv_agg_off = (uint32_t)++p->aggs.n;
+  ix->priv_agg_n++;
+  return 0;
+}
+
+static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                    const struct emlat_record *r)
+{
+  struct emlat_joined j;
+  switch (emlat_spanjoin_feed (&p->join, r, p->cur_file, ci->offset, &j))
+    {
+    case EMLAT_JOIN_NONE:
+    case EMLAT_JOIN_OPENED:
+      return 0;
+    case EMLAT_JOIN_ORPHAN: /* F-68 */
+      p->totals.spans_orphan_end++;
+      emlat_profile_diag (p, EMLAT_DIAG_ORPHAN_END, p->cur_file, ci->offset, r->u.span.id, 0,
+                          "");
+      return 0;
+    case EMLAT_JOIN_DUPLICATE:
+      emlat_profile_diag (p, EMLAT_DIAG_DUPLICATE_SPAN, p->cur_file, ci->offset, r->u.span.id,
+                          0, "");
+      return 0;
+    case EMLAT_JOIN_LIMIT:
+      emlat_profile_limit (p, "max_open_spans");
+      return 1;
+    case EMLAT_JOIN_DONE:
+      break;
+    }
+  p->totals.spans_complete++;
+  if (j.s.status == EMLAT_SPAN_UNWOUND)
+    p->totals.spans_unwound++;
+  if (agg_add (p, &j.s))
+    return 1;
+  if ((p->flags & EMLAT_LOAD_SPANS)
+      && emlat_spanset_push (&p->budget, &p->spans, &p->span_counters, &j.s, j.counters,
+                             p->lim.max_spans))
+    {
+      emlat_profile_limit (p, "max_spans");
+      return 1;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Other records                                                       */
+
+static int push_kv (struct emlat_profile *p, struct emlat_vec *v, const struct emlat_kv *kv)
+{
+  if (emlat_vec_reserve (&p->budget, v, v->n + 1, sizeof *kv, SIZE_MAX / 64))
+    {
+      emlat_profile_limit (p, "max_alloc_bytes (key/value entries)");
+      return 1;
+    }
+  EMLAT_VEC_AT (*v, struct emlat_kv, v->n++) = *kv;
+  return 0;
+}
+
+static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                      const struct emlat_record *r)
+{
+  uint64_t *v = emlat_u64map_get (&p->string_ids, r->u.str.id);
+  if (v) /* F-41: rotated files repeat the dictionary */
+    {
+      const struct emlat_string_entry *e
+        = &EMLAT_VEC_AT (p->strings, struct emlat_string_entry, *v - 1);
+      if (e->len != r->u.str.len || memcmp (e->bytes, r->u.str.bytes, e->len) != 0)
+        emlat_profile_diag (p, EMLAT_DIAG_STRING_CONFLICT, p->cur_file, ci->offset,
+                            r->u.str.id, 0, "");
+      return 0;
+    }
+  if (p->strings.n >= p->lim.max_strings)
+    {
+      emlat_profile_limit (p, "max_strings");
+      return 1;
+    }
+  if (p->string_bytes + r->u.str.len > p->lim.max_string_bytes)
+    {
+      emlat_profile_limit (p, "max_string_bytes");
+      return 1;
+    }
+  int added;
+  if (emlat_vec_reserve (&p->budget, &p->strings, p->strings.n + 1,
+                         sizeof (struct emlat_string_entry), p->lim.max_strings)
+      || emlat_u64map_put (&p->string_ids, &p->budget, r->u.str.id, &v, &added))
+    {
+      emlat_profile_limit (p, "max_alloc_bytes (strings)");
+      return 1;
+    }
+  struct emlat_string_entry *e = &EMLAT_VEC_AT (p->strings, struct emlat_string_entry,
+                                                p->strings.n++);
+  e->id = r->u.str.id;
+  e->bytes = r->u.str.bytes;
+  e->len = r->u.str.len;
+  *v = p->strings.n;
+  p->string_bytes += r->u.str.len;
+  return 0;
+}
+
+int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_info *ci,
+                             const struct emlat_record *r)
+{
+  p->totals.records++;
+  switch (r->kind)
+    {
+    case EMLAT_REC_KV:
+      if (ci->type == EMLAT_CHUNK_STATS)
+        return push_kv (p, &p->stats, &r->u.kv);
+      if (p->taking_session)
+        return push_kv (p, &p->session, &r->u.kv);
+      return 0;
+    case EMLAT_REC_STRING:
+      return on_string (p, ci, r);
+    case EMLAT_REC_INPUT:
+      if (emlat_vec_reserve (&p->budget, &p->inputs, p->inputs.n + 1,
+                             sizeof (struct emlat_rd_input), p->lim.max_input_batches))
+        {
+          emlat_profile_limit (p, "max_input_batches");
+          return 1;
+        }
+      EMLAT_VEC_AT (p->inputs, struct emlat_rd_input, p->inputs.n++) = r->u.input;
+      p->totals.input_batches++;
+      return 0;
+    case EMLAT_REC_IX_BEGIN:
+      return on_ix_begin (p, ci, r);
+    case EMLAT_REC_IX_COMPLETE:
+      return on_ix_complete (p, ci, r);
+    case EMLAT_REC_SPAN_COMPLETE:
+    case EMLAT_REC_SPAN_BEGIN:
+    case EMLAT_REC_SPAN_END:
+      return on_span (p, ci, r);
+    case EMLAT_REC_LOSS:
+      p->totals.loss_records++;
+      p->totals.lost_records += r->u.loss.records;
+      p->totals.lost_bytes += r->u.loss.bytes;
+      if (emlat_vec_reserve (&p->budget, &p->losses, p->losses.n + 1,
+                             sizeof (struct emlat_loss_entry), p->lim.max_losses))
+        {
+          emlat_profile_limit (p, "max_losses");
+          return 1;
+        }
+      {
+        struct emlat_loss_entry *l = &EMLAT_VEC_AT (p->losses, struct emlat_loss_entry,
+                                                    p->losses.n++);
+        l->loss = r->u.loss;
+        l->file = p->cur_file;
+        l->offset = ci->offset;
+      }
+      return 0;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Visitor                                                             */
+
+static int v_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
+{
+  struct emlat_profile *p = ctx;
+  p->totals.chunks++;
+  p->taking_session = 0;
+  if (!decoded)
+    return 0;
+  if (ci->type == EMLAT_CHUNK_STATS)
+    p->stats.n = 0; /* keep only the last STATS chunk's entries */
+  else if (ci->type == EMLAT_CHUNK_SESSION && !p->session_done)
+    {
+      p->session_done = 1;
+      p->taking_session = 1;
+    }
+  return 0;
+}
+
+static int v_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
+{
+  return emlat_profile_on_record (ctx, ci, r);
+}
+
+static void v_diag (void *ctx, const struct emlat_diag *d)
+{
+  struct emlat_profile *p = ctx;
+  struct emlat_diag copy = *d;
+  copy.file = p->cur_file;
+  emlat_profile_diag_push (p, &copy);
+}
+
+/* ------------------------------------------------------------------ */
+/* The set                                                             */
+
+struct order
+{
+  size_t input;   /* index in PATHS */
+  int group;      /* 0 this session, 1 ignored */
+  uint64_t rotation;
+};
+
+static int cmp_order (const void *a, const void *b)
+{
+  const struct order *x = a, *y = b;
+  if (x->group != y->group)
+    return x->group - y->group;
+  if (x->group == 0 && x->rotation != y->rotation)
+    return x->rotation < y->rotation ? -1 : 1;
+  return x->input < y->input ? -1 : x->input > y->input;
+}
+
+/* Read the files into P->files (in input order); return 0 or -ENOMEM. */
+static int read_files (struct emlat_profile *p, const char *const *paths, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      struct emlat_pfile *f = &p->files[i];
+      f->path = strdup (paths[i] ? paths[i] : "");
+      if (!f->path)
+        return -ENOMEM;
+      if (!paths[i] || p->stop_all)
+        {
+          f->read_error = paths[i] ? ECANCELED : EINVAL;
+          continue;
+        }
+      int rc = emlat_read_file (paths[i], &p->lim, &f->buf, &f->len);
+      if (rc == -EFBIG)
+        {
+          p->cur_file = (uint32_t)i;
+          f->read_error = EFBIG;
+          emlat_profile_limit (p, "max_file_bytes");
+          continue;
+        }
+      if (rc)
+        {
+          f->read_error = -rc;
+          continue;
+        }
+      if (emlat_budget_take (&p->budget, f->len))
+        {
+          free (f->buf);
+          f->buf = NULL;
+          f->len = 0;
+          f->read_error = EFBIG;
+          p->cur_file = (uint32_t)i;
+          emlat_profile_limit (p, "max_alloc_bytes (file buffers)");
+          continue;
+        }
+      f->header_ok = emlat_parse_file_header (f->buf, f->len, &f->header) == EMLAT_STOP_CLEAN;
+    }
+  return 0;
+}
+
+EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
+                                  const struct emlat_limits *lim, unsigned flags,
+                                  struct emlat_profile **out)
+{
+  if (!out || !paths || n == 0)
+    return -EINVAL;
+  *out = NULL;
+  struct emlat_profile *p = calloc (1, sizeof *p);
+  if (!p)
+    return -ENOMEM;
+  emlat_limits_resolve (lim, &p->lim);
+  p->flags = flags;
+  p->budget.limit = p->lim.max_alloc_bytes;
+  p->join.budget = &p->budget;
+  p->join.max_open = p->lim.max_open_spans < UINT32_MAX ? p->lim.max_open_spans : UINT32_MAX;
+  if (n > p->lim.max_files)
+    {
+      emlat_profile_limit (p, "max_files");
+      n = (size_t)p->lim.max_files;
+    }
+  p->n_files = n;
+  p->files = calloc (n, sizeof *p->files);
+  p->summaries = calloc (n, sizeof *p->summaries);
+  struct order *ord = calloc (n, sizeof *ord);
+  if (!p->files || !p->summaries || !ord || read_files (p, paths, n))
+    {
+      free (ord);
+      emlat_profile_free (p);
+      return -ENOMEM;
+    }
+
+  /* F-81: the session is that of the first file with a valid header. */
+  size_t first = n;
+  for (size_t i = 0; i < n && first == n; i++)
+    if (p->files[i].header_ok)
+      first = i;
+  for (size_t i = 0; i < n; i++)
+    {
+      ord[i].input = i;
+      ord[i].rotation = p->files[i].header.rotation;
+      ord[i].group = !(p->files[i].header_ok
+                       && memcmp (p->files[i].header.uuid, p->files[first].header.uuid, 16) == 0);
+    }
+  qsort (ord, n, sizeof *ord, cmp_order);
+
+  /* Reorder files into rotation order. */
+  struct emlat_pfile *sorted = calloc (n, sizeof *sorted);
+  if (!sorted)
+    {
+      free (ord);
+      emlat_profile_free (p);
+      return -ENOMEM;
+    }
+  for (size_t i = 0; i < n; i++)
+    sorted[i] = p->files[ord[i].input];
+  free (p->files);
+  p->files = sorted;
+
+  uint64_t expect_rotation = 0, last_seq = 0;
+  int prev_read = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct emlat_pfile *f = &p->files[i];
+      struct emlat_file_summary *sum = &p->summaries[i];
+      sum->path = f->path;
+      sum->read_error = f->read_error;
+      p->cur_file = (uint32_t)i;
+      int in_session = ord[i].group == 0;
+      if (in_session)
+        {
+          if (f->header.rotation < expect_rotation) /* F-81: repeated */
+            {
+              sum->ignored = 1;
+              emlat_profile_diag (p, EMLAT_DIAG_ROTATION_DUPLICATE, (uint32_t)i, 0,
+                                  f->header.rotation, 0, "");
+            }
+          else
+            {
+              if (f->header.rotation > expect_rotation) /* F-81: missing */
+                {
+                  emlat_profile_diag (p, EMLAT_DIAG_ROTATION_MISSING, (uint32_t)i, 0,
+                                      expect_rotation, f->header.rotation - 1, "");
+                  prev_read = 0;
+                }
+              expect_rotation = f->header.rotation + 1;
+              if (!p->have_header)
+                {
+                  p->have_header = 1;
+                  p->header = f->header;
+                }
+              else if (f->header.realtime_start != p->header.realtime_start
+                       || f->header.monotonic_start != p->header.monotonic_start) /* F-13 */
+                emlat_profile_diag (p, EMLAT_DIAG_START_MISMATCH, (uint32_t)i, 0,
+                                    f->header.realtime_start, f->header.monotonic_start, "");
+            }
+        }
+      else if (f->header_ok)
+        {
+          sum->ignored = 1;
+          emlat_profile_diag (p, EMLAT_DIAG_MIXED_SESSION, (uint32_t)i, 0, 0, 0, "");
+        }
+      if (f->read_error)
+        continue;
+      struct emlat_scan_params sp;
+      memset (&sp, 0, sizeof sp);
+      sp.limits = &p->lim;
+      sp.file_index = (uint32_t)i;
+      int use = in_session && !sum->ignored && !p->stop_all;
+      if (use)
+        {
+          sp.visitor.ctx = p;
+          sp.visitor.on_chunk = v_chunk;
+          sp.visitor.on_record = v_record;
+          sp.visitor.on_diag = v_diag;
+          /* F-23 across files: continue from the previous file's last chunk. */
+          if (prev_read && last_seq)
+            sp.expect_sequence = last_seq + 1;
+        }
+      else if (!f->header_ok)
+        {
+          /* Unreadable header: report its damage like any other file's. */
+          sp.visitor.ctx = p;
+          sp.visitor.on_diag = v_diag;
+        }
+      emlat_scan (f->buf, f->len, &sp, &sum->scan);
+      if (!use)
+        continue;
+      p->totals.files_read++;
+      if (sum->scan.stop == EMLAT_STOP_LIMIT)
+        emlat_profile_limit (p, "scanner limit (max_chunk_payload, max_strings)");
+      if (sum->scan.chunks)
+        last_seq = sum->scan.last_sequence;
+      prev_read = 1;
+    }
+  free (ord);
+  emlat_profile_finish (p);
+  *out = p;
+  return 0;
+}
