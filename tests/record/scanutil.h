@@ -30,7 +30,7 @@ struct tally
   uint64_t seen_bits;
 };
 
-static int
+static inline int
 tally_rec (void *ctx, const struct emlat_chunk_info *c, const struct emlat_record *r)
 {
   struct tally *t = ctx;
@@ -99,7 +99,7 @@ tally_rec (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
 
 /* Scan PATH into *T (zeroed first; SEEN_BITS > 0 tracks span ids below it).
    Returns 0 and fills *RES, or -1 when the file cannot be read. */
-static int
+static inline int
 tally_file (const char *path, struct tally *t, uint64_t seen_bits, struct emlat_scan_result *res)
 {
   memset (t, 0, sizeof *t);
@@ -121,7 +121,7 @@ tally_file (const char *path, struct tally *t, uint64_t seen_bits, struct emlat_
   return rc;
 }
 
-static void
+static inline void
 tally_free (struct tally *t)
 {
   free (t->seen);
