@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test_tty_batches.c -- one byte versus many bytes per read batch, with a
+ * blocking read and with a poll before the read: each batch opens one TTY
+ * command interaction whose byte count, source range and arrival bounds
+ * match what the program did, and whose output epoch ends at the last
+ * write before the program waited again.
+ */
+#include "profile_view.h"
+#include "pty_harness.h"
+
+static void
+run (const char *mode)
+{
+  const char *dir = tu_tmpdir ();
+  char *file = tu_strf ("%s/%s.emlat", dir, mode);
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)mode, NULL };
+  struct ph_child c;
+  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  ph_send (&c, "a", 1);
+  ph_expect (&c, "1;", 5000);
+  ph_sleep_ms (50);
+  ph_send (&c, "bcdefghi", 8);
+  ph_expect (&c, "8;", 5000);
+  ph_sleep_ms (50);
+  ph_send (&c, "q", 1);
+  ph_expect (&c, "1;", 5000);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  int poll_mode = strcmp (mode, "pollbatch") == 0;
+  TEST_DIAG ("mode %s", mode);
+  pv_print (&v);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
+  uint64_t sizes[3] = { 1, 8, 1 };
+  for (size_t k = 0; k < 3; k++)
+    {
+      const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, k);
+      uint64_t bytes = 0, end = 0, out = 0, rb = 0, re = 0, latest = 0, fe = 0;
+      enum emlat_quality q = 0;
+      CHECK (pv_counter (&v, ix, EMLAT_C_READ_BATCH_BYTES, &bytes),
+             "batch %zu has a byte count", k);
+      CHECK_EQ_U64 (bytes, sizes[k]);
+      CHECK (pv_value (&v, ix, EMLAT_V_DECISIVE_SOURCE_END, &end), "source");
+      CHECK_EQ_U64 (end, sizes[k]);
+      CHECK (pv_time (&v, ix, EMLAT_T_READ_BEGIN, &rb, NULL)
+               && pv_time (&v, ix, EMLAT_T_READ_END, &re, NULL) && rb <= re,
+             "read interval of batch %zu", k);
+      CHECK (pv_time (&v, ix, EMLAT_T_INPUT_LATEST, &latest, &q),
+             "latest arrival of batch %zu", k);
+      CHECK_LE_U64 (latest, re);
+      if (poll_mode && sizes[k] == 1)
+        {
+          /* One byte after a poll: the poll's readiness bounds it. */
+          uint64_t ready = 0;
+          CHECK (pv_time (&v, ix, EMLAT_T_INPUT_READY, &ready, NULL),
+                 "readiness of batch %zu", k);
+          CHECK_EQ_U64 (latest, ready);
+          CHECK_EQ_U64 (q, EMLAT_Q_MAIN_POLL_READY);
+        }
+      else
+        {
+          CHECK_EQ_U64 (latest, re);
+          CHECK_EQ_U64 (q, EMLAT_Q_READ);
+        }
+      if (!poll_mode)
+        {
+          uint64_t ready;
+          CHECK (!pv_time (&v, ix, EMLAT_T_INPUT_READY, &ready, NULL),
+                 "no readiness without a poll or the observer");
+        }
+      /* The program blocked 50 ms before the later batches: their earliest
+         arrival is the start of that wait, inferred.  (The first byte is
+         sent at once, so its wait may not have blocked.) */
+      uint64_t earliest = 0;
+      enum emlat_quality eq = 0;
+      int have_earliest
+        = pv_time (&v, ix, EMLAT_T_INPUT_EARLIEST, &earliest, &eq);
+      if (k > 0)
+        {
+          CHECK (have_earliest, "earliest arrival of batch %zu", k);
+          CHECK_EQ_U64 (eq, EMLAT_Q_INFERRED);
+          CHECK_GE_U64 (latest - earliest, 40000000u);
+        }
+      if (have_earliest)
+        CHECK_LE_U64 (earliest, latest);
+      /* The acknowledgement is its output epoch, closed by the write. */
+      CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &out), "tty bytes");
+      CHECK_EQ_U64 (out, 2);
+      CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_END, &fe, &q), "flush end");
+      CHECK_EQ_U64 (q, EMLAT_Q_WRITE);
+      CHECK_GE_U64 (fe, re);
+      uint64_t i2f = pv_dur (&v, ix, EMLAT_T_INPUT_LATEST, EMLAT_T_FLUSH_END);
+      CHECK (i2f != UINT64_MAX && i2f < 1000000000u,
+             "input_to_flush_min of batch %zu: %llu ns", k,
+             (unsigned long long)i2f);
+      CHECK_EQ_U64 (ix->status, EMLAT_STATUS_NORMAL);
+    }
+  /* "READY" had no input behind it. */
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_UNATTRIBUTED_OUTPUT), 1);
+  size_t nin;
+  const struct emlat_rd_input *in = emlat_profile_inputs (v.p, &nin);
+  CHECK_EQ_U64 (nin, 3);
+  for (size_t k = 0; k < nin && k < 3; k++)
+    {
+      CHECK_EQ_U64 (in[k].bytes, sizes[k]);
+      CHECK_EQ_U64 (in[k].mask & EMLAT_IB_FIRST_READY,
+                    poll_mode ? EMLAT_IB_FIRST_READY : 0);
+    }
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
+int
+main (void)
+{
+  run ("batch");
+  run ("pollbatch");
+  TEST_DONE ();
+}
