@@ -32,6 +32,8 @@ struct emlat_verb
 void emlat_verb_register (struct emlat_verb *v);
 /* The registered verb called NAME, or NULL. */
 const struct emlat_verb *emlat_verb_find (const char *name);
+/* The registered verbs in name order: the first, then follow ->next. */
+const struct emlat_verb *emlat_verb_first (void);
 /* Run verb NAME with ARGV (used by `demo` to run `check` and `dump`). */
 int emlat_verb_run (const char *name, int argc, char **argv);
 
