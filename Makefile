@@ -118,11 +118,17 @@ test: tests-build
 
 # The unit suite once more under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan-test:
-	$(MAKE) BUILD=build/asan SAN=1 CC=$(CLANG) test
+	$(MAKE) BUILD=$(BUILD)/asan SAN=1 CC=$(CLANG) test
 
 # The reader under libFuzzer for FUZZ_SECONDS seconds, seeded with real files.
 fuzz-check:
 	sh fuzz/run.sh $(FUZZ_SECONDS)
+
+# Each goal checks (and as root installs) the Debian packages it needs:
+# scripts/deps.list says which.
+check: DEPS_GOALS := check
+demo: DEPS_GOALS := demo
+bench: DEPS_GOALS := bench
 
 check: deps
 	$(MAKE) test
@@ -132,11 +138,11 @@ check: deps
 demo: deps all
 	$(EMLAT) demo
 
-bench: all $(BENCH_BINS)
-	sh bench/run.sh
+bench: deps all $(BENCH_BINS)
+	BUILD=$(BUILD) sh bench/run.sh
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh $(or $(DEPS_GOALS),check)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/emlat $(DESTDIR)$(PREFIX)/lib/pkgconfig
