@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test_tty_output.c -- the output side of interactions:
+ *  - stdio output completed by fflush: bytes buffered by fputs leave at the
+ *    fflush 40 ms later; the interaction's flush end is that fflush (quality
+ *    flush), tty_emit covers the sleep, and the bytes are counted once;
+ *  - backpressure: 256 KiB written in one write(2) while the master stops
+ *    reading for 300 ms; the write blocks, and tty_emit (flush end - output
+ *    begin) shows it (>= 250 ms; 2 noisy cores);
+ *  - output with no input behind it: three "tick" lines, each followed by a
+ *    poll that times out, are three unattributed-output interactions and no
+ *    TTY command.
+ */
+#include "profile_view.h"
+#include "pty_harness.h"
+
+static struct ph_child c;
+
+static int
+start (const char *file, char *const argv[])
+{
+  return ph_spawn (&c, argv, ph_trace_env (file, NULL));
+}
+
+static void
+test_stdio (void)
+{
+  char *file = tu_strf ("%s/stdio.emlat", tu_tmpdir ());
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"stdio", (char *)"40", NULL };
+  if (start (file, argv) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  ph_send (&c, "a", 1);
+  ph_expect (&c, "stdio-out", 5000);
+  ph_send (&c, "q", 1);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  pv_print (&v);
+  const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, 0);
+  uint64_t bytes = 0, calls = 0, fe = 0;
+  enum emlat_quality q = 0;
+  CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &bytes), "tty bytes");
+  CHECK_EQ_U64 (bytes, strlen ("stdio-out"));
+  CHECK (pv_counter (&v, ix, EMLAT_C_STDIO_CALLS, &calls), "stdio calls");
+  CHECK_EQ_U64 (calls, 2); /* fputs, fflush */
+  CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_END, &fe, &q), "flush end");
+  CHECK_EQ_U64 (q, EMLAT_Q_FLUSH);
+  uint64_t emit = pv_dur (&v, ix, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END);
+  uint64_t i2f = pv_dur (&v, ix, EMLAT_T_READ_END, EMLAT_T_FLUSH_END);
+  TEST_DIAG ("stdio: read end to flush end %.1f ms", (double)i2f / 1e6);
+  CHECK_GE_U64 (i2f, 35000000u);
+  CHECK_LE_U64 (emit, i2f);
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
+static void
+test_backpressure (void)
+{
+  char *file = tu_strf ("%s/flood.emlat", tu_tmpdir ());
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"flood", (char *)"256", NULL };
+  if (start (file, argv) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  ph_send (&c, "a", 1);
+  ph_sleep_ms (300); /* not reading: the program's write must block */
+  ph_expect (&c, "END", 10000);
+  ph_send (&c, "q", 1);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  pv_print (&v);
+  const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, 0);
+  uint64_t bytes = 0;
+  CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &bytes), "tty bytes");
+  CHECK_EQ_U64 (bytes, 256 * 1024 + 3);
+  uint64_t emit = pv_dur (&v, ix, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END);
+  TEST_DIAG ("backpressure: tty_emit %.1f ms", (double)emit / 1e6);
+  CHECK_GE_U64 (emit, 250000000u);
+  CHECK_LE_U64 (emit, 5000000000u);
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
+static void
+test_unattributed (void)
+{
+  char *file = tu_strf ("%s/ticks.emlat", tu_tmpdir ());
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"ticks", (char *)"3", (char *)"30", NULL };
+  if (start (file, argv) != 0)
+    return;
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  pv_print (&v);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 0);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_UNATTRIBUTED_OUTPUT), 3);
+  for (size_t k = 0; k < 3; k++)
+    {
+      const struct emlat_interaction *ix
+        = pv_nth (&v, EMLAT_ROOT_UNATTRIBUTED_OUTPUT, k);
+      uint64_t bytes = 0, t;
+      CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &bytes), "bytes");
+      CHECK_EQ_U64 (bytes, 6);
+      CHECK (!pv_time (&v, ix, EMLAT_T_INPUT_LATEST, &t, NULL),
+             "no input bounds without input");
+      CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_END, &t, NULL), "flush end");
+      CHECK_EQ_U64 (ix->status, EMLAT_STATUS_NORMAL);
+    }
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
+int
+main (void)
+{
+  test_stdio ();
+  test_backpressure ();
+  test_unattributed ();
+  TEST_DONE ();
+}
