@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_record.c -- `emlat record [-o FILE] -- CMD [ARGS...]`: run CMD on the
+ * user's terminal with libemlat-tty.so preloaded and tracing on, then say
+ * where the profile is and summarise its latencies in five lines.
+ *
+ * The library is found next to the emlat binary, then in ../lib relative to
+ * it (an installed layout), unless EMLAT_TTY_LIB names it.  The profile is
+ * FILE, or a new emlat-YYYYmmdd-HHMMSS-PID[-N].emlat in
+ * ${XDG_STATE_HOME:-~/.local/state}/emlat/ (created with mode 0700).  An
+ * existing file is never overwritten (-o with an existing FILE is a usage
+ * error; the library itself opens with O_EXCL).
+ *
+ * CMD runs in emlat's process group, in the foreground, as `time` runs it:
+ * emlat ignores SIGINT and SIGQUIT while CMD runs so that ^C reaches CMD
+ * alone.  Exit status: CMD's; 128 + N when CMD died of signal N; 127 when
+ * CMD could not be run; 2 for usage errors.
+ */
+#include "cli/cli.h"
+#include "emlat/emlat_reader.h"
+#include "tty/statedir.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void
+record_usage (FILE *f)
+{
+  fprintf (f,
+           "usage: emlat record [-o FILE] -- CMD [ARGS...]\n"
+           "\n"
+           "Run CMD on this terminal with the interposition library\n"
+           "(libemlat-tty.so) preloaded, record its terminal input and\n"
+           "output latencies, and print a summary when it exits.\n"
+           "\n"
+           "  -o FILE     write the profile to FILE (must not exist); default:\n"
+           "              a new file in ${XDG_STATE_HOME:-~/.local/state}/emlat/\n"
+           "  --help      this text\n"
+           "  --version   the version\n"
+           "\n"
+           "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE, LD_PRELOAD.\n"
+           "Set EMLAT_OBSERVER=1 for the readiness observer thread and\n"
+           "EMLAT_TRACE_CHILDREN=1 to trace programs CMD executes.\n"
+           "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
+           "could not be run, 2 for invalid arguments.\n");
+}
+
+/* The library: EMLAT_TTY_LIB, else beside the binary, else ../lib. */
+static int
+record_find_lib (char *out, size_t n)
+{
+  const char *env = getenv ("EMLAT_TTY_LIB");
+  if (env && *env)
+    {
+      snprintf (out, n, "%s", env);
+      return access (out, R_OK) == 0 ? 0 : -1;
+    }
+  char exe[PATH_MAX];
+  ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0)
+    return -1;
+  exe[len] = '\0';
+  char *slash = strrchr (exe, '/');
+  if (!slash)
+    return -1;
+  *slash = '\0';
+  static const char *const rel[] = { "libemlat-tty.so",
+                                     "../lib/libemlat-tty.so" };
+  for (size_t i = 0; i < 2; i++)
+    {
+      int w = snprintf (out, n, "%s/%s", exe, rel[i]);
+      if (w > 0 && (size_t)w < n && access (out, R_OK) == 0)
+        {
+          char *real = realpath (out, NULL);
+          if (real && strlen (real) < n)
+            strcpy (out, real);
+          free (real);
+          return 0;
+        }
+    }
+  return -1;
+}
+
+/* A new default profile path.  0 or -errno. */
+static int
+record_default_path (char *out, size_t n)
+{
+  char dir[PATH_MAX];
+  int rc = emlat_state_dir (dir, sizeof dir);
+  if (rc == 0)
+    rc = emlat_mkdir_p (dir);
+  if (rc != 0)
+    return rc;
+  time_t now = time (NULL);
+  struct tm tm;
+  localtime_r (&now, &tm);
+  char stamp[32];
+  strftime (stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  for (int k = 0; k < 1000; k++)
+    {
+      int w = k ? snprintf (out, n, "%s/emlat-%s-%ld-%d.emlat", dir, stamp,
+                            (long)getpid (), k)
+                : snprintf (out, n, "%s/emlat-%s-%ld.emlat", dir, stamp,
+                            (long)getpid ());
+      if (w < 0 || (size_t)w >= n)
+        return -ENAMETOOLONG;
+      struct stat st;
+      if (lstat (out, &st) != 0 && errno == ENOENT)
+        return 0;
+    }
+  return -EEXIST;
+}
+
+static int
+record_cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* "median 1.23 ms  p90 ...  p99 ...  max ..." of V[0..N), sorted here. */
+static void
+record_dist (const char *label, uint64_t *v, size_t n)
+{
+  if (n == 0)
+    {
+      printf ("  %-22s no samples\n", label);
+      return;
+    }
+  qsort (v, n, sizeof *v, record_cmp_u64);
+  double q[4] = { 0.5, 0.9, 0.99, 1.0 };
+  double ms[4];
+  for (int i = 0; i < 4; i++)
+    {
+      size_t k = (size_t)(q[i] * (double)(n - 1) + 0.5);
+      ms[i] = (double)v[k] / 1e6;
+    }
+  printf ("  %-22s median %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms"
+          "  (n=%zu)\n",
+          label, ms[0], ms[1], ms[2], ms[3], n);
+}
+
+/* The five-line summary of PATH (reader API). */
+static void
+record_summary (const char *path)
+{
+  struct emlat_profile *p = NULL;
+  const char *paths[1] = { path };
+  if (emlat_profile_load (paths, 1, NULL, 0, &p) != 0 || !p)
+    {
+      emlat_cli_error (path, UINT64_MAX, "cannot read the profile");
+      return;
+    }
+  size_t n;
+  const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
+  uint64_t *lo = calloc (n + 1, sizeof *lo), *hi = calloc (n + 1, sizeof *hi);
+  uint64_t *emit = calloc (n + 1, sizeof *emit);
+  size_t nlo = 0, nhi = 0, nemit = 0, cmds = 0, silent = 0, unattr = 0;
+  if (!lo || !hi || !emit)
+    {
+      emlat_cli_error (path, UINT64_MAX, "out of memory");
+      goto out;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t d;
+      if (ix[i].root_kind == EMLAT_ROOT_UNATTRIBUTED_OUTPUT)
+        unattr++;
+      if (ix[i].root_kind != EMLAT_ROOT_TTY_COMMAND)
+        continue;
+      cmds++;
+      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_INPUT_LATEST,
+                                     EMLAT_T_FLUSH_END, &d))
+        lo[nlo++] = d;
+      else
+        silent++;
+      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_INPUT_EARLIEST,
+                                     EMLAT_T_FLUSH_END, &d))
+        hi[nhi++] = d;
+      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_OUTPUT_BEGIN,
+                                     EMLAT_T_FLUSH_END, &d))
+        emit[nemit++] = d;
+    }
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  printf ("  %-22s %zu (%zu with terminal output, %zu without)\n",
+          "terminal commands", cmds, cmds - silent, silent);
+  record_dist ("input to flush (min)", lo, nlo);
+  record_dist ("input to flush (max)", hi, nhi);
+  record_dist ("tty emit", emit, nemit);
+  printf ("  %-22s %zu interactions; %llu records lost; %s\n",
+          "unattributed output", unattr, (unsigned long long)t->lost_records,
+          t->clean_stop ? "stopped cleanly" : "not stopped cleanly");
+out:
+  free (lo);
+  free (hi);
+  free (emit);
+  emlat_profile_free (p);
+}
+
+static int
+record_run (int argc, char **argv)
+{
+  const char *out_file = NULL;
+  int i = 1;
+  for (; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0)
+        {
+          record_usage (stdout);
+          return EMLAT_EXIT_OK;
+        }
+      if (strcmp (a, "--version") == 0)
+        {
+          emlat_cli_version ("record");
+          return EMLAT_EXIT_OK;
+        }
+      if (strcmp (a, "-o") == 0 && i + 1 < argc)
+        {
+          out_file = argv[++i];
+          continue;
+        }
+      if (a[0] == '-')
+        {
+          emlat_cli_error (NULL, UINT64_MAX, "record: unknown option '%s'", a);
+          record_usage (stderr);
+          return EMLAT_EXIT_USAGE;
+        }
+      break;
+    }
+  if (i >= argc)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "record: no command given");
+      record_usage (stderr);
+      return EMLAT_EXIT_USAGE;
+    }
+  char lib[PATH_MAX];
+  if (record_find_lib (lib, sizeof lib) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX,
+                       "record: libemlat-tty.so not found next to emlat, in "
+                       "../lib, or in EMLAT_TTY_LIB");
+      return EMLAT_EXIT_USAGE;
+    }
+  char path[PATH_MAX];
+  if (out_file)
+    {
+      struct stat st;
+      if (lstat (out_file, &st) == 0)
+        {
+          emlat_cli_error (out_file, UINT64_MAX,
+                           "exists; emlat record never overwrites");
+          return EMLAT_EXIT_USAGE;
+        }
+      if (strlen (out_file) >= sizeof path)
+        {
+          emlat_cli_error (out_file, UINT64_MAX, "name too long");
+          return EMLAT_EXIT_USAGE;
+        }
+      strcpy (path, out_file);
+    }
+  else
+    {
+      int rc = record_default_path (path, sizeof path);
+      if (rc != 0)
+        {
+          emlat_cli_error (NULL, UINT64_MAX,
+                           "record: no profile directory: %s", strerror (-rc));
+          return EMLAT_EXIT_FAIL;
+        }
+    }
+
+  fflush (NULL);
+  struct sigaction ign, old_int, old_quit;
+  memset (&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction (SIGINT, &ign, &old_int);
+  sigaction (SIGQUIT, &ign, &old_quit);
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "record: fork: %s", strerror (errno));
+      return EMLAT_EXIT_FAIL;
+    }
+  if (pid == 0)
+    {
+      sigaction (SIGINT, &old_int, NULL);
+      sigaction (SIGQUIT, &old_quit, NULL);
+      const char *pre = getenv ("LD_PRELOAD");
+      char *val = NULL;
+      if (pre && *pre)
+        {
+          size_t len = strlen (lib) + strlen (pre) + 2;
+          val = malloc (len);
+          if (val)
+            snprintf (val, len, "%s:%s", lib, pre);
+        }
+      setenv ("LD_PRELOAD", val ? val : lib, 1);
+      setenv ("EMLAT_TRACE", "1", 1);
+      setenv ("EMLAT_FILE", path, 1);
+      execvp (argv[i], argv + i);
+      fprintf (stderr, "emlat: record: %s: %s\n", argv[i], strerror (errno));
+      _exit (127);
+    }
+  int st = 0;
+  while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  sigaction (SIGINT, &old_int, NULL);
+  sigaction (SIGQUIT, &old_quit, NULL);
+  int code = WIFEXITED (st) ? WEXITSTATUS (st)
+             : WIFSIGNALED (st) ? 128 + WTERMSIG (st)
+                                : EMLAT_EXIT_FAIL;
+
+  struct stat pst;
+  if (stat (path, &pst) != 0)
+    {
+      fprintf (stderr,
+               "emlat: record: no profile was written (is %s dynamically "
+               "linked?)\n",
+               argv[i]);
+      return code;
+    }
+  printf ("emlat: profile: %s\n", path);
+  record_summary (path);
+  fflush (stdout);
+  return code;
+}
+
+EMLAT_VERB (record_verb, "record",
+            "run a terminal program with the interposition library, summarise",
+            record_run)
