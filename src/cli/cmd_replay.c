@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_replay.c -- `emlat replay`: run a command in a pseudo-terminal, send it
+ * a timed workload, measure each keystroke's time to first output and to
+ * quiescence from the master side, write those observations into an .emlat
+ * profile and print a summary.  docs/REPLAY.md is the user documentation.
+ *
+ * Exit codes: 0 the workload ran to its end (whatever CMD's own status);
+ * 1 it did not (CMD ended early, --timeout, a wait timed out, interrupted,
+ * a terminal error) or the profile could not be written completely; 2
+ * invalid arguments, a script error, an unusable output path, or a CMD that
+ * cannot be started.
+ *
+ * Privacy: the profile's SESSION metadata holds the driver's settings, the
+ * workload name, the window size and TERM; never the typed text, a script's
+ * name or contents, CMD, its arguments or any path.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/replay_measure.h"
+#include "cli/replay_pty.h"
+#include "cli/replay_run.h"
+#include "cli/replay_script.h"
+#include "cli/replay_term.h"
+#include "cli/replay_workload.h"
+#include "emlat/emlat.h"
+
+extern char **environ;
+
+#define MS (1000000ull)
+#define SEC (1000000000ull)
+
+struct opts
+{
+  const char *workload, *script, *out, *term, *tsv, *make_file;
+  unsigned rows, cols, wpm, keys;
+  uint64_t lines;
+  int interpose, print_script;
+  struct replay_config cfg;
+};
+
+static void usage (FILE *f)
+{
+  fprintf (f,
+    "usage: emlat replay [--workload NAME | --script FILE] [OPTIONS] -- CMD [ARGS...]\n"
+    "       emlat replay --make-file PATH [--lines N]\n"
+    "       emlat replay --workload NAME --print-script\n"
+    "\n"
+    "Run CMD in a pseudo-terminal, type a workload into it with exact timing,\n"
+    "and measure from outside each keystroke's time to first output and to\n"
+    "output quiescence.  The observations go into an .emlat profile.\n"
+    "\n"
+    "workload:\n"
+    "  --workload NAME   typing (default), paging, editing or resize\n"
+    "  --script FILE     a script (format in docs/REPLAY.md)\n"
+    "  --keys N          keystrokes of a built-in workload (resizes for resize)\n"
+    "  --wpm N           typing speed, words (5 characters) per minute; 60\n"
+    "  --print-script    print the built-in workload as a script and exit\n"
+    "terminal:\n"
+    "  --rows R --cols C window size; 24x80\n"
+    "  --term TERM       TERM for CMD; xterm-256color\n"
+    "  --interpose       preload libemlat-tty.so into CMD (its profile goes\n"
+    "                    to FILE with .emlat replaced by .tty.emlat)\n"
+    "timing (a number is milliseconds unless it has a unit: 2s, 500ms):\n"
+    "  --quiet T         output gap that defines quiescence; 50ms\n"
+    "  --settle T        start-up is over after this much quiet; 300ms\n"
+    "  --settle-max T    ... or after this long anyway; 10s\n"
+    "  --linger T        after the workload, let CMD exit by itself; 500ms\n"
+    "  --grace T         between hangup, SIGTERM and SIGKILL; 2s\n"
+    "  --timeout SECS    whole run, then SIGTERM and SIGKILL; 600\n"
+    "output:\n"
+    "  -o FILE           profile (never overwritten); default a new file in\n"
+    "                    $XDG_STATE_HOME/emlat (~/.local/state/emlat)\n"
+    "  --tsv FILE        one line per measured send (timings only)\n"
+    "\n"
+    "Exit codes: 0 the workload ran to its end; 1 it did not (CMD ended\n"
+    "early, timeout, a wait timed out, interrupted) or the profile had a\n"
+    "write error; 2 invalid arguments, script error, or CMD cannot start.\n");
+}
+
+/* A time argument: a number in DEFAULT_UNIT ("ms" or "s"), or a duration
+   with its unit. */
+static int parse_time (const char *arg, const char *default_unit, uint64_t *ns)
+{
+  char buf[64];
+  size_t n = strlen (arg);
+  if (n == 0 || n > 40)
+    return -1;
+  if (arg[n - 1] >= '0' && arg[n - 1] <= '9')
+    {
+      snprintf (buf, sizeof buf, "%s%s", arg, default_unit);
+      return replay_parse_duration (buf, strlen (buf), ns);
+    }
+  return replay_parse_duration (arg, n, ns);
+}
+
+static int parse_unsigned (const char *arg, unsigned long max, unsigned long *v)
+{
+  char *end;
+  errno = 0;
+  if (arg[0] < '0' || arg[0] > '9')
+    return -1;
+  unsigned long x = strtoul (arg, &end, 10);
+  if (errno || *end || x > max)
+    return -1;
+  *v = x;
+  return 0;
+}
+
+static int valid_term (const char *t)
+{
+  size_t n = strlen (t);
+  if (n == 0 || n > 64)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!((t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z')
+          || (t[i] >= '0' && t[i] <= '9') || strchr ("._+-", t[i])))
+      return 0;
+  return 1;
+}
+
+enum {
+  O_WORKLOAD = 256, O_SCRIPT, O_ROWS, O_COLS, O_INTERPOSE, O_TERM, O_TIMEOUT,
+  O_QUIET, O_SETTLE, O_SETTLE_MAX, O_LINGER, O_GRACE, O_WPM, O_KEYS, O_TSV,
+  O_MAKE_FILE, O_LINES, O_PRINT, O_HELP, O_VERSION
+};
+
+static int parse_args (int argc, char **argv, struct opts *o, int *cmd_at)
+{
+  static const struct option longopts[] = {
+    { "workload", required_argument, 0, O_WORKLOAD },
+    { "script", required_argument, 0, O_SCRIPT },
+    { "rows", required_argument, 0, O_ROWS },
+    { "cols", required_argument, 0, O_COLS },
+    { "interpose", no_argument, 0, O_INTERPOSE },
+    { "term", required_argument, 0, O_TERM },
+    { "timeout", required_argument, 0, O_TIMEOUT },
+    { "quiet", required_argument, 0, O_QUIET },
+    { "settle", required_argument, 0, O_SETTLE },
+    { "settle-max", required_argument, 0, O_SETTLE_MAX },
+    { "linger", required_argument, 0, O_LINGER },
+    { "grace", required_argument, 0, O_GRACE },
+    { "wpm", required_argument, 0, O_WPM },
+    { "keys", required_argument, 0, O_KEYS },
+    { "tsv", required_argument, 0, O_TSV },
+    { "make-file", required_argument, 0, O_MAKE_FILE },
+    { "lines", required_argument, 0, O_LINES },
+    { "print-script", no_argument, 0, O_PRINT },
+    { "help", no_argument, 0, O_HELP },
+    { "version", no_argument, 0, O_VERSION },
+    { 0, 0, 0, 0 }
+  };
+  unsigned long v;
+  int c;
+  optind = 0; /* full re-initialisation (glibc) */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+o:h", longopts, NULL)) != -1)
+    {
+      const char *a = optarg;
+      int bad = 0;
+      switch (c)
+        {
+        case O_WORKLOAD: o->workload = a; break;
+        case O_SCRIPT: o->script = a; break;
+        case O_ROWS:
+          bad = parse_unsigned (a, 9999, &v) || v == 0;
+          o->rows = (unsigned)v;
+          break;
+        case O_COLS:
+          bad = parse_unsigned (a, 9999, &v) || v == 0;
+          o->cols = (unsigned)v;
+          break;
+        case O_INTERPOSE: o->interpose = 1; break;
+        case O_TERM: o->term = a; bad = !valid_term (a); break;
+        case O_TIMEOUT:
+          bad = parse_time (a, "s", &o->cfg.timeout_ns) || o->cfg.timeout_ns == 0;
+          break;
+        case O_QUIET:
+          bad = parse_time (a, "ms", &o->cfg.quiet_ns) || o->cfg.quiet_ns == 0;
+          break;
+        case O_SETTLE: bad = parse_time (a, "ms", &o->cfg.settle_ns); break;
+        case O_SETTLE_MAX: bad = parse_time (a, "ms", &o->cfg.settle_max_ns); break;
+        case O_LINGER: bad = parse_time (a, "ms", &o->cfg.linger_ns); break;
+        case O_GRACE: bad = parse_time (a, "ms", &o->cfg.grace_ns); break;
+        case O_WPM:
+          bad = parse_unsigned (a, REPLAY_MAX_WPM, &v) || v == 0;
+          o->wpm = (unsigned)v;
+          break;
+        case O_KEYS:
+          bad = parse_unsigned (a, 1000000, &v) || v == 0;
+          o->keys = (unsigned)v;
+          break;
+        case O_TSV: o->tsv = a; break;
+        case O_MAKE_FILE: o->make_file = a; break;
+        case O_LINES:
+          bad = parse_unsigned (a, 100000000, &v) || v == 0;
+          o->lines = v;
+          break;
+        case O_PRINT: o->print_script = 1; break;
+        case 'o': o->out = a; break;
+        case 'h':
+        case O_HELP: usage (stdout); return 1;
+        case O_VERSION: emlat_cli_version ("replay"); return 1;
+        default:
+          emlat_cli_error (NULL, UINT64_MAX,
+                           "replay: unknown option or missing value: %s",
+                           argv[optind - 1]);
+          return -1;
+        }
+      if (bad)
+        {
+          emlat_cli_error (NULL, UINT64_MAX, "replay: bad value for %s: '%s'",
+                           argv[optind - 1][1] == '-' ? argv[optind - 1] : "-o",
+                           a);
+          return -1;
+        }
+    }
+  *cmd_at = optind;
+  return 0;
+}
+
+/* The default profile: a new file in the state directory. */
+static char *default_profile (void)
+{
+  const char *xdg = getenv ("XDG_STATE_HOME");
+  const char *home = getenv ("HOME");
+  char dir[PATH_MAX], *path;
+  if (xdg && xdg[0] == '/')
+    snprintf (dir, sizeof dir, "%s/emlat", xdg);
+  else if (home && home[0] == '/')
+    snprintf (dir, sizeof dir, "%s/.local/state/emlat", home);
+  else
+    return NULL;
+  for (char *s = dir + 1; *s; s++)
+    if (*s == '/')
+      {
+        *s = 0;
+        mkdir (dir, 0700);
+        *s = '/';
+      }
+  if (mkdir (dir, 0700) && errno != EEXIST)
+    return NULL;
+  time_t now = time (NULL);
+  struct tm tm;
+  char stamp[32];
+  localtime_r (&now, &tm);
+  strftime (stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  if (asprintf (&path, "%s/replay-%s-%ld.emlat", dir, stamp, (long)getpid ()) < 0)
+    return NULL;
+  return path;
+}
+
+/* FILE with a trailing ".emlat" replaced by ".tty.emlat". */
+static char *tty_profile (const char *file)
+{
+  size_t n = strlen (file);
+  char *s;
+  if (n > 6 && strcmp (file + n - 6, ".emlat") == 0)
+    n -= 6;
+  if (asprintf (&s, "%.*s.tty.emlat", (int)n, file) < 0)
+    return NULL;
+  return s;
+}
+
+/* The environment of CMD: ours without TERM, COLUMNS and LINES (a real
+   terminal window sets neither of the last two) plus TERM, and with
+   --interpose the preload variables. */
+static char **child_env (const char *term, const char *preload,
+                         const char *tty_file)
+{
+  size_t n = 0;
+  while (environ[n])
+    n++;
+  char **env = calloc (n + 5, sizeof *env);
+  const char *old_preload = NULL;
+  size_t k = 0;
+  if (!env)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *e = environ[i];
+      if (strncmp (e, "TERM=", 5) == 0 || strncmp (e, "COLUMNS=", 8) == 0
+          || strncmp (e, "LINES=", 6) == 0)
+        continue;
+      if (preload
+          && (strncmp (e, "EMLAT_TRACE=", 12) == 0
+              || strncmp (e, "EMLAT_FILE=", 11) == 0))
+        continue;
+      if (preload && strncmp (e, "LD_PRELOAD=", 11) == 0)
+        {
+          old_preload = e + 11;
+          continue;
+        }
+      env[k++] = (char *)e;
+    }
+  if (asprintf (&env[k++], "TERM=%s", term) < 0)
+    return NULL;
+  if (preload)
+    {
+      if (old_preload && old_preload[0])
+        {
+          if (asprintf (&env[k++], "LD_PRELOAD=%s:%s", preload, old_preload) < 0)
+            return NULL;
+        }
+      else if (asprintf (&env[k++], "LD_PRELOAD=%s", preload) < 0)
+        return NULL;
+      env[k++] = (char *)"EMLAT_TRACE=1";
+      if (asprintf (&env[k++], "EMLAT_FILE=%s", tty_file) < 0)
+        return NULL;
+    }
+  env[k] = NULL;
+  return env;
+}
+
+static char *preload_path (void)
+{
+  char exe[PATH_MAX];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  char *s;
+  if (n <= 0)
+    return NULL;
+  exe[n] = 0;
+  char *slash = strrchr (exe, '/');
+  if (!slash)
+    return NULL;
+  *slash = 0;
+  if (asprintf (&s, "%s/libemlat-tty.so", exe) < 0)
+    return NULL;
+  return s;
+}
+
+static void print_dist (const char *label, const struct replay_dist *d,
+                        const char *extra)
+{
+  if (!d->n)
+    {
+      printf ("  %-14s none measured%s\n", label, extra);
+      return;
+    }
+  printf ("  %-14s median %.3f ms, p90 %.3f ms, p99 %.3f ms "
+          "(min %.3f, max %.3f, n=%zu)%s\n",
+          label, d->median / 1e6, d->p90 / 1e6, d->p99 / 1e6, d->min / 1e6,
+          d->max / 1e6, d->n, extra);
+}
+
+static const char *sig_name (int sig)
+{
+  const char *s = sigabbrev_np (sig);
+  return s ? s : "?";
+}
+
+static const char *why_text (enum replay_why w)
+{
+  switch (w)
+    {
+    case REPLAY_END_COMPLETED: return "completed";
+    case REPLAY_END_CMD_EXITED: return "CMD ended before the workload finished";
+    case REPLAY_END_TIMEOUT: return "timeout";
+    case REPLAY_END_WAIT_FAILED: return "wait timed out";
+    case REPLAY_END_INTERRUPTED: return "interrupted";
+    case REPLAY_END_IO_ERROR: return "terminal error";
+    }
+  return "?";
+}
+
+/* "nothing", "hangup", "hangup, SIGTERM", "SIGTERM, SIGKILL", ... */
+static void print_sent (const struct replay_result *r)
+{
+  const char *sep = "";
+  printf ("; the driver sent ");
+  if (!r->sent_hangup && !r->sent_term && !r->sent_kill)
+    printf ("nothing");
+  if (r->sent_hangup)
+    printf ("%shangup", sep), sep = ", ";
+  if (r->sent_term)
+    printf ("%sSIGTERM", sep), sep = ", ";
+  if (r->sent_kill)
+    printf ("%sSIGKILL", sep);
+  printf ("\n");
+}
+
+static void summary (const struct opts *o, const char *name,
+                     const struct replay_script *s, const struct replay_term *t,
+                     const struct replay_measure *m, const struct replay_result *r,
+                     const char *profile, int profile_rc)
+{
+  struct replay_dist first, quiet, late;
+  size_t nq = 0, nsup = 0, nsilent = 0, nunf = 0, measured = 0;
+  char extra[64];
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const struct replay_obs *ob = &m->v[i];
+      if (!ob->t_send)
+        continue;
+      measured++;
+      if (ob->state == REPLAY_OBS_SUPERSEDED)
+        nsup++;
+      else if (ob->state == REPLAY_OBS_UNFINISHED)
+        nunf++;
+      else if (!ob->t_first)
+        nsilent++;
+      else
+        nq++;
+    }
+  replay_measure_dist (m, REPLAY_M_FIRST, &first);
+  replay_measure_dist (m, REPLAY_M_QUIET, &quiet);
+  replay_measure_dist (m, REPLAY_M_LATENESS, &late);
+
+  printf ("emlat replay: workload %s, %ux%u, TERM=%s\n", name, o->rows, o->cols,
+          o->term);
+  printf ("  keystrokes:    %zu planned, %llu sent, %zu measured "
+          "(%zu quiet, %zu superseded, %zu silent, %zu unfinished)\n",
+          s->keystrokes, (unsigned long long)r->keys_sent, measured, nq, nsup,
+          nsilent, nunf);
+  print_dist ("first output:", &first, "");
+  snprintf (extra, sizeof extra, " [quiet gap %.0f ms]", o->cfg.quiet_ns / 1e6);
+  print_dist ("quiescence:", &quiet, extra);
+  print_dist ("send lateness:", &late, "");
+  if (r->t_workload)
+    printf ("  start-up:      %s after %.1f ms\n",
+            r->settled ? "settled" : "did not settle, workload started",
+            (r->t_workload - r->t_spawn) / 1e6);
+  printf ("  terminal:      %llu queries answered (DA1 %llu, DA2 %llu, DSR %llu, "
+          "CPR %llu, window %llu, other %llu); %llu output bytes, "
+          "%llu unattributed\n",
+          (unsigned long long)replay_term_answered (t),
+          (unsigned long long)t->answered[REPLAY_Q_DA1],
+          (unsigned long long)t->answered[REPLAY_Q_DA2],
+          (unsigned long long)t->answered[REPLAY_Q_DSR],
+          (unsigned long long)t->answered[REPLAY_Q_CPR],
+          (unsigned long long)t->answered[REPLAY_Q_WINOPS],
+          (unsigned long long)(t->answered[REPLAY_Q_XTVERSION]
+                               + t->answered[REPLAY_Q_DECRQM]
+                               + t->answered[REPLAY_Q_COLOR]
+                               + t->answered[REPLAY_Q_DCS]),
+          (unsigned long long)m->output_bytes,
+          (unsigned long long)m->unattributed_bytes);
+  printf ("  result:        %s", why_text (r->why));
+  if (r->why == REPLAY_END_TIMEOUT)
+    printf (" after %.1f s", o->cfg.timeout_ns / 1e9);
+  if (r->why != REPLAY_END_COMPLETED)
+    {
+      printf (" (%zu of %zu steps", r->steps_done, r->steps_total);
+      if (r->failed_line && o->script)
+        printf (", stopped at line %u", r->failed_line);
+      printf (")");
+    }
+  if (r->io_errno)
+    printf (": %s", strerror (r->io_errno));
+  printf ("\n");
+  if (!r->reaped)
+    printf ("  cmd:           not reaped\n");
+  else
+    {
+      if (WIFEXITED (r->wait_status))
+        printf ("  cmd:           exited with status %d",
+                WEXITSTATUS (r->wait_status));
+      else
+        printf ("  cmd:           killed by SIG%s",
+                sig_name (WTERMSIG (r->wait_status)));
+      print_sent (r);
+    }
+  printf ("  duration:      %.3f s\n", (r->t_end - r->t_spawn) / 1e9);
+  if (profile_rc)
+    printf ("  profile:       %s (write error: %s)\n", profile,
+            strerror (-profile_rc));
+  else
+    printf ("  profile:       %s\n", profile);
+}
+
+static int write_tsv (const char *path, const struct replay_measure *m)
+{
+  FILE *f = fopen (path, "wx");
+  if (!f)
+    return -errno;
+  fprintf (f, "# index\tkind\tlateness_ns\tfirst_output_ns\tquiescent_ns"
+              "\tout_bytes\tsent_bytes\tstate\n");
+  static const char *const states[] = { "open", "quiet", "superseded",
+                                        "unfinished" };
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const struct replay_obs *o = &m->v[i];
+      if (!o->t_send)
+        continue;
+      fprintf (f, "%zu\t%s\t%llu\t", i + 1, o->resize ? "resize" : "key",
+               (unsigned long long)(o->t_send > o->t_sched ? o->t_send - o->t_sched : 0));
+      if (o->t_first)
+        fprintf (f, "%llu\t", (unsigned long long)(o->t_first - o->t_send));
+      else
+        fprintf (f, "-\t");
+      if (o->t_first && o->state == REPLAY_OBS_QUIET)
+        fprintf (f, "%llu\t", (unsigned long long)(o->t_last - o->t_send));
+      else
+        fprintf (f, "-\t");
+      fprintf (f, "%llu\t%u\t%s\n", (unsigned long long)o->out_bytes,
+               o->sent_bytes,
+               o->state == REPLAY_OBS_QUIET && !o->t_first ? "silent"
+                                                           : states[o->state & 3]);
+    }
+  int e = ferror (f) ? EIO : 0;
+  if (fclose (f) && !e)
+    e = errno;
+  return -e;
+}
+
+static int build_script (const struct opts *o, const char *name,
+                         struct replay_script *s)
+{
+  struct replay_script_defaults d = { o->wpm, 200 * MS, 10 * SEC };
+  unsigned line = 0;
+  char err[256] = "";
+  if (o->script)
+    {
+      if (replay_script_load (s, o->script, &d, &line, err, sizeof err))
+        {
+          if (line)
+            fprintf (stderr, "emlat: %s:%u: %s\n", o->script, line, err);
+          else
+            fprintf (stderr, "emlat: %s: %s\n", o->script, err);
+          return -1;
+        }
+      if (s->keystrokes == 0 && s->n == 0)
+        {
+          fprintf (stderr, "emlat: %s: the script has no steps\n", o->script);
+          return -1;
+        }
+      return 0;
+    }
+  struct replay_workload_params p = { o->keys, o->wpm, o->rows, o->cols };
+  if (!p.keys)
+    p.keys = replay_workload_default_keys (name);
+  char *text = replay_workload_script (name, &p);
+  if (!text)
+    {
+      emlat_cli_error (NULL, UINT64_MAX,
+                       "replay: unknown workload '%s' (typing, paging, editing, resize)",
+                       name);
+      return -1;
+    }
+  int rc = replay_script_parse (s, text, strlen (text), &d, &line, err, sizeof err);
+  if (rc == 0 && o->print_script)
+    fputs (text, stdout);
+  free (text);
+  if (rc)
+    fprintf (stderr, "emlat: workload %s:%u: %s\n", name, line, err);
+  return rc;
+}
+
+static int run_replay (int argc, char **argv)
+{
+  struct opts o;
+  int cmd_at = 0, rc;
+  memset (&o, 0, sizeof o);
+  o.rows = 24;
+  o.cols = 80;
+  o.wpm = 60;
+  o.term = "xterm-256color";
+  o.lines = 100000;
+  o.cfg.quiet_ns = 50 * MS;
+  o.cfg.settle_ns = 300 * MS;
+  o.cfg.settle_max_ns = 10 * SEC;
+  o.cfg.linger_ns = 500 * MS;
+  o.cfg.grace_ns = 2 * SEC;
+  o.cfg.timeout_ns = 600 * SEC;
+
+  rc = parse_args (argc, argv, &o, &cmd_at);
+  if (rc > 0)
+    return EMLAT_EXIT_OK;
+  if (rc < 0)
+    return EMLAT_EXIT_USAGE;
+  o.cfg.rows = o.rows;
+  o.cfg.cols = o.cols;
+  o.cfg.drain_max_ns = 5 * SEC > o.cfg.quiet_ns * 4 ? 5 * SEC : o.cfg.quiet_ns * 4;
+
+  if (o.make_file)
+    {
+      if (cmd_at < argc)
+        {
+          emlat_cli_error (NULL, UINT64_MAX, "replay: --make-file takes no command");
+          return EMLAT_EXIT_USAGE;
+        }
+      int e = replay_make_file (o.make_file, o.lines);
+      if (e)
+        {
+          emlat_cli_error (o.make_file, UINT64_MAX, "%s", strerror (-e));
+          return EMLAT_EXIT_USAGE;
+        }
+      printf ("emlat replay: wrote %llu lines to %s\n",
+              (unsigned long long)o.lines, o.make_file);
+      return EMLAT_EXIT_OK;
+    }
+  if (o.workload && o.script)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "replay: give --workload or --script, not both");
+      return EMLAT_EXIT_USAGE;
+    }
+  const char *name = o.script ? "script" : o.workload ? o.workload : "typing";
+  struct replay_script script = { 0 };
+  if (build_script (&o, name, &script))
+    {
+      replay_script_free (&script);
+      return EMLAT_EXIT_USAGE;
+    }
+  if (o.print_script)
+    {
+      replay_script_free (&script);
+      return EMLAT_EXIT_OK;
+    }
+  if (cmd_at >= argc)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "replay: no command (emlat replay [OPTIONS] -- CMD [ARGS...])");
+      replay_script_free (&script);
+      return EMLAT_EXIT_USAGE;
+    }
+
+  int exit_code = EMLAT_EXIT_USAGE;
+  char *profile = o.out ? strdup (o.out) : default_profile ();
+  char *preload = NULL, *tty_file = NULL;
+  char **env = NULL;
+  if (!profile)
+    {
+      emlat_cli_error (NULL, UINT64_MAX,
+                       "replay: no state directory for the profile; give -o FILE");
+      goto out;
+    }
+  if (o.interpose)
+    {
+      preload = preload_path ();
+      tty_file = tty_profile (profile);
+      if (!preload || access (preload, R_OK) != 0)
+        {
+          emlat_cli_error (preload, UINT64_MAX,
+                           "replay: --interpose needs libemlat-tty.so next to the emlat binary");
+          goto out;
+        }
+    }
+  env = child_env (o.term, preload, tty_file);
+  if (!env)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "replay: out of memory");
+      goto out;
+    }
+  /* Before the recorder's writer thread exists, so it inherits the mask. */
+  if (replay_run_block_signals ())
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "replay: cannot set up signals");
+      goto out;
+    }
+
+  char ver[64];
+  snprintf (ver, sizeof ver, "emlat replay %s", EMLAT_VERSION_STRING);
+  struct emlat_meta meta[] = {
+    { "replay.driver", EMLAT_META_STR, 0, 0, ver, strlen (ver) },
+    { "replay.workload", EMLAT_META_STR, 0, 0, name, strlen (name) },
+    { "replay.rows", EMLAT_META_UINT, o.rows, 0, NULL, 0 },
+    { "replay.cols", EMLAT_META_UINT, o.cols, 0, NULL, 0 },
+    { "replay.term", EMLAT_META_STR, 0, 0, o.term, strlen (o.term) },
+    { "replay.wpm", EMLAT_META_UINT, o.wpm, 0, NULL, 0 },
+    { "replay.keystrokes_planned", EMLAT_META_UINT, script.keystrokes, 0, NULL, 0 },
+    { "replay.quiet_ns", EMLAT_META_UINT, o.cfg.quiet_ns, 0, NULL, 0 },
+    { "replay.settle_ns", EMLAT_META_UINT, o.cfg.settle_ns, 0, NULL, 0 },
+    { "replay.timeout_ns", EMLAT_META_UINT, o.cfg.timeout_ns, 0, NULL, 0 },
+    { "replay.grace_ns", EMLAT_META_UINT, o.cfg.grace_ns, 0, NULL, 0 },
+    { "replay.interpose", EMLAT_META_UINT, (uint64_t)o.interpose, 0, NULL, 0 },
+    { "replay.identity", EMLAT_META_STR, 0, 0, "da1=62;22 da2=1;10;0", 20 },
+  };
+  struct emlat_options eo;
+  memset (&eo, 0, sizeof eo);
+  eo.path = profile;
+  eo.meta = meta;
+  eo.n_meta = sizeof meta / sizeof meta[0];
+  rc = emlat_start (&eo);
+  if (rc)
+    {
+      emlat_cli_error (profile, UINT64_MAX, "cannot start the profile: %s",
+                       strerror (-rc));
+      goto out;
+    }
+
+  struct replay_pty pty;
+  char err[256];
+  if (replay_pty_spawn (&pty, argv + cmd_at, env, o.rows, o.cols, err, sizeof err))
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "replay: %s", err);
+      emlat_stop ();
+      unlink (profile);
+      goto out;
+    }
+
+  static struct replay_term term; /* 66 KiB: not on the stack */
+  struct replay_measure m;
+  struct replay_result r;
+  replay_term_init (&term, o.rows, o.cols);
+  replay_measure_init (&m, o.cfg.quiet_ns);
+  replay_run (&o.cfg, &script, &pty, &term, &m, &r);
+  replay_pty_hangup (&pty);
+  int stop_rc = emlat_stop ();
+
+  summary (&o, name, &script, &term, &m, &r, profile, stop_rc);
+  exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK
+                                                            : EMLAT_EXIT_FAIL;
+  if (o.tsv)
+    {
+      int e = write_tsv (o.tsv, &m);
+      if (e)
+        {
+          emlat_cli_error (o.tsv, UINT64_MAX, "%s", strerror (-e));
+          exit_code = EMLAT_EXIT_FAIL;
+        }
+    }
+  if (o.interpose)
+    printf ("  cmd profile:   %s\n", tty_file);
+  replay_measure_free (&m);
+
+out:
+  replay_script_free (&script);
+  if (env)
+    {
+      /* Only the entries we allocated follow the inherited ones. */
+      size_t i = 0;
+      while (env[i])
+        i++;
+      size_t own = 1 + (preload ? 3 : 0);
+      for (size_t k = i - own; k < i; k++)
+        if (strncmp (env[k], "EMLAT_TRACE=", 12) != 0)
+          free (env[k]);
+      free (env);
+    }
+  free (preload);
+  free (tty_file);
+  free (profile);
+  return exit_code;
+}
+
+EMLAT_VERB (replay_verb, "replay",
+            "run a command in a pseudo-terminal, type a workload, measure",
+            run_replay)
