@@ -107,7 +107,8 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
       emlat_vec_free (NULL, &f.counters, 0);
       return f.err;
     }
-  qsort (f.spans.p, f.spans.n, sizeof (struct emlat_span), cmp_start);
+  if (f.spans.n > 1)
+    qsort (f.spans.p, f.spans.n, sizeof (struct emlat_span), cmp_start);
   set->spans = f.spans.p;
   set->n = f.spans.n;
   set->counters = f.counters.p;

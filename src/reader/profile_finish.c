@@ -100,7 +100,8 @@ static void finish_interactions (struct emlat_profile *p)
   p->ix.n = keep;
   emlat_vec_free (&p->budget, &p->aggs, sizeof (struct emlat_agg_node));
   p->aggs = out;
-  qsort (p->ix.p, p->ix.n, sizeof (struct emlat_interaction), cmp_ix);
+  if (p->ix.n > 1)
+    qsort (p->ix.p, p->ix.n, sizeof (struct emlat_interaction), cmp_ix);
   emlat_u64map_free (&p->ix_ids, &p->budget);
   p->totals.interactions = p->ix.n;
 }
@@ -127,7 +128,8 @@ static void finish_spans (struct emlat_profile *p)
   emlat_spanjoin_each_open (&p->join, on_incomplete, p);
   emlat_spanjoin_free (&p->join);
   struct emlat_span *s = p->spans.p;
-  qsort (s, p->spans.n, sizeof *s, cmp_span);
+  if (p->spans.n > 1)
+    qsort (s, p->spans.n, sizeof *s, cmp_span);
   for (size_t i = 1; i < p->spans.n; i++)
     if (s[i].id == s[i - 1].id)
       emlat_profile_diag (p, EMLAT_DIAG_DUPLICATE_SPAN, 0, UINT64_MAX, s[i].id, 0, "");
@@ -159,7 +161,8 @@ void emlat_profile_finish (struct emlat_profile *p)
 {
   finish_interactions (p);
   finish_spans (p);
-  qsort (p->strings.p, p->strings.n, sizeof (struct emlat_string_entry), cmp_string);
+  if (p->strings.n > 1)
+    qsort (p->strings.p, p->strings.n, sizeof (struct emlat_string_entry), cmp_string);
   emlat_u64map_free (&p->string_ids, &p->budget);
   dedupe_kv (p, &p->session);
   dedupe_kv (p, &p->stats);

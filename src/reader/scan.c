@@ -95,7 +95,8 @@ static int check_string_ids (struct scan *s)
 {
   uint64_t *ids = s->chunk_ids.p;
   size_t n = s->chunk_ids.n;
-  qsort (ids, n, sizeof *ids, cmp_u64);
+  if (n > 1)
+    qsort (ids, n, sizeof *ids, cmp_u64);
   for (size_t i = 0; i < n; i++)
     if ((i > 0 && ids[i] == ids[i - 1]) || emlat_u64map_get (&s->strings, ids[i]))
       return 1;

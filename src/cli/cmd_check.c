@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_check.c -- `emlat check FILE...`: is each recording readable, and
+ * what did reading it lose?
+ *
+ * Files are grouped by session UUID (a rotated set is checked as one
+ * session, F-81); each group is loaded with emlat_profile_load and judged:
+ *
+ *   valid                  every chunk read, nothing invalid or missing;
+ *   damaged but recovered  the file header is sound and reading kept what
+ *                          came before the damage (F-26), or skipped
+ *                          invalid chunks (F-27), or chunks/files are
+ *                          missing (F-23, F-81);
+ *   unreadable             no usable header, an I/O error, or a reader
+ *                          limit stopped the load.
+ *
+ * Exit: 0 all valid, 1 some damaged but recovered (none unreadable), 2
+ * some unreadable or a usage error.  Problems go to stderr through
+ * emlat_cli_error (file and offset); the summary goes to stdout, or one
+ * JSON object per set with --json.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "emlat/emlat_reader.h"
+#include "format/format.h"
+
+enum verdict { V_VALID = 0, V_DAMAGED = 1, V_UNREADABLE = 2 };
+
+static const char *verdict_name (enum verdict v)
+{
+  return v == V_VALID ? "valid" : v == V_DAMAGED ? "damaged but recovered" : "unreadable";
+}
+
+static const char *verdict_key (enum verdict v)
+{
+  return v == V_VALID ? "valid" : v == V_DAMAGED ? "damaged" : "unreadable";
+}
+
+static void uuid_str (const uint8_t *u, char out[37])
+{
+  static const char hex[] = "0123456789abcdef";
+  int k = 0;
+  for (int i = 0; i < 16; i++)
+    {
+      if (i == 4 || i == 6 || i == 8 || i == 10)
+        out[k++] = '-';
+      out[k++] = hex[u[i] >> 4];
+      out[k++] = hex[u[i] & 15];
+    }
+  out[k] = 0;
+}
+
+/* Diagnostics that mean data was lost or is untrustworthy. */
+static int is_damage (enum emlat_diag_kind k)
+{
+  switch (k)
+    {
+    case EMLAT_DIAG_DAMAGE:
+    case EMLAT_DIAG_INVALID_CHUNK:
+    case EMLAT_DIAG_SEQUENCE_GAP:
+    case EMLAT_DIAG_MISSING_SESSION:
+    case EMLAT_DIAG_EXTRA_SESSION:
+    case EMLAT_DIAG_ROTATION_MISSING:
+    case EMLAT_DIAG_ROTATION_DUPLICATE:
+    case EMLAT_DIAG_MIXED_SESSION:
+    case EMLAT_DIAG_START_MISMATCH:
+    case EMLAT_DIAG_DUPLICATE_COMPLETE:
+    case EMLAT_DIAG_DUPLICATE_SPAN:
+    case EMLAT_DIAG_STRING_CONFLICT:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+static enum verdict file_verdict (const struct emlat_file_summary *f)
+{
+  if (f->read_error || !f->scan.header_ok)
+    return V_UNREADABLE;
+  if (f->scan.stop == EMLAT_STOP_LIMIT)
+    return V_UNREADABLE;
+  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.chunks_invalid || f->scan.sequence_gaps
+      || f->scan.missing_session || f->scan.session_chunks > 1)
+    return V_DAMAGED;
+  return V_VALID;
+}
+
+static enum verdict set_verdict (const struct emlat_profile *p)
+{
+  size_t nf, nd;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  enum verdict v = V_VALID;
+  if (t->limit_hit)
+    return V_UNREADABLE;
+  for (size_t i = 0; i < nf; i++)
+    {
+      enum verdict fv = file_verdict (&f[i]);
+      if (fv > v)
+        v = fv;
+    }
+  for (size_t i = 0; i < nd && v == V_VALID; i++)
+    if (is_damage (d[i].kind))
+      v = V_DAMAGED;
+  return v;
+}
+
+static const struct emlat_diag *first_damage (const struct emlat_profile *p, uint32_t file)
+{
+  size_t nd;
+  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+  /* The stop of the file first: it is what lost the most. */
+  for (size_t i = 0; i < nd; i++)
+    if (d[i].file == file && d[i].kind == EMLAT_DIAG_DAMAGE)
+      return &d[i];
+  for (size_t i = 0; i < nd; i++)
+    if (d[i].file == file && is_damage (d[i].kind))
+      return &d[i];
+  return NULL;
+}
+
+/* D's message without its offset (emlat_cli_error prints that). */
+static void diag_text (const struct emlat_diag *d, char *buf, size_t n)
+{
+  struct emlat_diag c = *d;
+  c.offset = UINT64_MAX;
+  emlat_diag_format (&c, buf, n);
+}
+
+static void print_chunk_counts (const struct emlat_scan_result *s)
+{
+  printf ("  chunks %" PRIu64, s->chunks);
+  const char *sep = ": ";
+  for (unsigned t = 1; t <= EMLAT_CHUNK_TYPE_MAX_KNOWN; t++)
+    if (s->chunks_by_type[t])
+      {
+        printf ("%s%s %" PRIu64, sep, emlat_chunk_type_name (t), s->chunks_by_type[t]);
+        sep = ", ";
+      }
+  if (s->chunks_skipped)
+    printf ("%sskipped %" PRIu64, sep, s->chunks_skipped), sep = ", ";
+  if (s->chunks_experimental)
+    printf ("%sexperimental %" PRIu64, sep, s->chunks_experimental), sep = ", ";
+  if (s->chunks_invalid)
+    printf ("%sinvalid %" PRIu64, sep, s->chunks_invalid);
+  printf ("\n");
+}
+
+static void report_text (const struct emlat_profile *p, enum verdict v)
+{
+  size_t nf, nd;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  const struct emlat_file_header *h = emlat_profile_header (p);
+  char uuid[37] = "?";
+  if (h)
+    uuid_str (h->uuid, uuid);
+  if (nf > 1)
+    printf ("session %s (%zu files): %s\n", uuid, nf, verdict_name (v));
+  for (size_t i = 0; i < nf; i++)
+    {
+      const struct emlat_scan_result *s = &f[i].scan;
+      enum verdict fv = file_verdict (&f[i]);
+      printf ("%s: %s%s\n", f[i].path, f[i].ignored ? "ignored, " : "", verdict_name (fv));
+      if (f[i].read_error)
+        {
+          emlat_cli_error (f[i].path, UINT64_MAX, "%s", strerror (f[i].read_error));
+          continue;
+        }
+      if (!s->header_ok)
+        {
+          emlat_cli_error (f[i].path, s->stop_offset, "%s", emlat_stop_name (s->stop));
+          continue;
+        }
+      char fu[37];
+      uuid_str (s->header.uuid, fu);
+      printf ("  format %u.%u, session %s, rotation %" PRIu64 ", %" PRIu64 " bytes\n",
+              s->header.major, s->header.minor, fu, s->header.rotation, s->file_bytes);
+      print_chunk_counts (s);
+      printf ("  records %" PRIu64 "\n", s->records);
+      printf ("  losses: %" PRIu64 " LOSS records, %" PRIu64 " records lost\n",
+              s->loss_records, s->lost_records);
+      printf ("  stopped cleanly: %s\n", s->final_stats ? "yes (final STATS)"
+                                         : "no final STATS (crash, kill or still recording)");
+      const struct emlat_diag *dm = first_damage (p, (uint32_t)i);
+      if (dm)
+        {
+          char buf[256];
+          emlat_diag_format (dm, buf, sizeof buf);
+          printf ("  first damage: %s\n", buf);
+          if (s->stop != EMLAT_STOP_CLEAN)
+            printf ("  read %" PRIu64 " chunks before offset %" PRIu64 "\n", s->chunks,
+                    s->stop_offset);
+          diag_text (dm, buf, sizeof buf);
+          emlat_cli_error (f[i].path, dm->offset, "%s", buf);
+        }
+    }
+  printf ("  interactions %" PRIu64 " (%" PRIu64 " open); spans %" PRIu64 " (%" PRIu64
+          " unwound, %" PRIu64 " incomplete, %" PRIu64 " orphan ends); input batches %" PRIu64
+          "\n",
+          t->interactions, t->interactions_open, t->spans_complete, t->spans_unwound,
+          t->spans_incomplete, t->spans_orphan_end, t->input_batches);
+  for (size_t i = 0; i < nd; i++)
+    if (d[i].kind >= EMLAT_DIAG_ROTATION_MISSING && d[i].kind <= EMLAT_DIAG_START_MISMATCH)
+      {
+        char buf[256];
+        diag_text (&d[i], buf, sizeof buf);
+        const char *path = d[i].file < nf ? f[d[i].file].path : NULL;
+        emlat_cli_error (path, d[i].offset, "%s", buf);
+      }
+    else if (d[i].kind == EMLAT_DIAG_LIMIT)
+      emlat_cli_error (NULL, UINT64_MAX, "reader limit reached: %s", d[i].what);
+}
+
+static void json_diag (struct emlat_json *j, const struct emlat_diag *d,
+                       const struct emlat_file_summary *f, size_t nf)
+{
+  char buf[256];
+  diag_text (d, buf, sizeof buf);
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "kind", emlat_diag_kind_name (d->kind));
+  emlat_json_kv_str (j, "file", d->file < nf ? f[d->file].path : NULL);
+  emlat_json_key (j, "offset");
+  if (d->offset == UINT64_MAX)
+    emlat_json_null (j);
+  else
+    emlat_json_u64 (j, d->offset);
+  emlat_json_kv_str (j, "message", buf);
+  emlat_json_end_object (j);
+}
+
+static void report_json (const struct emlat_profile *p, enum verdict v)
+{
+  size_t nf, nd;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  const struct emlat_file_header *h = emlat_profile_header (p);
+  struct emlat_json j;
+  emlat_json_init (&j, stdout);
+  emlat_json_begin_object (&j);
+  char uuid[37];
+  emlat_json_key (&j, "session");
+  if (h)
+    {
+      uuid_str (h->uuid, uuid);
+      emlat_json_str (&j, uuid);
+    }
+  else
+    emlat_json_null (&j);
+  emlat_json_kv_str (&j, "verdict", verdict_key (v));
+  emlat_json_key (&j, "files");
+  emlat_json_begin_array (&j);
+  for (size_t i = 0; i < nf; i++)
+    {
+      const struct emlat_scan_result *s = &f[i].scan;
+      emlat_json_begin_object (&j);
+      emlat_json_kv_str (&j, "path", f[i].path);
+      emlat_json_kv_str (&j, "verdict", verdict_key (file_verdict (&f[i])));
+      emlat_json_key (&j, "ignored");
+      emlat_json_bool (&j, f[i].ignored);
+      if (f[i].read_error)
+        emlat_json_kv_str (&j, "error", strerror (f[i].read_error));
+      else
+        {
+          emlat_json_kv_u64 (&j, "rotation", s->header.rotation);
+          emlat_json_kv_u64 (&j, "bytes", s->file_bytes);
+          emlat_json_kv_str (&j, "stop", emlat_stop_name (s->stop));
+          emlat_json_kv_u64 (&j, "stop_offset", s->stop_offset);
+          emlat_json_kv_u64 (&j, "chunks", s->chunks);
+          emlat_json_key (&j, "chunks_by_type");
+          emlat_json_begin_object (&j);
+          for (unsigned ty = 1; ty <= EMLAT_CHUNK_TYPE_MAX_KNOWN; ty++)
+            emlat_json_kv_u64 (&j, emlat_chunk_type_name (ty), s->chunks_by_type[ty]);
+          emlat_json_end_object (&j);
+          emlat_json_kv_u64 (&j, "chunks_skipped", s->chunks_skipped);
+          emlat_json_kv_u64 (&j, "chunks_experimental", s->chunks_experimental);
+          emlat_json_kv_u64 (&j, "chunks_invalid", s->chunks_invalid);
+          emlat_json_kv_u64 (&j, "records", s->records);
+          emlat_json_kv_u64 (&j, "loss_records", s->loss_records);
+          emlat_json_kv_u64 (&j, "lost_records", s->lost_records);
+          emlat_json_key (&j, "final_stats");
+          emlat_json_bool (&j, s->final_stats);
+          emlat_json_key (&j, "first_damage");
+          const struct emlat_diag *dm = first_damage (p, (uint32_t)i);
+          if (dm)
+            json_diag (&j, dm, f, nf);
+          else
+            emlat_json_null (&j);
+        }
+      emlat_json_end_object (&j);
+    }
+  emlat_json_end_array (&j);
+  emlat_json_kv_u64 (&j, "interactions", t->interactions);
+  emlat_json_kv_u64 (&j, "interactions_open", t->interactions_open);
+  emlat_json_kv_u64 (&j, "spans", t->spans_complete);
+  emlat_json_kv_u64 (&j, "spans_unwound", t->spans_unwound);
+  emlat_json_kv_u64 (&j, "spans_incomplete", t->spans_incomplete);
+  emlat_json_kv_u64 (&j, "spans_orphan_end", t->spans_orphan_end);
+  emlat_json_kv_u64 (&j, "input_batches", t->input_batches);
+  emlat_json_kv_u64 (&j, "loss_records", t->loss_records);
+  emlat_json_kv_u64 (&j, "lost_records", t->lost_records);
+  emlat_json_key (&j, "clean_stop");
+  emlat_json_bool (&j, t->clean_stop);
+  emlat_json_key (&j, "diagnostics");
+  emlat_json_begin_array (&j);
+  for (size_t i = 0; i < nd; i++)
+    json_diag (&j, &d[i], f, nf);
+  emlat_json_end_array (&j);
+  emlat_json_kv_u64 (&j, "diagnostics_dropped", t->diagnostics_dropped);
+  emlat_json_end_object (&j);
+  emlat_json_line (&j);
+}
+
+/* The session UUID of PATH, or -1 when its header cannot be read. */
+static int read_uuid (const char *path, uint8_t uuid[16])
+{
+  uint8_t h[EMLAT_FILE_HEADER_SIZE];
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = read (fd, h, sizeof h);
+  close (fd);
+  struct emlat_file_header fh;
+  if (n < 0 || emlat_parse_file_header (h, (size_t)n, &fh) != EMLAT_STOP_CLEAN)
+    return -1;
+  memcpy (uuid, fh.uuid, 16);
+  return 0;
+}
+
+static void usage (FILE *f)
+{
+  fprintf (f,
+           "usage: emlat check [--json] FILE...\n"
+           "\n"
+           "Check .emlat recordings.  Files of one session (rotated files) are\n"
+           "checked together as one set.  For each file: valid, damaged but\n"
+           "recovered, or unreadable; chunk counts by type, records, losses,\n"
+           "whether the recording stopped cleanly, and the first damage with its\n"
+           "byte offset.\n"
+           "\n"
+           "  --json      one JSON object per session set on stdout\n"
+           "  --help      show this help\n"
+           "  --version   show the version\n"
+           "\n"
+           "Exit codes: 0 every file valid; 1 some file damaged but recovered;\n"
+           "2 some file unreadable, or invalid arguments.\n");
+}
+
+static int run_check (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+  };
+  int json = 0, c;
+  while ((c = getopt_long (argc, argv, "jh", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'j':
+        json = 1;
+        break;
+      case 'h':
+        usage (stdout);
+        return EMLAT_EXIT_OK;
+      case 'V':
+        emlat_cli_version ("check");
+        return EMLAT_EXIT_OK;
+      default:
+        usage (stderr);
+        return EMLAT_EXIT_USAGE;
+      }
+  int n = argc - optind;
+  if (n <= 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "check: no FILE given");
+      usage (stderr);
+      return EMLAT_EXIT_USAGE;
+    }
+  char **files = argv + optind;
+  uint8_t (*uuids)[16] = calloc ((size_t)n, 16);
+  int *ok = calloc ((size_t)n, sizeof *ok), *done = calloc ((size_t)n, sizeof *done);
+  const char **group = calloc ((size_t)n, sizeof *group);
+  if (!uuids || !ok || !done || !group)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      free (uuids), free (ok), free (done), free (group);
+      return EMLAT_EXIT_USAGE;
+    }
+  for (int i = 0; i < n; i++)
+    ok[i] = read_uuid (files[i], uuids[i]) == 0;
+  enum verdict worst = V_VALID;
+  for (int i = 0; i < n; i++)
+    {
+      if (done[i])
+        continue;
+      /* A set: this file and every later one of the same session. */
+      size_t g = 0;
+      group[g++] = files[i];
+      done[i] = 1;
+      for (int k = i + 1; ok[i] && k < n; k++)
+        if (!done[k] && ok[k] && memcmp (uuids[i], uuids[k], 16) == 0)
+          {
+            group[g++] = files[k];
+            done[k] = 1;
+          }
+      struct emlat_profile *p;
+      int rc = emlat_profile_load (group, g, NULL, 0, &p);
+      if (rc)
+        {
+          emlat_cli_error (files[i], UINT64_MAX, "cannot load: %s", strerror (-rc));
+          worst = V_UNREADABLE;
+          continue;
+        }
+      enum verdict v = set_verdict (p);
+      if (json)
+        report_json (p, v);
+      else
+        report_text (p, v);
+      if (v > worst)
+        worst = v;
+      emlat_profile_free (p);
+    }
+  free (uuids), free (ok), free (done), free (group);
+  return worst == V_VALID ? EMLAT_EXIT_OK : worst == V_DAMAGED ? EMLAT_EXIT_FAIL
+                                                               : EMLAT_EXIT_USAGE;
+}
+
+EMLAT_VERB (check_verb, "check", "check .emlat files: valid, damaged but recovered, or unreadable",
+            run_check)
