@@ -15,7 +15,7 @@
 
 /* The chosen clock id; valid after emlat_clock_init() (idempotent,
    thread-safe).  Written once under pthread_once, then only read. */
-extern clockid_t emlat_clock_id;
+extern __attribute__ ((visibility ("hidden"))) clockid_t emlat_clock_id;
 
 void emlat_clock_init (void);
 const char *emlat_clock_name (void);

@@ -39,7 +39,8 @@ _Atomic uint64_t emlat_g_noring_bytes;
 _Atomic uint64_t emlat_g_noring_first_t;
 _Atomic uint64_t emlat_g_noring_last_t;
 
-__thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")));
+__thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
+  = { 0, EMLAT_GEN_NONE };
 
 static pthread_key_t exit_key;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
@@ -126,7 +127,7 @@ emlat_ring_claim_slow (unsigned n)
   if (gen == 0)
     return 0;
   if (emlat_tls.gen == gen)
-    return emlat_tls.ring;
+    return emlat_tls.ring; /* a session started between the two loads */
   struct emlat_pool *p = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
   for (uint32_t i = 0; i < p->nrings; i++)
     {

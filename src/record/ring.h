@@ -85,14 +85,17 @@ struct emlat_ring
 };
 
 /* Out of line: count a record of N slots that did not fit (ring.c). */
-void emlat_ring_drop (struct emlat_ring *r, unsigned n, uint64_t t);
+__attribute__ ((visibility ("hidden"))) void emlat_ring_drop (struct emlat_ring *r, unsigned n,
+                                                           uint64_t t);
 
-/* Room for N slots at the producer's head, or NULL after counting a drop. */
+/* Room for N slots at the producer's head *H (loaded here), or NULL after
+   counting a drop. */
 static inline struct emlat_slot *
-emlat_ring_reserve (struct emlat_ring *r, unsigned n, uint64_t t)
+emlat_ring_reserve (struct emlat_ring *r, unsigned n, uint64_t t, uint64_t *hp)
 {
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  *hp = h;
   if (EMLAT_UNLIKELY (h + n - r->cached_tail > r->nslots))
     {
       /* Acquire: the writer finished reading the slots below tail. */
@@ -103,7 +106,10 @@ emlat_ring_reserve (struct emlat_ring *r, unsigned n, uint64_t t)
           return 0;
         }
     }
-  return &r->slots[h & r->mask];
+  struct emlat_slot *s = &r->slots[h & r->mask];
+  if (!s)
+    __builtin_unreachable (); /* slots is never NULL; lets callers drop the check */
+  return s;
 }
 
 /* The slot following S in ring order (for 2-slot records). */
@@ -113,11 +119,10 @@ emlat_ring_next (struct emlat_ring *r, struct emlat_slot *s)
   return s == &r->slots[r->mask] ? &r->slots[0] : s + 1;
 }
 
-/* Make the N reserved slots visible to the writer. */
+/* Make the N slots reserved at head H visible to the writer. */
 static inline void
-emlat_ring_publish (struct emlat_ring *r, unsigned n)
+emlat_ring_publish (struct emlat_ring *r, uint64_t h, unsigned n)
 {
-  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   /* Release: publishes the slot stores above to the writer's acquire load
      of head. */
   atomic_store_explicit (&r->head, h + n, memory_order_release);

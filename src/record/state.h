@@ -18,6 +18,10 @@
 
 #include "record/ring.h"
 
+/* Hidden: the library's own globals are reached RIP-relative, not through
+   the GOT, which keeps the producer fast path short in the shared library. */
+#define EMLAT_HIDDEN __attribute__ ((visibility ("hidden")))
+
 /* Rings and their slot memory for one session.  Never unmapped while the
    process lives (a straggling producer of an old session may still store
    into its old ring); a later session allocates a new pool. */
@@ -35,39 +39,45 @@ struct emlat_pool
    stop; producers load it RELAXED on the fast path (a stale nonzero value
    only lets a straggler store into its still-mapped ring) and with ACQUIRE
    on the claim slow path before touching the pool. */
-extern _Atomic uint64_t emlat_g_active_gen;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_active_gen;
 /* The active session's pool; published before emlat_g_active_gen. */
-extern struct emlat_pool *_Atomic emlat_g_pool;
+extern EMLAT_HIDDEN struct emlat_pool *_Atomic emlat_g_pool;
 
 /* Identifier sources, reset at session start (F-5).  RELAXED fetch_add:
    uniqueness needs only atomicity, not ordering. */
-extern _Atomic uint64_t emlat_g_next_cause;
-extern _Atomic uint64_t emlat_g_next_span_block;
-extern _Atomic uint64_t emlat_g_next_batch;
-extern _Atomic uint64_t emlat_g_next_thread;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_cause;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_span_block;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_batch;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_thread;
 
 /* Drops of records by threads that found no free ring (LOSS no_ring). */
-extern _Atomic uint64_t emlat_g_noring_records;
-extern _Atomic uint64_t emlat_g_noring_bytes;
-extern _Atomic uint64_t emlat_g_noring_first_t;
-extern _Atomic uint64_t emlat_g_noring_last_t;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_records;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_bytes;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_first_t;
+extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_last_t;
 
 #define EMLAT_SPAN_ID_BLOCK 4096
 
+
+/* The calling thread's ring and the generation it was claimed in.  GEN
+   starts as EMLAT_GEN_NONE, which never equals an active generation (>= 1)
+   nor "no session" (0), so one compare selects the fast path. */
+#define EMLAT_GEN_NONE UINT64_MAX
 struct emlat_tls
 {
   struct emlat_ring *ring;
   uint64_t gen;
 };
-extern __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")));
+extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
+  __attribute__ ((tls_model ("initial-exec")));
 
 /* Claim a ring for the calling thread in the active session (registry.c).
    Returns NULL (after counting a no_ring drop of N slots) when no ring is
    left, or when no session is active. */
-struct emlat_ring *emlat_ring_claim_slow (unsigned n);
+EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
 
 /* Refill the calling thread's span-id block; returns the next id. */
-uint64_t emlat_span_id_refill (struct emlat_ring *r);
+EMLAT_HIDDEN uint64_t emlat_span_id_refill (struct emlat_ring *r);
 
 /* Pool lifecycle (registry.c), called by session.c under its lock. */
 struct emlat_pool *emlat_pool_create (uint32_t nrings, uint64_t nslots);
@@ -79,11 +89,15 @@ void emlat_registry_init_once (void);
 static inline struct emlat_ring *
 emlat_my_ring (unsigned n)
 {
+  /* Relaxed: see emlat_g_active_gen. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  if (EMLAT_LIKELY (gen == emlat_tls.gen && gen != 0))
-    return emlat_tls.ring;
-  if (gen == 0)
-    return 0;
+  if (EMLAT_LIKELY (gen == emlat_tls.gen))
+    {
+      struct emlat_ring *r = emlat_tls.ring;
+      if (!r)
+        __builtin_unreachable (); /* a matching generation implies a ring */
+      return r;
+    }
   return emlat_ring_claim_slow (n);
 }
 
