@@ -72,7 +72,7 @@ struct emlat_session
   struct emlat_string_def *strings; /* strings[i] has id i + 1 */
   size_t nstrings, strings_cap;
   uint64_t string_bytes;
-  uint64_t strings_refused;
+  uint64_t strings_refused, strings_refused_reported;
   uint64_t passes_started, passes_done;
   uint64_t flush_target; /* the writer runs passes until passes_started
                             reaches it without waiting */

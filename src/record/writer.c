@@ -614,7 +614,14 @@ pass (struct emlat_session *s, int final)
   pthread_mutex_lock (&s->lock);
   size_t nstr = s->nstrings;
   rc |= encode_strings (s, s->strings_in_file, nstr);
+  uint64_t refused = s->strings_refused - s->strings_refused_reported;
+  s->strings_refused_reported = s->strings_refused;
   pthread_mutex_unlock (&s->lock);
+  if (refused)
+    {
+      uint64_t t = emlat_clock_now ();
+      add_loss (s, 0, EMLAT_LOSS_STRING_FULL, t, t, refused, 0);
+    }
 
   /* 3. Drain rings; 4. encode spans per ring. */
   for (uint32_t i = 0; i < p->nrings; i++)
