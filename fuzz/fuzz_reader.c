@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * fuzz_reader.c -- libFuzzer target for the reader: the scanner and the
+ * profile loader (with the per-interaction span re-scan) on arbitrary bytes
+ * under strict limits.
+ *
+ * Invariants checked beyond "no crash, no leak, no UB": the scanner stops
+ * within the input and never reports more bytes read than given; a clean
+ * stop ends exactly at the end of the input (F-25); every interaction's
+ * absent fields read as absent.  The loader reads files, so the input is
+ * written to one temporary file per process, rewritten for each input.
+ * Also built without libFuzzer by tests/reader/test_fuzz_corpus.c, which
+ * replays the corpus through emlat_fuzz_one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emlat/emlat_reader.h"
+
+int emlat_fuzz_one (const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static void strict_limits (struct emlat_limits *l)
+{
+  emlat_limits_default (l);
+  l->max_file_bytes = 1 << 20;
+  l->max_chunk_payload = 1 << 20;
+  l->max_files = 4;
+  l->max_interactions = 1000;
+  l->max_spans = 4000;
+  l->max_open_spans = 500;
+  l->max_strings = 500;
+  l->max_string_bytes = 64 << 10;
+  l->max_input_batches = 1000;
+  l->max_losses = 100;
+  l->max_diagnostics = 200;
+  l->max_alloc_bytes = 16 << 20;
+}
+
+static int count_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
+{
+  (void)ci;
+  (void)r;
+  ++*(uint64_t *)ctx;
+  return 0;
+}
+
+static char tmp_path[64];
+
+static void remove_tmp (void)
+{
+  if (tmp_path[0])
+    unlink (tmp_path);
+}
+
+int emlat_fuzz_one (const uint8_t *data, size_t size)
+{
+  struct emlat_limits lim;
+  strict_limits (&lim);
+
+  struct emlat_scan_params sp;
+  struct emlat_scan_result res;
+  uint64_t n = 0;
+  memset (&sp, 0, sizeof sp);
+  sp.limits = &lim;
+  sp.visitor.ctx = &n;
+  sp.visitor.on_record = count_record;
+  if (emlat_scan (data, size, &sp, &res) != 0)
+    abort ();
+  if (res.stop_offset > size || n != res.records)
+    abort ();
+  if (res.stop == EMLAT_STOP_CLEAN && res.stop_offset != size)
+    abort ();
+
+  if (!tmp_path[0])
+    {
+      snprintf (tmp_path, sizeof tmp_path, "/tmp/emlat-fuzz-%ld.emlat", (long)getpid ());
+      atexit (remove_tmp);
+    }
+  FILE *f = fopen (tmp_path, "wb");
+  if (!f)
+    return 0;
+  fwrite (data, 1, size, f);
+  fclose (f);
+  /* The same file twice: a repeated rotation sequence (F-81). */
+  const char *paths[2] = { tmp_path, tmp_path };
+  struct emlat_profile *p;
+  if (emlat_profile_load (paths, 1 + (size & 1), &lim, EMLAT_LOAD_SPANS, &p) == 0)
+    {
+      size_t nix;
+      const struct emlat_interaction *ix = emlat_profile_interactions (p, &nix);
+      for (size_t i = 0; i < nix; i++)
+        {
+          uint64_t v;
+          for (unsigned t = 0; t < EMLAT_T_FIELD_COUNT; t++)
+            if (emlat_profile_ix_time (p, &ix[i], (enum emlat_time_field)t, &v, NULL)
+                != !!(ix[i].time_mask & (1u << t)))
+              abort ();
+          size_t na;
+          emlat_profile_ix_aggs (p, &ix[i], &na);
+          if (i < 3)
+            {
+              struct emlat_span_set set;
+              if (emlat_profile_ix_spans (p, ix[i].cause, &set) == 0)
+                emlat_span_set_free (&set);
+            }
+        }
+      size_t ns;
+      const uint64_t *pool;
+      const struct emlat_span *s = emlat_profile_spans (p, &ns, &pool);
+      for (size_t i = 0; i < ns; i++)
+        {
+          uint64_t v;
+          for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
+            emlat_span_counter (&s[i], pool, (enum emlat_counter)c, &v);
+        }
+      size_t nd;
+      const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+      char buf[256];
+      for (size_t i = 0; i < nd; i++)
+        emlat_diag_format (&d[i], buf, sizeof buf);
+      emlat_profile_free (p);
+    }
+  return 0;
+}
+
+#ifndef EMLAT_FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  return emlat_fuzz_one (data, size);
+}
+#endif
