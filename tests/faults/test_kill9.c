@@ -112,9 +112,10 @@ main (void)
              "stops only at the end, not at damage (%s)", emlat_stop_name (res.stop));
       CHECK_EQ_U64 (res.chunks_invalid, 0);
       CHECK_EQ_U64 (res.sequence_gaps, 0);
-      /* Every prefix ending at a chunk boundary is a clean file with exactly
-         the chunks before it. */
-      for (size_t i = 1; i < offs.n; i++)
+      /* A prefix ending at a chunk boundary is a clean file with exactly
+         the chunks before it (sampled: each scan reads the whole prefix). */
+      size_t step = offs.n > 40 ? offs.n / 40 : 1; /* about 40 prefixes */
+      for (size_t i = 1; i < offs.n; i += step)
         {
           struct emlat_scan_result r2;
           struct emlat_scan_params p2 = { 0 };
