@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# test_replay_cli.sh -- the command-line contract of `emlat replay`:
+# --help, script errors named FILE:LINE with exit 2, bad options and an
+# unknown workload exit 2, --print-script prints a script that --script
+# accepts with the same keystroke count, --make-file writes the requested
+# lines and never overwrites.
+
+set -u
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-$SRCDIR/build}
+EMLAT=${EMLAT:-$BUILD/emlat}
+ECHO_PROG=$BUILD/tests/progs/pty_echo
+[ -x "$EMLAT" ] || { echo "FAIL: no emlat binary at $EMLAT"; exit 1; }
+fails=0
+fail () { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run () {
+  "$EMLAT" replay "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+run --help
+[ $rc -eq 0 ] || fail "--help exits 0 (got $rc)"
+grep -q "usage: emlat replay" "$tmp/out" || fail "--help prints the usage"
+
+# A script error names the file and the line, and nothing runs.
+printf 'key a\n# fine\nkey C-RET\n' >"$tmp/bad.script"
+run --script "$tmp/bad.script" -o "$tmp/x.emlat" -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "script error exits 2 (got $rc)"
+grep -q "^emlat: $tmp/bad.script:3: key: unknown or unencodable key 'C-RET'\$" "$tmp/err" \
+  || fail "script error names file:line: $(cat "$tmp/err")"
+[ ! -e "$tmp/x.emlat" ] || fail "no profile after a script error"
+
+run --script "$tmp/missing.script" -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "missing script exits 2 (got $rc)"
+grep -q "missing.script: cannot open" "$tmp/err" || fail "missing script message"
+
+run --workload nope -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "unknown workload exits 2 (got $rc)"
+grep -q "unknown workload 'nope'" "$tmp/err" || fail "unknown workload message"
+
+run --rows 0 -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "--rows 0 exits 2 (got $rc)"
+run --term 'bad term' -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "a TERM with a space exits 2 (got $rc)"
+run --timeout x -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "--timeout x exits 2 (got $rc)"
+run --keys 3
+[ $rc -eq 2 ] || fail "no command exits 2 (got $rc)"
+run --workload typing --script "$tmp/bad.script" -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "--workload with --script exits 2 (got $rc)"
+
+# --print-script: a valid script with the same keystrokes.
+for w in typing paging editing resize; do
+  run --workload $w --keys 7 --print-script
+  [ $rc -eq 0 ] || fail "--print-script $w exits 0 (got $rc)"
+  cp "$tmp/out" "$tmp/$w.script"
+  run --script "$tmp/$w.script" --print-script
+  [ $rc -eq 0 ] || fail "the printed $w script parses (got $rc: $(cat "$tmp/err"))"
+done
+
+# --make-file writes N lines once.
+run --make-file "$tmp/big.txt" --lines 1234
+[ $rc -eq 0 ] || fail "--make-file exits 0 (got $rc)"
+[ "$(wc -l <"$tmp/big.txt")" -eq 1234 ] || fail "--make-file wrote 1234 lines"
+run --make-file "$tmp/big.txt" --lines 5
+[ $rc -eq 2 ] || fail "--make-file never overwrites (got $rc)"
+[ "$(wc -l <"$tmp/big.txt")" -eq 1234 ] || fail "the existing file is untouched"
+
+if [ $fails -ne 0 ]; then
+  echo "$fails failed"
+  exit 1
+fi
+echo "all passed"
