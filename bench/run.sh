@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# bench/run.sh -- run emlat's benchmarks and print medians against the
+# targets of issue 2 (make bench; see bench/README.md for the method).
+#
+#   BUILD=build BENCH_RUNS=5 sh bench/run.sh
+#
+# 1. Every $BUILD/bench/bench_* program (and bench_writer once more with
+#    --threads 2) runs BENCH_RUNS times, interleaved (round 1 runs each
+#    program once, then round 2, ...), so slow drift of the machine affects
+#    all alike.  Each program prints "METRIC name value unit" lines; this
+#    script prints, per metric, the median, min and max over the runs.
+# 2. Instruction counts with valgrind's callgrind: bench_producer
+#    --callgrind {spans,clock,inactive} N runs with
+#    --toggle-collect=<its hot loop> for N = N1 and N2; the difference of
+#    the collected instruction counts divided by N2 - N1 is the cost of one
+#    iteration, with every fixed cost (setup, first-record ring claim,
+#    loop entry) cancelled.
+# 3. Each metric with a target says "meets" or "MISSES".
+#
+# Invariants: POSIX sh; exits nonzero only when a benchmark program fails
+# to run (a missed target is a finding, not an error); raw METRIC lines
+# are kept in $BUILD/bench-results.txt.
+
+set -u
+BUILD=${BUILD:-build}
+RUNS=${BENCH_RUNS:-5}
+N1=${BENCH_IR_N1:-1000}
+N2=${BENCH_IR_N2:-21000}
+raw=$BUILD/bench-results.txt
+: >"$raw"
+status=0
+
+progs=
+for p in "$BUILD"/bench/bench_*; do
+  [ -f "$p" ] && [ -x "$p" ] && progs="$progs $p"
+done
+if [ -z "$progs" ]; then
+  echo "bench/run.sh: no benchmarks in $BUILD/bench (run make bench)" >&2
+  exit 1
+fi
+
+round=1
+while [ "$round" -le "$RUNS" ]; do
+  for p in $progs; do
+    name=$(basename "$p")
+    variants="-"
+    [ "$name" = bench_writer ] && variants="- --threads_2"
+    for v in $variants; do
+      if [ "$v" = - ]; then args=; else args=$(echo "$v" | tr '_' ' '); fi
+      echo "run $round/$RUNS: $name $args" >&2
+      # shellcheck disable=SC2086
+      if ! out=$("$p" $args 2>/dev/null); then
+        echo "bench/run.sh: $name $args failed" >&2
+        status=1
+      fi
+      printf '%s\n' "$out" | grep '^METRIC ' >>"$raw"
+    done
+  done
+  round=$((round + 1))
+done
+
+# median_of NAME: "median min max unit" of metric NAME over all runs.
+median_of () {
+  awk -v m="$1" '$1 == "METRIC" && $2 == m { print $3, $4 }' "$raw" \
+    | sort -g | awk '{ v[NR] = $1; u = $2 }
+      END { if (NR == 0) exit 1
+            med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+            f = (v[NR] >= 100000) ? "%.0f" : "%.4g"
+            printf f " " f " " f " %s\n", med, v[1], v[NR], u }'
+}
+
+# verdict VALUE OP TARGET: "meets" or "MISSES".
+verdict () {
+  awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+    ok = (op == "<=") ? (a <= b) : (a >= b)
+    print ok ? "meets" : "MISSES" }'
+}
+
+target_of () {
+  case $1 in
+    span_record_ns) echo "<= 35" ;;
+    span_record_ir_ex_clock) echo "<= 40" ;;
+    writer_zero_loss_records_per_s_T1) echo ">= 10000000" ;;
+    bytes_per_span) echo "<= 12" ;;
+    reader_scan_records_per_s) echo ">= 20000000" ;;
+    *) echo "" ;;
+  esac
+}
+
+show () {
+  # show NAME MEDIAN MIN MAX UNIT
+  t=$(target_of "$1")
+  if [ -n "$t" ]; then
+    # shellcheck disable=SC2086
+    v=$(verdict "$2" $t)
+    printf '%-38s %14s %12s %12s  %-10s target %s: %s\n' "$1" "$2" "$3" "$4" "$5" "$t" "$v"
+  else
+    printf '%-38s %14s %12s %12s  %s\n' "$1" "$2" "$3" "$4" "$5"
+  fi
+}
+
+echo
+echo "Timed benchmarks, $RUNS runs each (median, min, max):"
+printf '%-38s %14s %12s %12s  %s\n' metric median min max unit
+for m in $(awk '$1 == "METRIC" { print $2 }' "$raw" | awk '!seen[$0]++'); do
+  # shellcheck disable=SC2046
+  show "$m" $(median_of "$m")
+done
+
+echo
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "Instruction counts: skipped, valgrind is not installed (scripts/deps.sh bench)"
+  exit "$status"
+fi
+if [ ! -x "$BUILD/bench/bench_producer" ]; then
+  echo "Instruction counts: skipped, no $BUILD/bench/bench_producer"
+  exit "$status"
+fi
+
+# collected WHAT N: callgrind's collected instruction count.
+collected () {
+  fn=hot_spans
+  [ "$1" = clock ] && fn=hot_clock
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    --toggle-collect="$fn" "$BUILD/bench/bench_producer" --callgrind "$1" "$2" 2>&1 \
+    | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
+}
+
+per_iteration () {
+  a=$(collected "$1" "$N1")
+  b=$(collected "$1" "$N2")
+  if [ -z "$a" ] || [ -z "$b" ]; then
+    echo "bench/run.sh: callgrind gave no count for $1" >&2
+    status=1
+    echo 0
+    return
+  fi
+  awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }'
+}
+
+echo "Instruction counts (callgrind, N = $N1 and $N2 iterations):"
+pair=$(per_iteration spans)
+clock=$(per_iteration clock)
+inactive=$(per_iteration inactive)
+rec=$(awk -v p="$pair" 'BEGIN { printf "%.2f", p / 2 }')
+ex=$(awk -v r="$rec" -v c="$clock" 'BEGIN { printf "%.2f", r - c }')
+for line in "span_pair_ir $pair" "span_record_ir $rec" "clock_read_ir $clock" \
+  "span_record_ir_ex_clock $ex" "inactive_span_pair_ir $inactive"; do
+  echo "METRIC $line instructions" >>"$raw"
+  # shellcheck disable=SC2086
+  set -- $line
+  show "$1" "$2" "$2" "$2" instructions
+done
+exit "$status"
