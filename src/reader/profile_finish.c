@@ -73,7 +73,9 @@ static void finish_interactions (struct emlat_profile *p)
             }
           continue;
         }
-      if (!(ix.flags & EMLAT_IX_HAS_COMPLETE)) /* F-65 */
+      /* F-65: a begin without complete record is open; the writer also
+         writes a complete record with status open at stop. */
+      if (!(ix.flags & EMLAT_IX_HAS_COMPLETE) || ix.status == EMLAT_STATUS_OPEN)
         {
           p->totals.interactions_open++;
           emlat_profile_diag (p, EMLAT_DIAG_OPEN_INTERACTION, ix.file, ix.offset, ix.cause, 0, "");
