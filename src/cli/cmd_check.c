@@ -117,14 +117,16 @@ static enum verdict set_verdict (const struct emlat_profile *p)
 
 static const struct emlat_diag *first_damage (const struct emlat_profile *p, uint32_t file)
 {
-  size_t nd;
+  size_t nd, nf;
   const struct emlat_diag *d = emlat_profile_diags (p, &nd);
-  /* The stop of the file first: it is what lost the most. */
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  /* The stop of the file first: it is what lost the most.  Its scan keeps
+     it even when the file was ignored (then not in the set's list). */
+  if (file < nf && f[file].scan.stop != EMLAT_STOP_CLEAN && f[file].scan.first_problem.kind)
+    return &f[file].scan.first_problem;
+  /* Then problems inside the file; set-level ones are reported once. */
   for (size_t i = 0; i < nd; i++)
-    if (d[i].file == file && d[i].kind == EMLAT_DIAG_DAMAGE)
-      return &d[i];
-  for (size_t i = 0; i < nd; i++)
-    if (d[i].file == file && is_damage (d[i].kind))
+    if (d[i].file == file && is_damage (d[i].kind) && d[i].kind < EMLAT_DIAG_ROTATION_MISSING)
       return &d[i];
   return NULL;
 }

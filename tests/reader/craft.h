@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "emlat/emlat_types.h"
 #include "common/endian.h"
 #include "common/leb128.h"
 #include "format/format.h"
