@@ -68,15 +68,19 @@ span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu)
 }
 
 /* No SLP vectorization: pairing two 8-byte stores through an SSE register
-   costs more instructions than it saves here. */
-__attribute__ ((optimize ("no-tree-slp-vectorize"))) uint64_t
+   costs more instructions than it saves here (GCC; Clang does not pair
+   them and has no such attribute). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((optimize ("no-tree-slp-vectorize")))
+#endif
+uint64_t
 emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
   struct emlat_ring *r = emlat_tls.ring;
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
-    return span_begin_slow (kind, cause, 0);
+    return gen ? span_begin_slow (kind, cause, 0) : 0;
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
@@ -129,7 +133,8 @@ emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
   /* Relaxed: only this thread stores head. */
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
     {
-      span_end_slow (span, status, detail);
+      if (gen)
+        span_end_slow (span, status, detail);
       return;
     }
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);

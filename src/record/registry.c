@@ -43,6 +43,9 @@ __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
   = { 0, EMLAT_GEN_NONE };
 
 static pthread_key_t exit_key;
+/* Every pool ever created, newest first (see state.h: pools are never
+   unmapped).  Written under session.c's control mutex. */
+static struct emlat_pool *all_pools;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
 /* Thread-exit destructor: hand the ring to the writer for the final drain. */
@@ -103,6 +106,8 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots)
       r->mask = nslots - 1;
       atomic_init (&r->state, EMLAT_RING_FREE);
     }
+  p->older = all_pools;
+  all_pools = p;
   return p;
 }
 

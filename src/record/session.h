@@ -92,6 +92,9 @@ struct emlat_session
   struct emlat_enc_input *inputs;
   size_t ninputs, inputs_cap;
   uint64_t pass;
+  uint64_t pass_fill;       /* most slots found in one ring this pass */
+  uint64_t pass_span_ns;    /* time since the previous pass's snapshot */
+  uint64_t prev_snap_t;
   uint64_t last_stats_t;
   /* Loss accounting not yet written as LOSS records. */
   struct emlat_pending_loss

@@ -248,7 +248,7 @@ emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
               uint64_t b = st->enc.rec == EMLAT_SPAN_REC_END ? st->enc.t_end : st->enc.t_start;
               emlat_cb_begin (&cb, a, EMLAT_CHUNK_SPAN, b, ss->thread);
             }
-          st->enc.counters = ss->pairs + st->pair_off;
+          st->enc.counters = st->enc.ncounters ? ss->pairs + st->pair_off : 0;
           if (emlat_enc_span (&cb, &st->enc, st->represents) != 0)
             {
               rc = -1;

@@ -32,6 +32,7 @@ struct emlat_pool
   uint64_t nslots;
   struct emlat_slot *slab; /* nrings * nslots slots, mmap'd */
   size_t slab_bytes;
+  struct emlat_pool *older; /* every pool stays reachable from the newest */
 };
 
 /* Generation of the active session, 0 when none.  Stored with RELEASE by

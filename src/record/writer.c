@@ -218,6 +218,8 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   uint64_t tail = atomic_load_explicit (&r->tail, memory_order_relaxed);
   if (snap - tail > s->ring_high_water)
     s->ring_high_water = snap - tail;
+  if (snap - tail > s->pass_fill)
+    s->pass_fill = snap - tail;
   uint64_t thread = ws->thread;
   while (tail < snap)
     {
@@ -582,6 +584,10 @@ pass (struct emlat_session *s, int final)
 
   pthread_mutex_lock (&s->lock);
   s->pass = ++s->passes_started;
+  s->pass_fill = 0;
+  uint64_t snap_t = emlat_clock_now ();
+  s->pass_span_ns = s->prev_snap_t ? snap_t - s->prev_snap_t : 0;
+  s->prev_snap_t = snap_t;
   int want_rotate = s->rotate_req;
   s->rotate_req = 0;
   pthread_mutex_unlock (&s->lock);
@@ -783,13 +789,25 @@ emlat_writer_main (void *arg)
     {
       if (s->stop_req)
         break;
-      /* Wait for the drain interval, a flush, a rotation or stop.  A flush
-         request shows as passes_started < the waiter's target. */
-      if (!s->rotate_req && s->passes_started >= s->flush_target)
+      /* Wait for the next drain, a flush, a rotation or stop.  A flush
+         request shows as passes_started < the waiter's target.  The wait is
+         the drain interval, shortened so that at the rate seen in the last
+         pass the fullest ring would reach half its size when we wake: the
+         interval bounds the latency of an idle recorder, never the rate a
+         busy one can sustain. */
+      uint64_t wait_ns = (uint64_t)s->drain_us * 1000u;
+      if (s->pass_fill && s->pass_span_ns)
+        {
+          /* fill / span = slots per ns; half a ring at that rate. */
+          uint64_t half_ns = (s->ring_slots / 2) * s->pass_span_ns / s->pass_fill;
+          if (half_ns < wait_ns)
+            wait_ns = half_ns;
+        }
+      if (wait_ns >= 20000 && !s->rotate_req && s->passes_started >= s->flush_target)
         {
           struct timespec ts;
           clock_gettime (CLOCK_MONOTONIC, &ts);
-          uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)s->drain_us * 1000u;
+          uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
           ts.tv_sec += (time_t)(ns / 1000000000u);
           ts.tv_nsec = (long)(ns % 1000000000u);
           pthread_cond_timedwait (&s->wake, &s->lock, &ts);
