@@ -84,7 +84,8 @@ struct emlat_options
   uint32_t flags;
   /* Sizes; 0 selects the default shown.  See docs/PERFORMANCE.md for how the
      defaults were chosen. */
-  uint32_t ring_slots;        /* per thread, power of two; default 16384 */
+  uint32_t ring_slots;        /* per thread, power of two; default 65536
+                                 (2 MiB, resident only as it is used) */
   uint32_t max_threads;       /* rings preallocated; default 64 */
   uint32_t chunk_bytes;       /* max payload per chunk; default 65536 */
   uint64_t rotate_bytes;      /* start a new file past this; 0 = never */

@@ -104,7 +104,7 @@ emlat_start (const struct emlat_options *opt)
 {
   if (!opt || (!opt->path && !opt->dir))
     return -EINVAL;
-  uint32_t slots = opt->ring_slots ? opt->ring_slots : 16384;
+  uint32_t slots = opt->ring_slots ? opt->ring_slots : 65536;
   uint32_t threads = opt->max_threads ? opt->max_threads : 64;
   uint32_t chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
   if (!is_pow2 (slots) || slots < 16 || slots > (1u << 24) || threads > 4096

@@ -95,6 +95,8 @@ struct emlat_session
   uint64_t pass_fill;       /* most slots found in one ring this pass */
   uint64_t pass_span_ns;    /* time since the previous pass's snapshot */
   uint64_t prev_snap_t;
+  int pass_idle;            /* the last pass wrote nothing */
+  unsigned idle_passes;     /* consecutive idle passes, capped at 4 */
   uint64_t last_stats_t;
   /* Loss accounting not yet written as LOSS records. */
   struct emlat_pending_loss

@@ -36,6 +36,10 @@
 #include "format/format.h"
 #include "record/ringrec.h"
 
+#ifndef EMLAT_IDLE_MAX_SHIFT
+#define EMLAT_IDLE_MAX_SHIFT 2
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Loss bookkeeping                                                    */
 
@@ -672,7 +676,11 @@ pass (struct emlat_session *s, int final)
   rc |= encode_interactions (s, final);
 
   uint64_t now = emlat_clock_now ();
-  s->writer_cpu_ns = emlat_thread_cpu_ns ();
+  int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
+  /* The thread-CPU clock is a system call: read it when there is something
+     to account for, not on every idle wake-up. */
+  if (s->chunks.n || write_stats || s->nlosses)
+    s->writer_cpu_ns = emlat_thread_cpu_ns ();
   s->st.session_records = records_accepted (s);
 
   /* Chunks that carry ring records, for write-error accounting. */
@@ -697,9 +705,9 @@ pass (struct emlat_session *s, int final)
         last_t = c->last_t;
     }
 
+  s->pass_idle = s->chunks.n == 0 && s->nlosses == 0;
   size_t n_data = s->chunks.n;
   /* LOSS and STATS go last; their loss on a write error is re-counted. */
-  int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
   if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now, carried) != 0))
     s->chunks.n = n_data; /* write what we have; losses stay pending */
 
@@ -769,7 +777,8 @@ pass (struct emlat_session *s, int final)
   s->st.write_errors = s->write_errors;
   s->st.last_error = s->last_error;
   s->st.threads = atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1;
-  snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+  if (strcmp (s->st.path, s->out.path) != 0)
+    snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   pthread_cond_broadcast (&s->done);
   pthread_mutex_unlock (&s->lock);
 }
@@ -802,6 +811,18 @@ emlat_writer_main (void *arg)
           uint64_t half_ns = (s->ring_slots / 2) * s->pass_span_ns / s->pass_fill;
           if (half_ns < wait_ns)
             wait_ns = half_ns;
+          s->idle_passes = 0;
+        }
+      else if (s->pass_idle)
+        {
+          /* Nothing at all for a while: back off, doubling up to 4 drain
+             intervals, so an idle recorder costs almost no CPU.  The first
+             record after that is drained within that longer wait; the
+             ring's size must absorb what arrives meanwhile
+             (docs/PERFORMANCE.md). */
+          if (s->idle_passes < EMLAT_IDLE_MAX_SHIFT)
+            s->idle_passes++;
+          wait_ns <<= s->idle_passes;
         }
       if (wait_ns >= 20000 && !s->rotate_req && s->passes_started >= s->flush_target)
         {
