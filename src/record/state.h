@@ -99,6 +99,8 @@ emlat_my_ring (unsigned n)
         __builtin_unreachable (); /* a matching generation implies a ring */
       return r;
     }
+  if (gen == 0)
+    return 0; /* no session */
   return emlat_ring_claim_slow (n);
 }
 
