@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# test_install.sh -- `make install` honours PREFIX and DESTDIR, installs the
+# command, both libraries, the public headers and a pkg-config file that a
+# program can build against; the shared library exports only the public
+# API (emlat_* symbols); `make uninstall` removes what install put there.
+
+set -u
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$SRCDIR/$BUILD ;; esac
+fails=0
+fail () { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/root
+prefix=/opt/emlat-test
+
+if ! make -s -C "$SRCDIR" BUILD="$BUILD" PREFIX=$prefix DESTDIR="$dest" install >"$tmp/log" 2>&1; then
+  cat "$tmp/log"
+  fail "make install"
+  exit 1
+fi
+for f in bin/emlat lib/libemlat.a lib/libemlat.so.0 lib/libemlat.so \
+         include/emlat/emlat.h include/emlat/emlat_types.h include/emlat/emlat_reader.h \
+         lib/pkgconfig/emlat.pc; do
+  [ -e "$dest$prefix/$f" ] || fail "missing $prefix/$f"
+done
+[ -e "$dest$prefix/lib/libemlat-tty.so" ] || fail "missing libemlat-tty.so"
+grep -q "^prefix=$prefix\$" "$dest$prefix/lib/pkgconfig/emlat.pc" || fail "pkg-config prefix"
+"$dest$prefix/bin/emlat" --version >/dev/null || fail "installed emlat --version"
+
+# Only the public API is exported from the shared library.
+bad=$(nm -D --defined-only "$dest$prefix/lib/libemlat.so.0" | awk '$2 ~ /^[TDBR]$/ {print $3}' |
+      grep -v '^emlat_' | grep -v '^_init$' | grep -v '^_fini$' || true)
+[ -z "$bad" ] || fail "non-API symbols exported: $bad"
+nm -D --defined-only "$dest$prefix/lib/libemlat.so.0" | grep -q ' T emlat_span_begin$' ||
+  fail "emlat_span_begin not exported"
+
+# A program built with the installed pkg-config file, against the shared
+# library, records a span and reads it back.
+cat >"$tmp/prog.c" <<'PROG'
+#include <emlat/emlat.h>
+#include <emlat/emlat_reader.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main (int argc, char **argv)
+{
+  (void)argc;
+  struct emlat_options o = { .path = argv[1] };
+  if (emlat_start (&o) != 0) return 1;
+  emlat_span_end (emlat_span_begin (EMLAT_SPAN_USER, 0), EMLAT_SPAN_OK, 0);
+  if (emlat_stop () != 0) return 2;
+  uint8_t *buf; size_t len;
+  if (emlat_read_file (argv[1], 0, &buf, &len) != 0) return 3;
+  struct emlat_scan_params p = { 0 };
+  struct emlat_scan_result r;
+  emlat_scan (buf, len, &p, &r);
+  free (buf);
+  printf ("%llu\n", (unsigned long long)r.records_by_kind[EMLAT_REC_SPAN_COMPLETE]);
+  return r.stop == EMLAT_STOP_CLEAN ? 0 : 4;
+}
+PROG
+export PKG_CONFIG_PATH="$dest$prefix/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$dest"
+if cc -o "$tmp/prog" "$tmp/prog.c" $(pkg-config --cflags --libs emlat) 2>"$tmp/cc.log"; then
+  out=$(LD_LIBRARY_PATH="$dest$prefix/lib" "$tmp/prog" "$tmp/p.emlat") || fail "installed program failed"
+  [ "$out" = 1 ] || fail "installed program read $out complete spans, want 1"
+  ldd "$tmp/prog" | grep -q "libemlat.so.0 => $dest$prefix/lib" ||
+    fail "program not linked against the installed shared library"
+else
+  cat "$tmp/cc.log"
+  fail "compile against the installed pkg-config file"
+fi
+
+make -s -C "$SRCDIR" BUILD="$BUILD" PREFIX=$prefix DESTDIR="$dest" uninstall >/dev/null 2>&1 || fail "make uninstall"
+left=$(find "$dest$prefix" -type f 2>/dev/null)
+[ -z "$left" ] || fail "left after uninstall: $left"
+
+[ $fails -eq 0 ] && echo "install: all checks passed"
+exit $fails
