@@ -152,7 +152,8 @@ install: all
 	ln -sf libemlat.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libemlat.so
 	$(if $(TTY_SRCS),install -m 0755 $(TTY_LIB) $(DESTDIR)$(PREFIX)/lib/libemlat-tty.so)
 	install -m 0644 include/emlat/*.h $(DESTDIR)$(PREFIX)/include/emlat/
-	install -m 0644 $(BUILD)/emlat.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' emlat.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/emlat $(DESTDIR)$(PREFIX)/lib/libemlat.a \
