@@ -67,7 +67,7 @@ export PKG_CONFIG_SYSROOT_DIR="$dest"
 if cc -o "$tmp/prog" "$tmp/prog.c" $(pkg-config --cflags --libs emlat) 2>"$tmp/cc.log"; then
   out=$(LD_LIBRARY_PATH="$dest$prefix/lib" "$tmp/prog" "$tmp/p.emlat") || fail "installed program failed"
   [ "$out" = 1 ] || fail "installed program read $out complete spans, want 1"
-  ldd "$tmp/prog" | grep -q "libemlat.so.0 => $dest$prefix/lib" ||
+  LD_LIBRARY_PATH="$dest$prefix/lib" ldd "$tmp/prog" | grep -q "libemlat.so.0 => $dest$prefix/lib" ||
     fail "program not linked against the installed shared library"
 else
   cat "$tmp/cc.log"
