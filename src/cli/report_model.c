@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * report_model.c -- one pass over a profile's interactions that derives
+ * every metric, files each sample under its root kind and population, then
+ * sorts and summarizes (rules in report_model.h and docs/REPORT.md).
+ *
+ * Cost: one report_times gathering per interaction, appends to growable
+ * arrays, then one radix sort per (group, metric) -- linear in the number
+ * of samples.
+ */
+#include "cli/report_model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+push (struct report_series *s, uint64_t v)
+{
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? s->cap * 2 : 64;
+      uint64_t *nv = realloc (s->v, cap * sizeof *nv);
+      if (!nv)
+        return -1;
+      s->v = nv;
+      s->cap = cap;
+    }
+  s->v[s->n++] = v;
+  return 0;
+}
+
+void
+report_model_free (struct report_model *m)
+{
+  for (int k = 0; k < REPORT_KINDS; k++)
+    for (int p = 0; p < POP_COUNT; p++)
+      for (int i = 0; i < RM_COUNT; i++)
+        {
+          free (m->g[k][p].s[i].v);
+          m->g[k][p].s[i].v = NULL;
+          m->g[k][p].s[i].n = m->g[k][p].s[i].cap = 0;
+        }
+}
+
+int
+report_group_primary (const struct report_group *g)
+{
+  static const enum report_metric order[] = {
+    RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_INPUT_TO_COMMAND_MAX,
+    RM_COMMAND, RM_WALL,
+  };
+  for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (g->s[order[i]].n)
+      return (int)order[i];
+  return -1;
+}
+
+int
+report_model_build (const struct emlat_profile *p, struct report_model *m)
+{
+  memset (m, 0, sizeof *m);
+  m->p = p;
+  for (int k = 0; k < REPORT_KINDS; k++)
+    for (int q = 0; q < POP_COUNT; q++)
+      {
+        m->g[k][q].root_kind = (uint32_t)k;
+        m->g[k][q].pop = (enum report_pop)q;
+      }
+  int rc = 0;
+
+  size_t n;
+  const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
+  struct report_times t;
+  struct report_metrics mt;
+  for (size_t i = 0; i < n && rc == 0; i++)
+    {
+      report_times_from_profile (p, &ix[i], &t);
+      report_metrics_compute (&t, &mt);
+      enum report_pop pop = report_population (&t);
+      unsigned kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
+      struct report_group *g = &m->g[kind][pop];
+      g->n++;
+      m->n_ix++;
+      m->n_pop[pop]++;
+      m->n_kind[kind]++;
+      m->n_status[ix[i].status <= EMLAT_STATUS_MAX ? ix[i].status : 0]++;
+      for (uint32_t b = t.tmask; b; b &= b - 1)
+        m->present_t[pop][__builtin_ctz (b)]++;
+      m->present_cpu_begin[pop] += (uint64_t)t.has_cpu_begin;
+      m->present_cpu_end[pop] += (uint64_t)t.has_cpu_end;
+      for (uint32_t b = mt.mask; b; b &= b - 1)
+        {
+          unsigned k = (unsigned)__builtin_ctz (b);
+          if (push (&g->s[k], mt.v[k]) != 0)
+            rc = -ENOMEM;
+        }
+      for (uint32_t b = mt.inverted; b; b &= b - 1)
+        g->inverted[__builtin_ctz (b)]++;
+      for (uint32_t b = mt.clamped; b; b &= b - 1)
+        g->clamped[__builtin_ctz (b)]++;
+    }
+  for (int k = 0; k < REPORT_KINDS && rc == 0; k++)
+    for (int q = 0; q < POP_COUNT && rc == 0; q++)
+      for (int i = 0; i < RM_COUNT && rc == 0; i++)
+        {
+          struct report_series *s = &m->g[k][q].s[i];
+          if (report_sort_u64 (s->v, NULL, s->n) != 0)
+            rc = -ENOMEM;
+          else
+            report_dist_of_sorted (s->v, s->n, &m->g[k][q].d[i]);
+        }
+  if (rc)
+    report_model_free (m);
+  return rc;
+}
