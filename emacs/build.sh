@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# build.sh -- build the profiled Emacs 28.2 (called by `make emacs`).
+#
+# Environment:
+#   EMLAT_ROOT         the emlat clone (emacs/patches, emacs/src, include/)
+#   EMLAT_LIB          libemlat.a to link
+#   EMLAT_EMACS_CACHE  where source, build tree and stamps live (outside the
+#                      clone, so that every clone shares one warm build)
+#   EMACS_SRC          optional: an Emacs 28.2 source tree to use instead of
+#                      Debian's source package
+#   EMLAT_EMACS_LISP   debian (default): byte-compiled Lisp of Debian's
+#                      emacs-common package of the same version fills in the
+#                      libraries that `make src` does not compile; compile:
+#                      byte-compile all of lisp/ here (slow); preloaded: only
+#                      the preloaded files are compiled, the rest runs from .el
+#   EMLAT_EMACS_JOBS   parallel make jobs (default 2)
+#
+# Invariants:
+#  - The source tree named by EMACS_SRC and the unpacked Debian source
+#    ($cache/pristine) are never written; the build happens in $cache/tree.
+#  - emlat's changes reach the tree by content: each file touched by the
+#    patch series is regenerated from the pristine copy plus the series and
+#    copied only when its bytes differ, so an unchanged file keeps its mtime
+#    and `make` rebuilds only what the changed files affect.  Files touched
+#    by an older series and no longer by the current one are restored.
+#  - libemlat and its headers are copied into $cache/emlat (by content too),
+#    so the configure line does not depend on where the clone lives; a new
+#    libemlat.a forces temacs to be relinked and the dump to be redone.
+set -eu
+
+root=${EMLAT_ROOT:?}
+lib=${EMLAT_LIB:?}
+cache=${EMLAT_EMACS_CACHE:?}
+jobs=${EMLAT_EMACS_JOBS:-2}
+lisp_mode=${EMLAT_EMACS_LISP:-debian}
+here=$root/emacs
+state=$cache/state
+tree=$cache/tree
+
+say () { echo "emacs/build.sh: $*" >&2; }
+die () { say "$*"; exit 1; }
+
+# copy_if_changed SRC DST: copy when the bytes differ; status 0 if copied.
+copy_if_changed () {
+  if [ -e "$2" ] && cmp -s "$1" "$2"; then return 1; fi
+  mkdir -p "$(dirname "$2")"
+  cp "$1" "$2"
+  return 0
+}
+
+[ -f "$lib" ] || die "no $lib: build libemlat first (make lib)"
+mkdir -p "$cache" "$state"
+t_start=$(date +%s)
+
+# 1. The source.
+if [ -n "${EMACS_SRC:-}" ]; then
+  src=$(cd "$EMACS_SRC" && pwd)
+else
+  src=$cache/pristine
+  [ -d "$src" ] || sh "$here/fetch-source.sh" "$src"
+fi
+[ -f "$src/src/keyboard.c" ] || die "$src is not an Emacs source tree"
+grep -q '^AC_INIT(GNU Emacs, 28\.2,' "$src/configure.ac" \
+  || die "$src is not Emacs 28.2 (see its configure.ac)"
+
+# 2. The build tree: a copy of the source, made once per source.
+if [ ! -d "$tree" ] || [ "$(cat "$state/source" 2>/dev/null)" != "$src" ]; then
+  say "copying $src to $tree"
+  rm -rf "$tree" "$tree.tmp" "$state"
+  mkdir -p "$state"
+  cp -a "$src" "$tree.tmp"
+  mv "$tree.tmp" "$tree"
+  echo "$src" > "$state/source"
+fi
+
+# 3. emlat's changes: the patch series and the new files under emacs/src.
+patches=$(ls "$here"/patches/*.patch 2>/dev/null | LC_ALL=C sort || true)
+new_touched=$(for p in $patches; do
+  sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*$|\1|p' "$p"; done | LC_ALL=C sort -u)
+old_touched=$(cat "$state/patched-files" 2>/dev/null || true)
+stage=$cache/stage
+rm -rf "$stage"
+mkdir -p "$stage"
+for f in $(printf '%s\n%s\n' "$new_touched" "$old_touched" | LC_ALL=C sort -u); do
+  [ -e "$src/$f" ] || continue
+  mkdir -p "$stage/$(dirname "$f")"
+  cp -p "$src/$f" "$stage/$f"
+done
+for p in $patches; do
+  (cd "$stage" && patch -p1 -s --no-backup-if-mismatch -i "$p") \
+    || die "$(basename "$p") does not apply to $src"
+done
+for f in $(printf '%s\n%s\n' "$new_touched" "$old_touched" | LC_ALL=C sort -u); do
+  if [ -e "$stage/$f" ]; then
+    if copy_if_changed "$stage/$f" "$tree/$f"; then say "updated $f"; fi
+  else
+    rm -f "$tree/$f"
+  fi
+done
+printf '%s\n' "$new_touched" > "$state/patched-files"
+
+new_added=$(cd "$here/src" && ls -1 *.c *.h 2>/dev/null | LC_ALL=C sort || true)
+for f in $(cat "$state/added-files" 2>/dev/null || true); do
+  case " $(echo $new_added) " in *" $f "*) ;; *)
+    if [ -e "$src/src/$f" ]; then cp "$src/src/$f" "$tree/src/$f"; else rm -f "$tree/src/$f"; fi ;;
+  esac
+done
+for f in $new_added; do
+  if copy_if_changed "$here/src/$f" "$tree/src/$f"; then say "updated src/$f"; fi
+done
+printf '%s\n' "$new_added" > "$state/added-files"
+
+# 4. libemlat, at a path that does not depend on the clone.
+mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
+for h in "$root"/include/emlat/*.h; do
+  copy_if_changed "$h" "$cache/emlat/include/emlat/$(basename "$h")" || true
+done
+if copy_if_changed "$lib" "$cache/emlat/lib/libemlat.a"; then
+  say "new libemlat.a: relinking temacs"
+  rm -f "$tree/src/temacs"
+fi
+
+# 5. Configure (again only when the configure line or configure.ac changed).
+conf_args="--without-all --without-x --with-x-toolkit=no --with-threads
+ --with-file-notification=inotify --with-dumping=pdumper
+ --without-native-compilation --without-compress-install"
+conf_env="CPPFLAGS=-I$cache/emlat/include"
+conf_id=$(printf '%s|%s' "$conf_args" "$conf_env" | tr -s ' \n' '  ')
+cd "$tree"
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+  say "autogen.sh"
+  ./autogen.sh >"$state/autogen.log" 2>&1 || die "autogen.sh failed: see $state/autogen.log"
+  rm -f config.status
+fi
+if [ ! -f config.status ] || [ "$(cat "$state/configure-id" 2>/dev/null)" != "$conf_id" ]; then
+  say "configure (log: $state/configure.log)"
+  # shellcheck disable=SC2086
+  nice -n 10 ./configure $conf_args \
+    CPPFLAGS="-I$cache/emlat/include" >"$state/configure.log" 2>&1 \
+    || die "configure failed: see $state/configure.log"
+  echo "$conf_id" > "$state/configure-id"
+fi
+
+# 6. Build the C core and the dump; the Lisp the dump preloads is compiled
+#    by this step too.  LATENCY_LIBS is the patch's link variable.
+say "make src (log: $state/make.log)"
+nice -n 10 make -j"$jobs" src \
+  LATENCY_LIBS="$cache/emlat/lib/libemlat.a -lm -lpthread" >"$state/make.log" 2>&1 \
+  || { tail -n 30 "$state/make.log" >&2; die "make src failed: see $state/make.log"; }
+
+# 7. The other Lisp libraries.
+case $lisp_mode in
+  debian)
+    if [ ! -f "$state/elc-done" ]; then
+      version=$(cd "$tree" && dpkg-parsechangelog -S Version 2>/dev/null || true)
+      [ -n "$version" ] || die "no debian/changelog in the source: use EMLAT_EMACS_LISP=compile"
+      debdir=$cache/emacs-common-$version
+      if [ ! -d "$debdir" ]; then
+        rm -rf "$debdir.tmp"
+        mkdir -p "$debdir.tmp"
+        (cd "$debdir.tmp" && apt-get -q -o APT::Sandbox::User=root download "emacs-common=$version" >&2 \
+          && dpkg-deb -x emacs-common_*.deb x && rm -f emacs-common_*.deb) \
+          || die "could not download emacs-common $version: use EMLAT_EMACS_LISP=compile"
+        mv "$debdir.tmp" "$debdir"
+      fi
+      n=0
+      elcroot=$debdir/x/usr/share/emacs/28.2/lisp
+      for f in $(cd "$elcroot" && find . -name '*.elc'); do
+        # Only a library whose source is in the tree and that the build did
+        # not compile itself.
+        if [ -f "$tree/lisp/${f%c}" ] && [ ! -e "$tree/lisp/$f" ]; then
+          cp "$elcroot/$f" "$tree/lisp/$f"
+          n=$((n + 1))
+        fi
+      done
+      touch "$state/elc-done"
+      say "added $n byte-compiled libraries from emacs-common $version"
+    fi ;;
+  compile)
+    say "make lisp (log: $state/make-lisp.log)"
+    nice -n 10 make -j"$jobs" lisp >"$state/make-lisp.log" 2>&1 \
+      || die "make lisp failed: see $state/make-lisp.log" ;;
+  preloaded) ;;
+  *) die "EMLAT_EMACS_LISP must be debian, compile or preloaded" ;;
+esac
+
+[ -x "$tree/src/emacs" ] || die "no $tree/src/emacs after the build"
+# Each dump adds hard links named after the build number (emacs-28.2.N);
+# keep only those of the current binary, so that rebuilds do not pile up.
+for f in "$tree"/src/emacs-28.2.*; do
+  [ -e "$f" ] || continue
+  case $f in *.pdmp) cur=$tree/src/emacs.pdmp ;; *) cur=$tree/src/emacs ;; esac
+  [ "$f" -ef "$cur" ] || rm -f "$f"
+done
+t_end=$(date +%s)
+say "profiled Emacs: $tree/src/emacs ($((t_end - t_start)) s)"

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# emacs.mk -- the profiled Emacs (included by the top-level Makefile).
+#
+#   make emacs           build (or incrementally rebuild) the profiled Emacs
+#                        28.2 in $(EMACS_CACHE)/tree; see emacs/README.md
+#   make emacs-path      print the path of the built binary
+#   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat
+#
+# Variables: EMACS_SRC=DIR uses an Emacs 28.2 source tree instead of Debian's
+# source package; EMACS_CACHE (default under XDG_CACHE_HOME) holds source,
+# build tree and stamps; EMACS_LISP=debian|compile|preloaded (build.sh).
+#
+# Invariant: the build is driven by emacs/build.sh, which decides itself
+# what is out of date, so the target is phony and cheap when nothing changed.
+
+EMACS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/emlat/emacs-28.2
+EMACS_SRC ?=
+EMACS_LISP ?= debian
+EMACS_BIN := $(EMACS_CACHE)/tree/src/emacs
+
+.PHONY: emacs emacs-deps emacs-path
+
+emacs-deps:
+	@sh emacs/deps.sh
+
+emacs: emacs-deps $(STATIC_LIB)
+	EMLAT_ROOT="$(CURDIR)" EMLAT_LIB="$(abspath $(STATIC_LIB))" \
+	  EMLAT_EMACS_CACHE="$(EMACS_CACHE)" EMACS_SRC="$(EMACS_SRC)" \
+	  EMLAT_EMACS_LISP="$(EMACS_LISP)" sh emacs/build.sh
+
+emacs-path:
+	@echo $(EMACS_BIN)

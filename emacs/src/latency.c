@@ -1,0 +1,1127 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Interaction-latency profiler: Lisp primitives and probe bodies.
+
+Copyright (C) 2025 the emlat authors.
+
+This file is part of GNU Emacs.
+
+GNU Emacs is free software: you can redistribute it and/or modify
+it under the terms of the GNU General Public License as published by
+the Free Software Foundation, either version 3 of the License, or (at
+your option) any later version.
+
+GNU Emacs is distributed in the hope that it will be useful,
+but WITHOUT ANY WARRANTY; without even the implied warranty of
+MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+GNU General Public License for more details.
+
+You should have received a copy of the GNU General Public License
+along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
+
+/* The profiler records, for every interaction (a key sequence and
+   the command it runs), when its input arrived, when each phase of
+   the command loop ran, which redisplay served it and when its
+   terminal output was flushed.  Records go through libemlat, whose
+   recording calls never allocate, lock or make a system call.
+
+   Invariants:
+
+   - Everything here runs on the thread that holds the Lisp global
+     lock, so the state below needs no synchronization.  Nothing here
+     runs in a signal handler.
+
+   - Open interactions form a stack: a command that reads from the
+     minibuffer runs a nested command loop whose interactions are
+     pushed above it.  Callers name an interaction by the serial
+     number returned by `latency_key_sequence_done', never by its
+     position, so a stale serial (after a restart of the profile or an
+     unwinding) finds nothing and does nothing.
+
+   - An interaction ends at the redisplay decision that follows it in
+     read_char: after the redisplay it caused and the flush of that
+     redisplay's output, or as superseded when Emacs skipped that
+     redisplay because input was pending.  An unavailable boundary is
+     never recorded as zero; it is not recorded at all.
+
+   - The profile never contains typed text, buffer contents, file
+     names, environment values, the terminal device name or Lisp
+     symbol names.  Input is described by batch number, byte offsets,
+     counts and times only.  */
+
+#include <config.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <emlat/emlat.h>
+
+#include "lisp.h"
+#include "sysstdio.h"
+#include "blockinput.h"
+#include "coding.h"
+#include "frame.h"
+#include "termchar.h"
+#include "termhooks.h"
+#include "keyboard.h"
+#include "fingerprint.h"
+#include "buffer.h"
+#include "window.h"
+#include "c-ctype.h"
+#include "latency.h"
+
+bool latency_profiling;
+
+/* ------------------------------------------------------------------ */
+/* Input provenance.  */
+
+/* A read batch of a terminal, kept while its bytes may still be in the
+   input queue.  */
+struct latency_batch
+{
+  uint64_t id;
+  uint64_t t_known_empty;	/* 0 when not known */
+  uint64_t t_read_begin;
+  uint64_t t_read_end;
+};
+
+/* Recent batches, indexed by id modulo the size.  */
+enum { LATENCY_BATCHES = 256 };
+static struct latency_batch latency_batches[LATENCY_BATCHES];
+
+/* Last time each terminal descriptor was found empty.  */
+enum { LATENCY_TTYS = 8 };
+static struct
+{
+  int fd;
+  uint64_t t_empty;
+} latency_empty[LATENCY_TTYS];
+
+/* The batch being stored by tty_read_avail_input and the offset of the
+   byte about to be stored, or batch 0.  */
+static uint64_t latency_store_batch;
+static uint64_t latency_store_batch_pending;
+static ptrdiff_t latency_store_offset;
+
+/* Provenance of each slot of kbd_buffer: batch (0 for an event that
+   did not come from terminal bytes), byte offset and insertion time.
+   Indexed like kbd_buffer.  */
+enum { LATENCY_QUEUE = 4096 };
+static uint64_t latency_slot_batch[LATENCY_QUEUE];
+static uint32_t latency_slot_offset[LATENCY_QUEUE];
+static uint64_t latency_slot_inserted[LATENCY_QUEUE];
+
+/* A range of bytes of one batch: one physical event.  */
+struct latency_source
+{
+  uint64_t batch;		/* 0 when absent */
+  uint32_t begin, end;		/* [begin, end) */
+  uint64_t t_insert, t_remove;	/* queue times of its last byte */
+};
+
+/* Bytes dequeued since the last complete event, and the first and
+   last events of the key sequence being read.  */
+static struct latency_source latency_pending_event;
+static struct latency_source latency_first_event;
+static struct latency_source latency_decisive_event;
+static int latency_sequence_events;
+
+/* ------------------------------------------------------------------ */
+/* Open interactions.  */
+
+enum latency_phase
+{
+  LATENCY_DISPATCHED,
+  LATENCY_PRE_COMMAND,
+  LATENCY_COMMAND,
+  LATENCY_POST_COMMAND,
+  LATENCY_FINISHED		/* root work done, awaiting redisplay */
+};
+
+struct latency_interaction
+{
+  intmax_t serial;
+  uint64_t cause;
+  enum latency_phase phase;
+  enum emlat_ix_status status;
+  bool nonlocal;		/* left its command by a nonlocal exit */
+  uint64_t span;		/* open phase span, or 0 */
+  bool have_redisplay, have_output;
+  EMACS_INT gcs_at_begin;
+  modiff_count modiff_at_begin;
+};
+
+enum { LATENCY_DEPTH = 64 };
+static struct latency_interaction latency_stack[LATENCY_DEPTH];
+static int latency_depth;
+static intmax_t latency_serial;
+
+/* Redisplay and output state.  */
+static uint64_t latency_redisplay_span;
+static uint64_t latency_redisplay_id;
+static uint64_t latency_redisplay_cause;
+static uint64_t latency_gc_span;
+static uint64_t latency_gc_t0;
+static uint64_t latency_written_epoch, latency_completed_epoch;
+static uint64_t latency_pending_bytes;
+
+uint64_t
+latency_now (void)
+{
+  return emlat_now ();
+}
+
+/* Forget all state of a previous session.  */
+static void
+latency_reset (void)
+{
+  memset (latency_batches, 0, sizeof latency_batches);
+  memset (latency_empty, 0, sizeof latency_empty);
+  memset (latency_slot_batch, 0, sizeof latency_slot_batch);
+  latency_store_batch = latency_store_batch_pending = 0;
+  memset (&latency_pending_event, 0, sizeof latency_pending_event);
+  memset (&latency_first_event, 0, sizeof latency_first_event);
+  memset (&latency_decisive_event, 0, sizeof latency_decisive_event);
+  latency_sequence_events = 0;
+  latency_depth = 0;
+  latency_redisplay_span = latency_redisplay_cause = 0;
+  latency_gc_span = 0;
+  latency_written_epoch = latency_completed_epoch = 0;
+  latency_pending_bytes = 0;
+}
+
+/* The innermost open interaction, or NULL.  */
+static struct latency_interaction *
+latency_top (void)
+{
+  return latency_depth > 0 ? &latency_stack[latency_depth - 1] : NULL;
+}
+
+/* The cause that work done now serves: the innermost open
+   interaction, or 0.  */
+static uint64_t
+latency_serving_cause (void)
+{
+  struct latency_interaction *top = latency_top ();
+  return top ? top->cause : 0;
+}
+
+/* The stack index of the interaction with serial SERIAL, or -1.  */
+static int
+latency_find (intmax_t serial)
+{
+  for (int i = latency_depth - 1; i >= 0; i--)
+    if (latency_stack[i].serial == serial)
+      return i;
+  return -1;
+}
+
+/* End the interaction on top of the stack and pop it.  */
+static void
+latency_pop (void)
+{
+  struct latency_interaction *ix = latency_top ();
+  if (!ix)
+    return;
+  if (ix->span)
+    emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
+  if (ix->phase != LATENCY_FINISHED)
+    emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+  emlat_ix_count (ix->cause, EMLAT_C_GC_COUNT,
+		  gcs_done - ix->gcs_at_begin);
+  if (BUFFERP (XWINDOW (selected_window)->contents))
+    {
+      struct buffer *b = XBUFFER (XWINDOW (selected_window)->contents);
+      emlat_ix_count (ix->cause, EMLAT_C_BUFFER_SIZE, BUF_Z (b) - BUF_BEG (b));
+      if (b == current_buffer)
+	emlat_ix_count (ix->cause, EMLAT_C_MODIFF_DELTA,
+			MODIFF - ix->modiff_at_begin);
+    }
+  emlat_ix_value (ix->cause, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
+  emlat_ix_end (ix->cause, ix->status);
+  latency_depth--;
+}
+
+/* Pop every interaction above stack index I.  */
+static void
+latency_pop_above (int i)
+{
+  while (latency_depth > i + 1)
+    latency_pop ();
+}
+
+/* ------------------------------------------------------------------ */
+/* Terminal input probes.  */
+
+/* Note that terminal descriptor FD had no bytes to read.  */
+void
+latency_tty_known_empty (int fd)
+{
+  uint64_t now = emlat_now ();
+  int free_slot = -1;
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    {
+      if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
+	{
+	  latency_empty[i].t_empty = now;
+	  return;
+	}
+      if (!latency_empty[i].t_empty && free_slot < 0)
+	free_slot = i;
+    }
+  if (free_slot >= 0)
+    {
+      latency_empty[free_slot].fd = fd;
+      latency_empty[free_slot].t_empty = now;
+    }
+}
+
+/* Note that a read of terminal descriptor FD that began at T_BEGIN
+   returned NREAD.  Records the batch before any byte is stored, since
+   storing a byte can leave tty_read_avail_input nonlocally.  */
+void
+latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
+{
+  uint64_t t_end = emlat_now ();
+  latency_store_batch_pending = 0;
+  if (nread <= 0 || !t_begin)
+    return;
+
+  struct emlat_input_batch b = { 0 };
+  b.batch_id = emlat_input_batch_id ();
+  if (!b.batch_id)
+    return;
+  b.mask = EMLAT_IB_READ_BEGIN | EMLAT_IB_READ_END | EMLAT_IB_BYTES;
+  b.t_read_begin = t_begin;
+  b.t_read_end = t_end;
+  b.bytes = nread;
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
+      {
+	/* The bytes arrived after the descriptor was last seen empty.
+	   Once read, it is no longer known to be empty.  */
+	b.mask |= EMLAT_IB_KNOWN_EMPTY;
+	b.t_known_empty = latency_empty[i].t_empty;
+	latency_empty[i].t_empty = 0;
+      }
+  emlat_input_batch (&b);
+
+  struct latency_batch *kept = &latency_batches[b.batch_id % LATENCY_BATCHES];
+  kept->id = b.batch_id;
+  kept->t_known_empty = (b.mask & EMLAT_IB_KNOWN_EMPTY) ? b.t_known_empty : 0;
+  kept->t_read_begin = t_begin;
+  kept->t_read_end = t_end;
+  latency_store_batch_pending = b.batch_id;
+}
+
+/* Note that byte OFFSET of the batch just read is about to be stored
+   in the input queue, or, if OFFSET is negative, that the bytes of the
+   batch have all been stored.  */
+void
+latency_tty_byte (ptrdiff_t offset)
+{
+  latency_store_batch = offset >= 0 ? latency_store_batch_pending : 0;
+  latency_store_offset = offset;
+}
+
+/* Note that an event was stored in slot SLOT of kbd_buffer.  The byte
+   announced by latency_tty_byte, if any, is its provenance; the
+   announcement is used at most once.  */
+void
+latency_queue_insert (ptrdiff_t slot)
+{
+  if (slot < 0 || slot >= LATENCY_QUEUE)
+    return;
+  latency_slot_batch[slot] = latency_store_batch;
+  latency_slot_offset[slot] = latency_store_offset;
+  latency_slot_inserted[slot] = emlat_now ();
+  latency_store_batch = 0;
+}
+
+/* Note that the keystroke in slot SLOT of kbd_buffer was removed from
+   the queue.  Its byte joins the event being decoded.  */
+void
+latency_queue_remove (ptrdiff_t slot)
+{
+  if (slot < 0 || slot >= LATENCY_QUEUE || !latency_slot_batch[slot])
+    return;
+  uint64_t batch = latency_slot_batch[slot];
+  uint32_t offset = latency_slot_offset[slot];
+  struct latency_source *ev = &latency_pending_event;
+  if (ev->batch == batch && ev->end == offset)
+    ev->end = offset + 1;
+  else
+    {
+      ev->batch = batch;
+      ev->begin = offset;
+      ev->end = offset + 1;
+    }
+  ev->t_insert = latency_slot_inserted[slot];
+  ev->t_remove = emlat_now ();
+  latency_slot_batch[slot] = 0;
+}
+
+/* Note that read_char got one complete event from the input queue:
+   the bytes removed since the last event are its source.  */
+void
+latency_event_read (void)
+{
+  if (latency_pending_event.batch)
+    {
+      if (!latency_first_event.batch)
+	latency_first_event = latency_pending_event;
+      latency_decisive_event = latency_pending_event;
+    }
+  latency_sequence_events++;
+  memset (&latency_pending_event, 0, sizeof latency_pending_event);
+}
+
+static void
+latency_forget_sequence (void)
+{
+  memset (&latency_first_event, 0, sizeof latency_first_event);
+  memset (&latency_decisive_event, 0, sizeof latency_decisive_event);
+  latency_sequence_events = 0;
+}
+
+/* The kept batch with id ID, or NULL when it has been overwritten.  */
+static struct latency_batch *
+latency_batch (uint64_t id)
+{
+  struct latency_batch *b = &latency_batches[id % LATENCY_BATCHES];
+  return b->id == id ? b : NULL;
+}
+
+/* Record the source and the input arrival bounds of interaction
+   CAUSE.  */
+static void
+latency_record_sources (uint64_t cause)
+{
+  struct latency_source *first = &latency_first_event;
+  struct latency_source *last = &latency_decisive_event;
+  if (!last->batch)
+    return;
+
+  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BATCH, last->batch);
+  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BEGIN, last->begin);
+  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_END, last->end);
+  emlat_ix_time (cause, EMLAT_T_QUEUE_INSERT, last->t_insert);
+  emlat_ix_time (cause, EMLAT_T_QUEUE_REMOVE, last->t_remove);
+  struct latency_batch *b = latency_batch (last->batch);
+  if (b)
+    {
+      emlat_ix_time (cause, EMLAT_T_READ_BEGIN, b->t_read_begin);
+      emlat_ix_time (cause, EMLAT_T_READ_END, b->t_read_end);
+      /* The bytes were in the kernel no later than the end of the read
+	 that returned them, and arrived after the descriptor was last
+	 seen empty, if it was.  */
+      emlat_ix_time (cause, EMLAT_T_INPUT_LATEST, b->t_read_end);
+      if (b->t_known_empty)
+	emlat_ix_time (cause, EMLAT_T_INPUT_EARLIEST, b->t_known_empty);
+    }
+
+  if (first->batch)
+    {
+      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BATCH, first->batch);
+      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BEGIN, first->begin);
+      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_END, first->end);
+      struct latency_batch *fb = latency_batch (first->batch);
+      if (fb)
+	{
+	  emlat_ix_time (cause, EMLAT_T_FIRST_INPUT_LATEST, fb->t_read_end);
+	  if (fb->t_known_empty)
+	    emlat_ix_time (cause, EMLAT_T_FIRST_INPUT_EARLIEST,
+			   fb->t_known_empty);
+	}
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Command-loop probes.  */
+
+/* Begin the interaction of a key sequence of NKEYS keys just read by
+   the command loop.  Return its serial number, or 0.  */
+intmax_t
+latency_key_sequence_done (int nkeys)
+{
+  uint64_t now = emlat_now ();
+
+  /* Interactions whose redisplay decision never came (keyboard macros,
+     unread events) end here, without output.  */
+  while (latency_depth > 0 && latency_top ()->phase == LATENCY_FINISHED)
+    latency_pop ();
+  if (latency_depth == LATENCY_DEPTH)
+    {
+      latency_forget_sequence ();
+      return 0;
+    }
+
+  uint64_t parent = latency_serving_cause ();
+  bool physical = latency_decisive_event.batch != 0;
+  enum emlat_root_kind kind = (physical && NILP (Vexecuting_kbd_macro)
+			       ? EMLAT_ROOT_TTY_COMMAND
+			       : EMLAT_ROOT_SYNTHETIC_COMMAND);
+  uint64_t cause = emlat_ix_begin (kind, parent, 0);
+  if (!cause)
+    {
+      latency_forget_sequence ();
+      return 0;
+    }
+  emlat_ix_time (cause, EMLAT_T_KEY_DECODE_DONE, now);
+  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  emlat_ix_count (cause, EMLAT_C_KEY_SEQUENCE_LENGTH, nkeys);
+  emlat_ix_count (cause, EMLAT_C_PREFIX_DEPTH, nkeys > 0 ? nkeys - 1 : 0);
+  emlat_ix_count (cause, EMLAT_C_DECODED_EVENTS, latency_sequence_events);
+  if (kind == EMLAT_ROOT_TTY_COMMAND)
+    latency_record_sources (cause);
+  latency_forget_sequence ();
+
+  struct frame *f = SELECTED_FRAME ();
+  if (FRAME_LIVE_P (f))
+    {
+      emlat_ix_count (cause, EMLAT_C_WINDOW_ROWS,
+		      window_internal_height (XWINDOW (selected_window)));
+      emlat_ix_count (cause, EMLAT_C_WINDOW_COLS,
+		      window_body_width (XWINDOW (selected_window), false));
+      emlat_ix_value (cause, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
+    }
+
+  struct latency_interaction *ix = &latency_stack[latency_depth++];
+  memset (ix, 0, sizeof *ix);
+  ix->serial = ++latency_serial;
+  ix->cause = cause;
+  ix->phase = LATENCY_DISPATCHED;
+  ix->status = EMLAT_STATUS_NORMAL;
+  ix->gcs_at_begin = gcs_done;
+  ix->modiff_at_begin = MODIFF;
+  return ix->serial;
+}
+
+/* Move interaction SERIAL to phase PHASE, whose span is of kind KIND
+   and whose time fields are T_BEGIN and T_END; BEGIN says whether the
+   phase begins or ends.  */
+static void
+latency_phase (intmax_t serial, enum latency_phase phase,
+	       enum emlat_span_kind kind, enum emlat_time_field t_begin,
+	       enum emlat_time_field t_end, bool begin)
+{
+  int i = latency_find (serial);
+  if (i < 0)
+    return;
+  latency_pop_above (i);
+  struct latency_interaction *ix = &latency_stack[i];
+  if (begin)
+    {
+      if (ix->span)
+	emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
+      ix->phase = phase;
+      emlat_ix_mark (ix->cause, t_begin);
+      ix->span = emlat_span_begin (kind, ix->cause);
+    }
+  else
+    {
+      if (ix->span)
+	emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
+      ix->span = 0;
+      emlat_ix_mark (ix->cause, t_end);
+    }
+}
+
+void
+latency_pre_command (intmax_t serial, bool begin)
+{
+  latency_phase (serial, LATENCY_PRE_COMMAND, EMLAT_SPAN_PRE_COMMAND,
+		 EMLAT_T_PRE_COMMAND_BEGIN, EMLAT_T_PRE_COMMAND_END, begin);
+}
+
+void
+latency_command (intmax_t serial, bool begin)
+{
+  latency_phase (serial, LATENCY_COMMAND, EMLAT_SPAN_COMMAND,
+		 EMLAT_T_COMMAND_BEGIN, EMLAT_T_COMMAND_END, begin);
+  /* Events that the command reads itself are not part of the next key
+     sequence.  */
+  if (begin)
+    latency_forget_sequence ();
+}
+
+void
+latency_post_command (intmax_t serial, bool begin)
+{
+  latency_phase (serial, LATENCY_POST_COMMAND, EMLAT_SPAN_POST_COMMAND,
+		 EMLAT_T_POST_COMMAND_BEGIN, EMLAT_T_POST_COMMAND_END, begin);
+}
+
+/* Note that the command loop finished the work of interaction SERIAL;
+   it now awaits its redisplay.  */
+void
+latency_command_finished (intmax_t serial)
+{
+  int i = latency_find (serial);
+  if (i < 0)
+    return;
+  latency_pop_above (i);
+  struct latency_interaction *ix = &latency_stack[i];
+  if (ix->phase == LATENCY_FINISHED)
+    return;
+  if (ix->span)
+    emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
+  ix->span = 0;
+  ix->phase = LATENCY_FINISHED;
+  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+}
+
+/* Unwind function of the command loop: interaction SERIAL left the
+   command loop by a nonlocal exit unless it is already finished.  Its
+   status is `throw' until cmd_error says it was an error or a quit.  */
+void
+latency_command_unwind (intmax_t serial)
+{
+  int i = latency_find (serial);
+  if (i < 0)
+    return;
+  latency_pop_above (i);
+  struct latency_interaction *ix = &latency_stack[i];
+  if (ix->phase == LATENCY_FINISHED)
+    return;
+  if (ix->span)
+    emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
+  ix->span = 0;
+  if (ix->phase == LATENCY_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_COMMAND_END);
+  else if (ix->phase == LATENCY_PRE_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_PRE_COMMAND_END);
+  else if (ix->phase == LATENCY_POST_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_POST_COMMAND_END);
+  ix->phase = LATENCY_FINISHED;
+  ix->nonlocal = true;
+  ix->status = EMLAT_STATUS_THROW;
+  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+}
+
+/* Note that the command loop caught an error: a quit if QUIT.  It
+   refines the status of the interaction that just left nonlocally.  */
+void
+latency_command_error (bool quit)
+{
+  struct latency_interaction *ix = latency_top ();
+  if (ix && ix->nonlocal && ix->status == EMLAT_STATUS_THROW)
+    ix->status = quit ? EMLAT_STATUS_QUIT : EMLAT_STATUS_ERROR;
+}
+
+/* Note read_char's decision about the redisplay that follows a
+   command: SUPERSEDED if it was skipped because input was pending.
+   The finished interaction awaiting that redisplay ends here.  */
+void
+latency_redisplay_decided (bool superseded)
+{
+  struct latency_interaction *ix = latency_top ();
+  if (!ix || ix->phase != LATENCY_FINISHED)
+    return;
+  if (superseded && ix->status == EMLAT_STATUS_NORMAL)
+    ix->status = EMLAT_STATUS_SUPERSEDED;
+  latency_pop ();
+}
+
+/* ------------------------------------------------------------------ */
+/* Redisplay and GC probes.  */
+
+void
+latency_redisplay_begin (void)
+{
+  struct latency_interaction *ix = latency_top ();
+  uint64_t cause = ix ? ix->cause : 0;
+  latency_redisplay_cause = cause;
+  latency_redisplay_id++;
+  latency_redisplay_span = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
+  if (ix)
+    {
+      if (!ix->have_redisplay)
+	{
+	  emlat_ix_mark (cause, EMLAT_T_REDISPLAY_BEGIN);
+	  emlat_ix_value (cause, EMLAT_V_FIRST_REDISPLAY_ID,
+			  latency_redisplay_id);
+	  ix->have_redisplay = true;
+	}
+      emlat_ix_value (cause, EMLAT_V_LAST_REDISPLAY_ID, latency_redisplay_id);
+      emlat_ix_add (cause, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
+    }
+}
+
+void
+latency_redisplay_end (void)
+{
+  if (!latency_redisplay_span)
+    return;
+  emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
+  latency_redisplay_span = 0;
+  struct latency_interaction *ix = latency_top ();
+  if (ix && ix->cause == latency_redisplay_cause)
+    emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_END);
+}
+
+void
+latency_gc_begin (void)
+{
+  latency_gc_t0 = emlat_now ();
+  latency_gc_span = emlat_span_begin_cpu (EMLAT_SPAN_GC,
+					  latency_serving_cause ());
+}
+
+void
+latency_gc_end (void)
+{
+  if (!latency_gc_span)
+    return;
+  emlat_span_end (latency_gc_span, EMLAT_SPAN_OK, 0);
+  latency_gc_span = 0;
+  uint64_t cause = latency_serving_cause ();
+  if (cause)
+    emlat_ix_add (cause, EMLAT_C_GC_NS, emlat_now () - latency_gc_t0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Terminal output probes.  */
+
+/* Note that N bytes were handed to a terminal's stdio stream.  The
+   first byte after a completed flush opens a new output epoch.  */
+void
+latency_tty_output (ptrdiff_t n)
+{
+  if (n <= 0)
+    return;
+  if (latency_written_epoch == latency_completed_epoch)
+    {
+      latency_written_epoch++;
+      struct latency_interaction *ix = latency_top ();
+      if (ix && !ix->have_output)
+	{
+	  emlat_ix_mark (ix->cause, EMLAT_T_OUTPUT_BEGIN);
+	  ix->have_output = true;
+	}
+    }
+  latency_pending_bytes += n;
+}
+
+/* Flush STREAM, a terminal's output stream.  A successful flush
+   completes the greatest written output epoch.  */
+int
+latency_tty_flush (FILE *stream)
+{
+  if (!latency_pending_bytes)
+    return fflush (stream);
+
+  uint64_t cause = latency_serving_cause ();
+  uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, cause);
+  uint64_t t0 = emlat_now ();
+  int r = fflush (stream);
+  uint64_t t1 = emlat_now ();
+  if (r == 0)
+    {
+      emlat_span_count (span, EMLAT_C_TTY_BYTES, latency_pending_bytes);
+      emlat_span_end (span, EMLAT_SPAN_OK, 0);
+      latency_completed_epoch = latency_written_epoch;
+      if (cause)
+	{
+	  emlat_ix_time (cause, EMLAT_T_OUTPUT_END, t0);
+	  emlat_ix_time (cause, EMLAT_T_FLUSH_BEGIN, t0);
+	  emlat_ix_time (cause, EMLAT_T_FLUSH_END, t1);
+	  emlat_ix_value (cause, EMLAT_V_FINAL_OUTPUT_EPOCH,
+			  latency_completed_epoch);
+	  emlat_ix_add (cause, EMLAT_C_TTY_BYTES, latency_pending_bytes);
+	  emlat_ix_add (cause, EMLAT_C_OUTPUT_EPOCHS, 1);
+	}
+      latency_pending_bytes = 0;
+    }
+  else
+    {
+      emlat_span_end (span, EMLAT_SPAN_ERROR, 0);
+      if (cause)
+	emlat_ix_add (cause, EMLAT_C_FLUSH_FAILURES, 1);
+    }
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Session metadata.  */
+
+enum { LATENCY_MAX_META = 32 };
+
+struct latency_meta
+{
+  struct emlat_meta entry[LATENCY_MAX_META];
+  size_t n;
+  char text[4096];		/* storage for string values */
+  size_t used;
+};
+
+static void
+meta_uint (struct latency_meta *m, const char *key, uint64_t v)
+{
+  if (m->n < LATENCY_MAX_META)
+    m->entry[m->n++] = (struct emlat_meta) { .key = key,
+					      .type = EMLAT_META_UINT,
+					      .u = v };
+}
+
+/* Add string entry KEY = the LEN bytes at S, copied.  */
+static void
+meta_str (struct latency_meta *m, const char *key, const char *s, size_t len)
+{
+  if (m->n >= LATENCY_MAX_META || sizeof m->text - m->used < len)
+    return;
+  char *copy = m->text + m->used;
+  memcpy (copy, s, len);
+  m->used += len;
+  m->entry[m->n++] = (struct emlat_meta) { .key = key,
+					    .type = EMLAT_META_STR,
+					    .s = copy, .s_len = len };
+}
+
+/* Add the words of the configure options that are options (begin with
+   "--") and name no file, so that no local path is recorded.  */
+static void
+meta_configure_options (struct latency_meta *m)
+{
+  if (!STRINGP (Vsystem_configuration_options))
+    return;
+  const char *p = SSDATA (Vsystem_configuration_options);
+  char buf[1024];
+  size_t n = 0;
+  while (*p)
+    {
+      while (*p == ' ' || *p == '\'')
+	p++;
+      const char *w = p;
+      while (*p && *p != ' ' && *p != '\'')
+	p++;
+      size_t len = p - w;
+      if (len > 2 && w[0] == '-' && w[1] == '-' && !memchr (w, '/', len)
+	  && n + len + 1 < sizeof buf)
+	{
+	  if (n)
+	    buf[n++] = ' ';
+	  memcpy (buf + n, w, len);
+	  n += len;
+	}
+    }
+  meta_str (m, "emacs.configure_options", buf, n);
+}
+
+/* Add what is known about the terminal of the selected frame: its type
+   and capabilities, never its device name.  */
+static void
+meta_terminal (struct latency_meta *m)
+{
+  struct frame *f = SELECTED_FRAME ();
+  if (!FRAME_LIVE_P (f) || !FRAME_TERMCAP_P (f))
+    {
+      meta_str (m, "terminal.kind", "none", 4);
+      return;
+    }
+  struct tty_display_info *tty = FRAME_TTY (f);
+  meta_str (m, "terminal.kind", "tty", 3);
+  if (tty->type)
+    {
+      /* A terminal type is a terminfo name; anything else is not
+	 recorded.  */
+      size_t len = strlen (tty->type);
+      bool ok = len > 0 && len <= 64;
+      for (size_t i = 0; ok && i < len; i++)
+	ok = c_isalnum (tty->type[i]) || strchr ("+-._", tty->type[i]);
+      if (ok)
+	meta_str (m, "terminal.type", tty->type, len);
+    }
+  meta_uint (m, "terminal.colors", tty->TN_max_colors);
+  meta_uint (m, "terminal.cols", FRAME_COLS (f));
+  meta_uint (m, "terminal.rows", FRAME_TOTAL_LINES (f));
+  meta_uint (m, "terminal.baud", baud_rate);
+  if (tty->input)
+    {
+      struct stat st;
+      /* Unix98 pseudo-terminal slaves have majors 136 to 143.  */
+      if (fstat (fileno (tty->input), &st) == 0 && S_ISCHR (st.st_mode))
+	meta_uint (m, "terminal.pty",
+		   major (st.st_rdev) >= 136 && major (st.st_rdev) <= 143);
+    }
+  struct coding_system *coding = TERMINAL_TERMINAL_CODING (FRAME_TERMINAL (f));
+  if (coding)
+    {
+      Lisp_Object base = CODING_ATTR_BASE_NAME (CODING_ID_ATTRS (coding->id));
+      meta_uint (m, "terminal.coding_utf8", EQ (base, Qutf_8));
+    }
+}
+
+/* Collect the SESSION metadata in M.  */
+static void
+latency_session_meta (struct latency_meta *m)
+{
+  m->n = m->used = 0;
+  meta_str (m, "recorder", "emacs", 5);
+  if (STRINGP (Vemacs_version))
+    meta_str (m, "emacs.version", SSDATA (Vemacs_version),
+	      SBYTES (Vemacs_version));
+  Lisp_Object build = find_symbol_value (intern_c_string ("emacs-build-number"));
+  if (FIXNATP (build))
+    meta_uint (m, "emacs.build_number", XFIXNAT (build));
+  Lisp_Object revision
+    = find_symbol_value (intern_c_string ("emacs-repository-version"));
+  if (STRINGP (revision))
+    meta_str (m, "emacs.revision", SSDATA (revision), SBYTES (revision));
+  char hex[2 * sizeof fingerprint];
+  for (int i = 0; i < sizeof fingerprint; i++)
+    {
+      hex[2 * i] = "0123456789abcdef"[fingerprint[i] >> 4];
+      hex[2 * i + 1] = "0123456789abcdef"[fingerprint[i] & 15];
+    }
+  meta_str (m, "emacs.dump_fingerprint", hex, sizeof hex);
+  if (STRINGP (Vsystem_configuration_features))
+    meta_str (m, "emacs.configure_features",
+	      SSDATA (Vsystem_configuration_features),
+	      SBYTES (Vsystem_configuration_features));
+  meta_configure_options (m);
+  meta_uint (m, "emacs.interactive", !noninteractive);
+  meta_uint (m, "gc.cons_threshold", gc_cons_threshold);
+  if (FLOATP (Vgc_cons_percentage))
+    {
+      char buf[32];
+      int n = snprintf (buf, sizeof buf, "%g", XFLOAT_DATA (Vgc_cons_percentage));
+      meta_str (m, "gc.cons_percentage", buf, n);
+    }
+  struct utsname u;
+  if (uname (&u) == 0)
+    {
+      meta_str (m, "os.sysname", u.sysname, strlen (u.sysname));
+      meta_str (m, "os.release", u.release, strlen (u.release));
+      meta_str (m, "os.machine", u.machine, strlen (u.machine));
+    }
+  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+  if (ncpu > 0)
+    meta_uint (m, "cpu.online", ncpu);
+  meta_terminal (m);
+  /* Only whether a remote login variable is set, never its value.  */
+  meta_uint (m, "env.ssh_present",
+	     getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
+	     || getenv ("SSH_TTY"));
+  meta_uint (m, "latency.input_observer", 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting and stopping.  */
+
+/* Start a session writing to PATH, or to a new file in directory DIR
+   if PATH is NULL.  Return 0 or a negative errno value.  */
+static int
+latency_start (const char *path, const char *dir)
+{
+  static struct latency_meta meta;
+  latency_session_meta (&meta);
+  struct emlat_options opt = { 0 };
+  opt.path = path;
+  opt.dir = dir;
+  opt.meta = meta.entry;
+  opt.n_meta = meta.n;
+
+  /* The writer thread inherits this mask: no signal meant for Emacs
+     may be delivered to it.  */
+  sigset_t all, old;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, &old);
+  int r = emlat_start (&opt);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (r == 0)
+    {
+      latency_reset ();
+      latency_profiling = true;
+    }
+  return r;
+}
+
+/* The file of the active session, as a Lisp string, or nil.  */
+static Lisp_Object
+latency_current_file (void)
+{
+  struct emlat_status st;
+  emlat_status (&st);
+  if (!st.active || !st.path[0])
+    return Qnil;
+  return DECODE_FILE (build_unibyte_string (st.path));
+}
+
+/* Start the profile requested by --latency-profile[=FILE]; ARG is
+   FILE, or empty.  Called once the initial terminal exists.  Failure
+   is reported as a delayed warning, since no command loop runs
+   yet.  */
+void
+latency_start_from_command_line (const char *arg)
+{
+  if (noninteractive || will_dump_p ())
+    return;
+  const char *dir = NULL;
+  if (!*arg)
+    {
+      dir = getenv ("TMPDIR");
+      if (!dir || !*dir)
+	dir = "/tmp";
+    }
+  int r = latency_start (*arg ? arg : NULL, dir);
+  if (r < 0)
+    {
+      AUTO_STRING (format, "Could not start the latency profile: %s");
+      Lisp_Object msg = CALLN (Fformat, format,
+			       build_string (emacs_strerror (-r)));
+      Vdelayed_warnings_list = Fcons (list2 (Qlatency_profile, msg),
+				      Vdelayed_warnings_list);
+    }
+}
+
+/* Stop the session, if any, when Emacs exits normally.  */
+void
+latency_shut_down (void)
+{
+  if (!latency_profiling)
+    return;
+  latency_profiling = false;
+  emlat_stop ();
+}
+
+DEFUN ("latency-profile-start", Flatency_profile_start,
+       Slatency_profile_start, 0, 1, "i",
+       doc: /* Start recording a latency profile into FILE.
+FILE must not exist; it is created with mode 0600.  If FILE is nil, a
+new file named after the date and process is created in
+`latency-profile-directory', or in `temporary-file-directory' if that
+is nil.  Return the name of the file.
+
+The profile records when terminal input arrived, how long each command
+and its hooks ran, which redisplay followed and when its output was
+flushed.  It contains no typed text, buffer contents, file names or
+command names.  Interactively, FILE is nil.  Use `latency-profile-stop'
+to finish the profile.  */)
+  (Lisp_Object file)
+{
+  if (latency_profiling)
+    error ("A latency profile is already being recorded");
+  if (will_dump_p ())
+    error ("Cannot record a latency profile while dumping");
+
+  int r;
+  Lisp_Object target;
+  if (!NILP (file))
+    {
+      CHECK_STRING (file);
+      target = Fexpand_file_name (file, Qnil);
+      r = latency_start (SSDATA (ENCODE_FILE (target)), NULL);
+    }
+  else
+    {
+      target = Vlatency_profile_directory;
+      if (NILP (target))
+	target = Vtemporary_file_directory;
+      CHECK_STRING (target);
+      target = Fexpand_file_name (target, Qnil);
+      r = latency_start (NULL, SSDATA (ENCODE_FILE (target)));
+    }
+  if (r < 0)
+    report_file_errno ("Starting latency profile", target, -r);
+  return latency_current_file ();
+}
+
+DEFUN ("latency-profile-stop", Flatency_profile_stop,
+       Slatency_profile_stop, 0, 0, "",
+       doc: /* Stop recording the latency profile and close its file.
+Return the name of the file, or nil if no profile was being recorded.
+Interactions that are still running, such as the command that called
+this function, are left open in the file.  */)
+  (void)
+{
+  if (!latency_profiling)
+    return Qnil;
+  Lisp_Object file = latency_current_file ();
+  latency_profiling = false;
+  int r = emlat_stop ();
+  if (r < 0 && r != -ENOENT)
+    report_file_errno ("Writing latency profile", file, -r);
+  return file;
+}
+
+DEFUN ("latency-profile-rotate", Flatency_profile_rotate,
+       Slatency_profile_rotate, 0, 0, "",
+       doc: /* Finish the current latency profile file and continue in a new one.
+Return the name of the new file.  Signal an error if no profile is
+being recorded.  */)
+  (void)
+{
+  if (!latency_profiling)
+    error ("No latency profile is being recorded");
+  int r = emlat_rotate ();
+  if (r < 0)
+    report_file_errno ("Rotating latency profile", latency_current_file (),
+		       -r);
+  return latency_current_file ();
+}
+
+DEFUN ("latency-profile-status", Flatency_profile_status,
+       Slatency_profile_status, 0, 0, 0,
+       doc: /* Return a plist describing the latency profile.
+The properties are `:active' (t while recording), `:file' (the current
+file, or nil), `:records' (records accepted), `:written' (records in
+the file), `:losses' (records lost), `:bytes' (file bytes), `:files'
+\(files of the session, counting rotations), `:threads' (recording
+threads), `:writer-cpu-ns' (CPU time of the writer thread),
+`:clock-read-ns' (cost of one clock reading), `:write-errors' and
+`:observer' (the state of the input observer thread: `off').  The
+counters describe the last session when none is active.  */)
+  (void)
+{
+  struct emlat_status st;
+  emlat_status (&st);
+  Lisp_Object file = (st.active && st.path[0]
+		      ? DECODE_FILE (build_unibyte_string (st.path)) : Qnil);
+  return list (QCactive, st.active ? Qt : Qnil,
+	       QCfile, file,
+	       QCrecords, make_uint (st.session_records),
+	       QCwritten, make_uint (st.records_written),
+	       QClosses, make_uint (st.records_dropped),
+	       QCbytes, make_uint (st.bytes_written),
+	       QCfiles, make_uint (st.files),
+	       QCthreads, make_uint (st.threads),
+	       QCwriter_cpu_ns, make_uint (st.writer_cpu_ns),
+	       QCclock_read_ns, make_uint (st.clock_read_ns),
+	       QCwrite_errors, make_uint (st.write_errors),
+	       QCobserver, Qoff);
+}
+
+void
+syms_of_latency (void)
+{
+  DEFSYM (Qlatency_profile, "latency-profile");
+  DEFSYM (QCactive, ":active");
+  DEFSYM (QCfile, ":file");
+  DEFSYM (QCrecords, ":records");
+  DEFSYM (QCwritten, ":written");
+  DEFSYM (QClosses, ":losses");
+  DEFSYM (QCbytes, ":bytes");
+  DEFSYM (QCfiles, ":files");
+  DEFSYM (QCthreads, ":threads");
+  DEFSYM (QCwriter_cpu_ns, ":writer-cpu-ns");
+  DEFSYM (QCclock_read_ns, ":clock-read-ns");
+  DEFSYM (QCwrite_errors, ":write-errors");
+  DEFSYM (QCobserver, ":observer");
+  DEFSYM (Qoff, "off");
+
+  DEFVAR_LISP ("latency-profile-directory", Vlatency_profile_directory,
+	       doc: /* Directory for latency profiles started without a file name.
+If nil, `temporary-file-directory' is used.  */);
+  Vlatency_profile_directory = Qnil;
+
+  defsubr (&Slatency_profile_start);
+  defsubr (&Slatency_profile_stop);
+  defsubr (&Slatency_profile_rotate);
+  defsubr (&Slatency_profile_status);
+}

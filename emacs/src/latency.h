@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Probes of the interaction-latency profiler.
+
+Copyright (C) 2025 the emlat authors.
+
+This file is part of GNU Emacs.
+
+GNU Emacs is free software: you can redistribute it and/or modify
+it under the terms of the GNU General Public License as published by
+the Free Software Foundation, either version 3 of the License, or (at
+your option) any later version.
+
+GNU Emacs is distributed in the hope that it will be useful,
+but WITHOUT ANY WARRANTY; without even the implied warranty of
+MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+GNU General Public License for more details.
+
+You should have received a copy of the GNU General Public License
+along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
+
+/* Each probe is a test of `latency_profiling' followed by a call, as
+   with MALLOC_PROBE: when no profile is being recorded a probe costs
+   one load and one branch, and allocates, signals and records
+   nothing.  The functions behind the probes are in latency.c.  They
+   never call Lisp, never quit and never allocate, except the
+   command-loop functions that are documented as doing so.  */
+
+#ifndef EMACS_LATENCY_H
+#define EMACS_LATENCY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lisp.h"
+
+INLINE_HEADER_BEGIN
+
+/* True while a latency profile is being recorded.  */
+extern bool latency_profiling;
+
+/* The profiler clock, in nanoseconds.  */
+extern uint64_t latency_now (void);
+
+/* Terminal input (keyboard.c).  */
+extern void latency_tty_known_empty (int);
+extern void latency_tty_read (int, uint64_t, ptrdiff_t);
+extern void latency_tty_byte (ptrdiff_t);
+extern void latency_queue_insert (ptrdiff_t);
+extern void latency_queue_remove (ptrdiff_t);
+extern void latency_event_read (void);
+
+/* The command loop (keyboard.c).  */
+extern intmax_t latency_key_sequence_done (int);
+extern void latency_pre_command (intmax_t, bool);
+extern void latency_command (intmax_t, bool);
+extern void latency_post_command (intmax_t, bool);
+extern void latency_command_finished (intmax_t);
+extern void latency_command_unwind (intmax_t);
+extern void latency_command_error (bool);
+extern void latency_redisplay_decided (bool);
+
+/* Redisplay and GC (xdisp.c, alloc.c).  */
+extern void latency_redisplay_begin (void);
+extern void latency_redisplay_end (void);
+extern void latency_gc_begin (void);
+extern void latency_gc_end (void);
+
+/* Terminal output (term.c, cm.c, dispnew.c, sysdep.c).  */
+extern void latency_tty_output (ptrdiff_t);
+extern int latency_tty_flush (FILE *);
+
+/* Session (emacs.c).  */
+extern void latency_start_from_command_line (const char *);
+extern void latency_shut_down (void);
+
+/* Note that N bytes were handed to the stdio stream of a terminal.  */
+#define LATENCY_TTY_OUTPUT(n)			\
+  do {						\
+    if (latency_profiling)			\
+      latency_tty_output (n);			\
+  } while (false)
+
+/* Flush the stdio stream of a terminal; return what fflush returns.
+   Every flush of terminal output goes through here, so that a
+   profile knows when the bytes of each redisplay left Emacs.  */
+INLINE int
+tty_fflush (FILE *stream)
+{
+  return latency_profiling ? latency_tty_flush (stream) : fflush (stream);
+}
+
+INLINE_HEADER_END
+
+#endif /* EMACS_LATENCY_H */
