@@ -162,7 +162,7 @@ group_table (const struct report_ctx *c, const struct report_group *g, FILE *f)
       char spark[4 * SPARK_BUCKETS + 1];
       report_log_hist (s->v, s->n, SPARK_BUCKETS, counts, edges);
       report_sparkline (counts, SPARK_BUCKETS, c->unicode, spark);
-      fprintf (f, "  %-10s %7s %s%s%s %s (log scale)\n",
+      fprintf (f, "  %-10s %7s %s%s%s %s\n",
                report_metric_label ((enum report_metric)lead), report_fmt_dur (s->v[0], a),
                c->unicode ? "\u2502" : "|", spark, c->unicode ? "\u2502" : "|",
                report_fmt_dur (s->v[s->n - 1], b));
@@ -388,7 +388,8 @@ report_text (const struct report_ctx *c, FILE *f)
       if (c->m->g[k][q].n)
         {
           if (!any)
-            fprintf (f, "\nLatency by root kind and population (more metrics: --json)\n");
+            fprintf (f, "\nLatency by root kind and population (more metrics: --json;\n"
+                        "sparklines: histogram of the first column, log time scale)\n");
           any = 1;
           group_table (c, &c->m->g[k][q], f);
         }

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_compare.c -- `emlat compare A B`: are two sessions comparable, and
+ * when they are, how did the latency of each population move from A to B
+ * (rules in report_compare.h, docs/REPORT.md "Comparison")?
+ *
+ * A and B are one path each: one file per session (a rotated set is
+ * reported on with `emlat report`, not compared).
+ *
+ * Text lines stay within 80 columns: the verdict "no significant change"
+ * is printed as "no sig. change" there (in full in --json and the docs).
+ *
+ * Exit codes: 0 the comparison ran: compared, refused by a guard, or
+ * nothing comparable yet (every population under 30 samples) -- the
+ * output says which in plain words; 1 a file missing or unreadable;
+ * 2 invalid arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/report_compare.h"
+#include "cli/report_fmt.h"
+#include "cli/report_load.h"
+#include "cli/report_render.h"
+
+struct side
+{
+  const char *path;
+  struct emlat_profile *p;
+  struct report_model m;
+  int have_model;
+};
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+           "usage: emlat compare [--json] [--resamples N] [--seed N] A.emlat B.emlat\n"
+           "\n"
+           "Compare the latency of session B with session A.  Refuses, naming\n"
+           "each differing key with both values, when the program build, the\n"
+           "terminal type or size, the profiler settings or the workload differ.\n"
+           "Otherwise, for each root kind and population with at least %u\n"
+           "interactions in both, the change B - A of the median, p90 and p99\n"
+           "with a bootstrap 95%% interval and a verdict: faster, slower or no\n"
+           "significant change.\n"
+           "\n"
+           "  --json          one JSON document on stdout\n"
+           "  --resamples N   bootstrap resamples (default %u)\n"
+           "  --seed N        bootstrap seed (default %llu): same seed, same output\n"
+           "  -h, --help      this text;  -V, --version  the version\n"
+           "\n"
+           "Exit codes: 0 compared, refused or nothing comparable yet (said\n"
+           "plainly); 1 a file missing or unreadable; 2 invalid arguments.\n",
+           REPORT_COMPARE_MIN_N, REPORT_BOOT_DEFAULT_RESAMPLES,
+           (unsigned long long)REPORT_BOOT_DEFAULT_SEED);
+}
+
+static int
+parse_u64 (const char *s, uint64_t *v)
+{
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull (s, &end, 0);
+  if (errno || end == s || *end || s[0] == '-')
+    return -1;
+  *v = x;
+  return 0;
+}
+
+static void
+session_id (const struct emlat_profile *p, char out[37])
+{
+  const struct emlat_file_header *h = emlat_profile_header (p);
+  if (h)
+    report_uuid_str (h->uuid, out);
+  else
+    snprintf (out, 37, "unknown");
+}
+
+static void
+text (const struct side *a, const struct side *b, const struct report_comparison *c)
+{
+  char ua[37], ub[37];
+  session_id (a->p, ua);
+  session_id (b->p, ub);
+  printf ("emlat compare\n  A: %s\n     session %s, %" PRIu64 " interactions\n"
+          "  B: %s\n     session %s, %" PRIu64 " interactions\n",
+          a->path, ua, a->m.n_ix, b->path, ub, b->m.n_ix);
+  if (c->n_fails)
+    {
+      printf ("\nNOT COMPARABLE: %zu guard%s failed\n", c->n_fails, c->n_fails == 1 ? "" : "s");
+      for (size_t i = 0; i < c->n_fails; i++)
+        printf ("  %-8s %s: A %s, B %s\n", report_guard_name (c->fails[i].guard), c->fails[i].key,
+                c->fails[i].a, c->fails[i].b);
+      printf ("No deltas are computed for sessions that are not comparable.\n");
+      return;
+    }
+  printf ("guards passed: identity, terminal, profiler settings, workload\n");
+  printf ("delta = B - A, nearest-rank quantiles, 95%% bootstrap interval\n"
+          "(%u resamples, seed %" PRIu64 "); a verdict needs an interval without 0\n",
+          c->resamples, c->seed);
+  if (c->n_compared == 0)
+    printf ("\nNothing comparable yet: no population has %u or more interactions in both "
+            "sessions.\n",
+            REPORT_COMPARE_MIN_N);
+  for (size_t i = 0; i < c->n_pops; i++)
+    {
+      const struct report_cmp_pop *cp = &c->pops[i];
+      printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
+              report_pop_label (cp->pop), cp->n_a, cp->n_b);
+      if (!cp->compared)
+        {
+          printf (" -- not compared (fewer than %u)\n", REPORT_COMPARE_MIN_N);
+          continue;
+        }
+      printf ("\n  %-10s %-6s %7s %7s %8s  %-19s %s\n", "metric", "", "A", "B", "delta",
+              "95% interval", "verdict");
+      for (size_t k = 0; k < cp->n_m; k++)
+        {
+          const struct report_cmp_metric *cm = &cp->m[k];
+          if (!cm->compared)
+            {
+              printf ("  %-10s not compared: A n=%" PRIu64 ", B n=%" PRIu64 " (fewer than %u)\n",
+                      report_metric_label (cm->metric), cm->n_a, cm->n_b, REPORT_COMPARE_MIN_N);
+              continue;
+            }
+          for (int q = 0; q < REPORT_COMPARE_QUANTILES; q++)
+            {
+              const struct report_cmp_quantile *cq = &cm->q[q];
+              char va[REPORT_DUR_LEN], vb[REPORT_DUR_LEN], dd[REPORT_DUR_LEN], lo[REPORT_DUR_LEN],
+                hi[REPORT_DUR_LEN], iv[48];
+              snprintf (iv, sizeof iv, "[%s, %s]", report_fmt_sdur (cq->ci.lo, lo),
+                        report_fmt_sdur (cq->ci.hi, hi));
+              printf ("  %-10s %-6s %7s %7s %8s  %-19s %s\n",
+                      q == 0 ? report_metric_label (cm->metric) : "", report_quantile_names[q],
+                      report_fmt_dur (cq->a, va), report_fmt_dur (cq->b, vb),
+                      report_fmt_sdur (cq->ci.delta, dd), iv,
+                      cq->verdict == VERDICT_SAME ? "no sig. change"
+                                                  : report_verdict_name (cq->verdict));
+            }
+        }
+    }
+}
+
+static void
+json_side (struct emlat_json *j, const char *key, const struct side *s)
+{
+  char u[37];
+  session_id (s->p, u);
+  emlat_json_key (j, key);
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "path", s->path);
+  emlat_json_kv_str (j, "session", u);
+  emlat_json_kv_u64 (j, "interactions", s->m.n_ix);
+  emlat_json_key (j, "damaged");
+  emlat_json_bool (j, report_damaged (s->p));
+  emlat_json_end_object (j);
+}
+
+static int
+json (const struct side *a, const struct side *b, const struct report_comparison *c)
+{
+  struct emlat_json j;
+  emlat_json_init (&j, stdout);
+  emlat_json_begin_object (&j);
+  emlat_json_kv_str (&j, "schema", "emlat-compare/1");
+  json_side (&j, "a", a);
+  json_side (&j, "b", b);
+  emlat_json_key (&j, "comparable");
+  emlat_json_bool (&j, c->n_fails == 0);
+  emlat_json_key (&j, "guards_failed");
+  emlat_json_begin_array (&j);
+  for (size_t i = 0; i < c->n_fails; i++)
+    {
+      emlat_json_begin_object (&j);
+      emlat_json_kv_str (&j, "guard", report_guard_name (c->fails[i].guard));
+      emlat_json_kv_str (&j, "key", c->fails[i].key);
+      emlat_json_kv_str (&j, "a", c->fails[i].a);
+      emlat_json_kv_str (&j, "b", c->fails[i].b);
+      emlat_json_end_object (&j);
+    }
+  emlat_json_end_array (&j);
+  emlat_json_key (&j, "bootstrap");
+  emlat_json_begin_object (&j);
+  emlat_json_kv_u64 (&j, "resamples", c->resamples);
+  emlat_json_kv_u64 (&j, "seed", c->seed);
+  emlat_json_key (&j, "confidence");
+  emlat_json_double (&j, 0.95);
+  emlat_json_kv_str (&j, "delta", "b_minus_a");
+  emlat_json_kv_u64 (&j, "min_samples", REPORT_COMPARE_MIN_N);
+  emlat_json_end_object (&j);
+  emlat_json_kv_u64 (&j, "populations_compared", c->n_compared);
+  emlat_json_key (&j, "populations");
+  emlat_json_begin_array (&j);
+  for (size_t i = 0; i < c->n_pops; i++)
+    {
+      const struct report_cmp_pop *cp = &c->pops[i];
+      emlat_json_begin_object (&j);
+      emlat_json_kv_str (&j, "root_kind", report_kind_key (cp->root_kind));
+      emlat_json_kv_str (&j, "population", report_pop_key (cp->pop));
+      emlat_json_kv_u64 (&j, "n_a", cp->n_a);
+      emlat_json_kv_u64 (&j, "n_b", cp->n_b);
+      emlat_json_key (&j, "compared");
+      emlat_json_bool (&j, cp->compared);
+      emlat_json_key (&j, "metrics");
+      emlat_json_begin_array (&j);
+      for (size_t k = 0; k < cp->n_m; k++)
+        {
+          const struct report_cmp_metric *cm = &cp->m[k];
+          emlat_json_begin_object (&j);
+          emlat_json_kv_str (&j, "metric", report_metric_name (cm->metric));
+          emlat_json_kv_u64 (&j, "n_a", cm->n_a);
+          emlat_json_kv_u64 (&j, "n_b", cm->n_b);
+          emlat_json_key (&j, "compared");
+          emlat_json_bool (&j, cm->compared);
+          emlat_json_key (&j, "quantiles");
+          emlat_json_begin_array (&j);
+          for (int q = 0; cm->compared && q < REPORT_COMPARE_QUANTILES; q++)
+            {
+              const struct report_cmp_quantile *cq = &cm->q[q];
+              emlat_json_begin_object (&j);
+              emlat_json_kv_str (&j, "quantile", report_quantile_names[q]);
+              emlat_json_kv_u64 (&j, "a_ns", cq->a);
+              emlat_json_kv_u64 (&j, "b_ns", cq->b);
+              emlat_json_key (&j, "delta_ns");
+              emlat_json_i64 (&j, cq->ci.delta);
+              emlat_json_key (&j, "ci_low_ns");
+              emlat_json_i64 (&j, cq->ci.lo);
+              emlat_json_key (&j, "ci_high_ns");
+              emlat_json_i64 (&j, cq->ci.hi);
+              emlat_json_kv_str (&j, "verdict", cq->verdict == VERDICT_FASTER   ? "faster"
+                                                : cq->verdict == VERDICT_SLOWER ? "slower"
+                                                                                : "no_change");
+              emlat_json_end_object (&j);
+            }
+          emlat_json_end_array (&j);
+          emlat_json_end_object (&j);
+        }
+      emlat_json_end_array (&j);
+      emlat_json_end_object (&j);
+    }
+  emlat_json_end_array (&j);
+  emlat_json_end_object (&j);
+  emlat_json_line (&j);
+  return j.error ? -1 : 0;
+}
+
+/* Load one side; returns 0, or prints why and returns -1. */
+static int
+load_side (struct side *s)
+{
+  const char *paths[1] = { s->path };
+  int rc = report_load (paths, 1, 0, isatty (STDERR_FILENO), &s->p);
+  if (rc != 0)
+    {
+      emlat_cli_error (s->path, UINT64_MAX, "compare: cannot load: %s", strerror (-rc));
+      return -1;
+    }
+  report_print_problems (s->p, "compare");
+  if (!report_usable (s->p))
+    {
+      emlat_cli_error (s->path, UINT64_MAX, "compare: not a readable .emlat file");
+      return -1;
+    }
+  if (report_model_build (s->p, &s->m) != 0)
+    {
+      emlat_cli_error (s->path, UINT64_MAX, "compare: out of memory");
+      return -1;
+    }
+  s->have_model = 1;
+  return 0;
+}
+
+static int
+compare_main (int argc, char **argv)
+{
+  enum { O_RESAMPLES = 256, O_SEED };
+  static const struct option longopts[] = {
+    { "json", no_argument, NULL, 'j' },
+    { "resamples", required_argument, NULL, O_RESAMPLES },
+    { "seed", required_argument, NULL, O_SEED },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+  };
+  int as_json = 0, c;
+  uint64_t resamples = REPORT_BOOT_DEFAULT_RESAMPLES, seed = REPORT_BOOT_DEFAULT_SEED;
+  while ((c = getopt_long (argc, argv, "+jhV", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'j':
+        as_json = 1;
+        break;
+      case O_RESAMPLES:
+        if (parse_u64 (optarg, &resamples) != 0 || resamples < 100 || resamples > 1000000)
+          {
+            emlat_cli_error (NULL, UINT64_MAX,
+                             "compare: --resamples wants 100..1000000, not '%s'", optarg);
+            return EMLAT_EXIT_USAGE;
+          }
+        break;
+      case O_SEED:
+        if (parse_u64 (optarg, &seed) != 0)
+          {
+            emlat_cli_error (NULL, UINT64_MAX, "compare: --seed wants a number, not '%s'",
+                             optarg);
+            return EMLAT_EXIT_USAGE;
+          }
+        break;
+      case 'h':
+        usage (stdout);
+        return EMLAT_EXIT_OK;
+      case 'V':
+        emlat_cli_version ("compare");
+        return EMLAT_EXIT_OK;
+      default:
+        usage (stderr);
+        return EMLAT_EXIT_USAGE;
+      }
+  if (argc - optind != 2)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "compare: wants exactly two files, A and B");
+      usage (stderr);
+      return EMLAT_EXIT_USAGE;
+    }
+  struct side a = { .path = argv[optind] }, b = { .path = argv[optind + 1] };
+  int result = EMLAT_EXIT_FAIL;
+  struct report_comparison cmp;
+  int have_cmp = 0;
+  if (load_side (&a) != 0 || load_side (&b) != 0)
+    goto out;
+  if (report_compare (a.p, &a.m, b.p, &b.m, (unsigned)resamples, seed, &cmp) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "compare: out of memory");
+      goto out;
+    }
+  have_cmp = 1;
+  if (as_json)
+    {
+      if (json (&a, &b, &cmp) != 0)
+        {
+          emlat_cli_error (NULL, UINT64_MAX, "compare: JSON output failed");
+          goto out;
+        }
+    }
+  else
+    text (&a, &b, &cmp);
+  if (fflush (stdout) != 0)
+    goto out;
+  result = EMLAT_EXIT_OK;
+out:
+  if (have_cmp)
+    report_comparison_free (&cmp);
+  for (struct side *s = &a; s; s = s == &a ? &b : NULL)
+    {
+      if (s->have_model)
+        report_model_free (&s->m);
+      emlat_profile_free (s->p);
+    }
+  return result;
+}
+
+EMLAT_VERB (compare_verb, "compare",
+            "compare two sessions' latency quantiles, refusing incomparable ones", compare_main)
