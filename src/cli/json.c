@@ -170,6 +170,24 @@ void emlat_json_i64 (struct emlat_json *j, int64_t v)
     fprintf (j->f, "%" PRId64, v);
 }
 
+void emlat_json_fixed (struct emlat_json *j, uint64_t v, unsigned decimals)
+{
+  if (decimals > 9)
+    {
+      j->error = 1;
+      return;
+    }
+  if (before_value (j) != 0)
+    return;
+  uint64_t scale = 1;
+  for (unsigned i = 0; i < decimals; i++)
+    scale *= 10;
+  if (decimals == 0)
+    fprintf (j->f, "%" PRIu64, v);
+  else
+    fprintf (j->f, "%" PRIu64 ".%0*" PRIu64, v / scale, (int)decimals, v % scale);
+}
+
 void emlat_json_double (struct emlat_json *j, double v)
 {
   if (before_value (j) != 0)

@@ -42,6 +42,9 @@ void emlat_json_str (struct emlat_json *j, const char *s);
 void emlat_json_strn (struct emlat_json *j, const void *s, size_t n);
 void emlat_json_u64 (struct emlat_json *j, uint64_t v);
 void emlat_json_i64 (struct emlat_json *j, int64_t v);
+/* V / 10^DECIMALS as an exact decimal number ("1234.567" for V = 1234567,
+   DECIMALS = 3), without going through floating point; DECIMALS <= 9. */
+void emlat_json_fixed (struct emlat_json *j, uint64_t v, unsigned decimals);
 /* Non-finite values are written as null. */
 void emlat_json_double (struct emlat_json *j, double v);
 void emlat_json_bool (struct emlat_json *j, int v);
