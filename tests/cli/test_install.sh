@@ -12,6 +12,11 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$SRCDIR/$BUILD ;; esac
 fails=0
 fail () { echo "FAIL: $*"; fails=$((fails + 1)); }
+if nm "$BUILD/libemlat.a" 2>/dev/null | grep -q __asan_; then
+  echo "SKIP: this build is instrumented with AddressSanitizer; installing it and"
+  echo "linking a plain program against it is not meaningful (the plain run covers it)"
+  exit 77
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root

@@ -164,10 +164,11 @@ mode_flood (long kib)
 {
   raw_mode ();
   size_t n = (size_t)kib * 1024;
-  char *big = malloc (n);
+  char *big = malloc (n + 1);
   if (!big)
     return 1;
   memset (big, 'x', n);
+  big[n] = '\0';
   say ("READY");
   for (;;)
     {
