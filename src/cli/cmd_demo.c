@@ -2,7 +2,7 @@
 /*
  * cmd_demo.c -- `emlat demo`: record the bundled synthetic interactive
  * workload (demo_workload.c) through the public producer API, then show
- * what `emlat check` and `emlat dump` say about the file.
+ * what `emlat check`, `emlat dump` and `emlat report` say about the file.
  *
  * Exit codes: 0 recorded (and, when the check verb is built, checked
  * valid); 1 the recording failed or the check did not find the file valid;
@@ -64,8 +64,8 @@ usage (FILE *f)
            "Record a simulated terminal editor session of about 3 seconds\n"
            "(typing, cursor keys, slow and failing commands, typeahead, a\n"
            "two-key sequence, a resize, timers and subprocess output on a\n"
-           "second thread) through libemlat, then show what 'emlat check'\n"
-           "and 'emlat dump' say about the file.\n"
+           "second thread) through libemlat, then show what 'emlat check',\n"
+           "'emlat dump' and 'emlat report' say about the file.\n"
            "\n"
            "  -o FILE     write the profile to FILE, which must not exist\n"
            "              (default: FILE in a new directory under $TMPDIR)\n"
@@ -321,7 +321,7 @@ demo_main (int argc, char **argv)
     }
 
   int result = EMLAT_EXIT_OK;
-  static const char *const verbs[] = { "check", "dump" };
+  static const char *const verbs[] = { "check", "dump", "report" };
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
     {
       printf ("\n$ emlat %s %s\n", verbs[i], path);

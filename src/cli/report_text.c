@@ -52,7 +52,7 @@ header (const struct report_ctx *c, FILE *f)
   if (prog)
     fprintf (f, "program: %s%s%s\n", prog, ver ? " " : "", ver ? ver : "");
   if (c->ovh.mask >> OVH_SESSION_NS & 1u)
-    fprintf (f, "recorded: %s (to the last STATS entry)%s\n",
+    fprintf (f, "length: %s (session start to the last STATS entry)%s\n",
              report_fmt_dur (c->ovh.v[OVH_SESSION_NS], d),
              c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly");
   fprintf (f, "interactions: %" PRIu64 " (%" PRIu64 " flushed, %" PRIu64 " no output, %" PRIu64
