@@ -76,7 +76,10 @@ int emlat_fuzz_one (const uint8_t *data, size_t size)
 
   if (!tmp_path[0])
     {
-      snprintf (tmp_path, sizeof tmp_path, "/tmp/emlat-fuzz-%ld.emlat", (long)getpid ());
+      /* tmpfs when there is one: the profile loader reads files, and a
+         disk-backed /tmp costs most of each run. */
+      const char *d = access ("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+      snprintf (tmp_path, sizeof tmp_path, "%s/emlat-fuzz-%ld.emlat", d, (long)getpid ());
       atexit (remove_tmp);
     }
   FILE *f = fopen (tmp_path, "wb");
