@@ -56,7 +56,6 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <emlat/emlat.h>
@@ -165,6 +164,8 @@ static intmax_t latency_serial;
 static uint64_t latency_redisplay_span;
 static uint64_t latency_redisplay_id;
 static uint64_t latency_redisplay_cause;
+/* True once the current redisplay began to update the terminal.  */
+static bool latency_redisplay_updating;
 static uint64_t latency_gc_span;
 static uint64_t latency_gc_t0;
 static uint64_t latency_written_epoch, latency_completed_epoch;
@@ -638,10 +639,14 @@ latency_redisplay_begin (void)
   uint64_t cause = ix ? ix->cause : 0;
   latency_redisplay_cause = cause;
   latency_redisplay_id++;
+  latency_redisplay_updating = false;
   latency_redisplay_span = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
   if (ix)
     {
-      if (!ix->have_redisplay)
+      /* Every redisplay serving the cause counts; the time fields
+	 describe the redisplay after its root work (the one that shows
+	 its result), not one done inside the command.  */
+      if (!ix->have_redisplay && ix->phase == LATENCY_FINISHED)
 	{
 	  emlat_ix_mark (cause, EMLAT_T_REDISPLAY_BEGIN);
 	  emlat_ix_value (cause, EMLAT_V_FIRST_REDISPLAY_ID,
@@ -653,6 +658,21 @@ latency_redisplay_begin (void)
     }
 }
 
+/* Note that redisplay finished a frame's desired matrix and begins to
+   update the terminal.  For the interaction, redisplay ends here: the
+   output and its flush are boundaries of their own.  */
+void
+latency_redisplay_update (void)
+{
+  struct latency_interaction *ix = latency_top ();
+  if (latency_redisplay_span && !latency_redisplay_updating
+      && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
+    {
+      emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_END);
+      latency_redisplay_updating = true;
+    }
+}
+
 void
 latency_redisplay_end (void)
 {
@@ -661,8 +681,10 @@ latency_redisplay_end (void)
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
   latency_redisplay_span = 0;
   struct latency_interaction *ix = latency_top ();
-  if (ix && ix->cause == latency_redisplay_cause)
+  if (!latency_redisplay_updating
+      && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
     emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_END);
+  latency_redisplay_updating = false;
 }
 
 void
@@ -689,21 +711,21 @@ latency_gc_end (void)
 /* Terminal output probes.  */
 
 /* Note that N bytes were handed to a terminal's stdio stream.  The
-   first byte after a completed flush opens a new output epoch.  */
+   first byte after a completed flush opens a new output epoch.  Called
+   for every byte of cursor motion: it must stay cheap.  */
 void
 latency_tty_output (ptrdiff_t n)
 {
   if (n <= 0)
     return;
   if (latency_written_epoch == latency_completed_epoch)
+    latency_written_epoch++;
+  struct latency_interaction *ix = latency_top ();
+  if (ix && !ix->have_output && ix->phase == LATENCY_FINISHED)
     {
-      latency_written_epoch++;
-      struct latency_interaction *ix = latency_top ();
-      if (ix && !ix->have_output)
-	{
-	  emlat_ix_mark (ix->cause, EMLAT_T_OUTPUT_BEGIN);
-	  ix->have_output = true;
-	}
+      /* The first byte of the output that follows the root work.  */
+      emlat_ix_mark (ix->cause, EMLAT_T_OUTPUT_BEGIN);
+      ix->have_output = true;
     }
   latency_pending_bytes += n;
 }
@@ -716,7 +738,10 @@ latency_tty_flush (FILE *stream)
   if (!latency_pending_bytes)
     return fflush (stream);
 
-  uint64_t cause = latency_serving_cause ();
+  struct latency_interaction *ix = latency_top ();
+  uint64_t cause = ix ? ix->cause : 0;
+  /* The flush time fields describe the output after the root work.  */
+  bool final = ix && ix->phase == LATENCY_FINISHED;
   uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, cause);
   uint64_t t0 = emlat_now ();
   int r = fflush (stream);
@@ -726,13 +751,22 @@ latency_tty_flush (FILE *stream)
       emlat_span_count (span, EMLAT_C_TTY_BYTES, latency_pending_bytes);
       emlat_span_end (span, EMLAT_SPAN_OK, 0);
       latency_completed_epoch = latency_written_epoch;
-      if (cause)
+      if (final && !ix->have_output)
+	{
+	  /* Bytes written before the root work ended, flushed now.  */
+	  emlat_ix_time (cause, EMLAT_T_OUTPUT_BEGIN, t0);
+	  ix->have_output = true;
+	}
+      if (final)
 	{
 	  emlat_ix_time (cause, EMLAT_T_OUTPUT_END, t0);
 	  emlat_ix_time (cause, EMLAT_T_FLUSH_BEGIN, t0);
 	  emlat_ix_time (cause, EMLAT_T_FLUSH_END, t1);
 	  emlat_ix_value (cause, EMLAT_V_FINAL_OUTPUT_EPOCH,
 			  latency_completed_epoch);
+	}
+      if (cause)
+	{
 	  emlat_ix_add (cause, EMLAT_C_TTY_BYTES, latency_pending_bytes);
 	  emlat_ix_add (cause, EMLAT_C_OUTPUT_EPOCHS, 1);
 	}
@@ -844,8 +878,15 @@ meta_terminal (struct latency_meta *m)
   if (tty->input)
     {
       struct stat st;
+      int fd = fileno (tty->input);
+      /* The initial terminal is opened as /dev/tty (5, 0), which says
+	 nothing about the device behind it; standard input does.  */
+      if (fstat (fd, &st) == 0 && S_ISCHR (st.st_mode)
+	  && major (st.st_rdev) == 5 && minor (st.st_rdev) == 0
+	  && isatty (STDIN_FILENO))
+	fd = STDIN_FILENO;
       /* Unix98 pseudo-terminal slaves have majors 136 to 143.  */
-      if (fstat (fileno (tty->input), &st) == 0 && S_ISCHR (st.st_mode))
+      if (fstat (fd, &st) == 0 && S_ISCHR (st.st_mode))
 	meta_uint (m, "terminal.pty",
 		   major (st.st_rdev) >= 136 && major (st.st_rdev) <= 143);
     }
@@ -893,16 +934,7 @@ latency_session_meta (struct latency_meta *m)
       int n = snprintf (buf, sizeof buf, "%g", XFLOAT_DATA (Vgc_cons_percentage));
       meta_str (m, "gc.cons_percentage", buf, n);
     }
-  struct utsname u;
-  if (uname (&u) == 0)
-    {
-      meta_str (m, "os.sysname", u.sysname, strlen (u.sysname));
-      meta_str (m, "os.release", u.release, strlen (u.release));
-      meta_str (m, "os.machine", u.machine, strlen (u.machine));
-    }
-  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
-  if (ncpu > 0)
-    meta_uint (m, "cpu.online", ncpu);
+  /* libemlat adds the clock, OS and CPU identity itself.  */
   meta_terminal (m);
   /* Only whether a remote login variable is set, never its value.  */
   meta_uint (m, "env.ssh_present",

@@ -62,6 +62,7 @@ extern void latency_redisplay_decided (bool);
 /* Redisplay and GC (xdisp.c, alloc.c).  */
 extern void latency_redisplay_begin (void);
 extern void latency_redisplay_end (void);
+extern void latency_redisplay_update (void);
 extern void latency_gc_begin (void);
 extern void latency_gc_end (void);
 
