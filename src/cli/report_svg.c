@@ -16,7 +16,7 @@
 
 #include "cli/report_fmt.h"
 
-#define W 560.0
+#define W 520.0
 #define H 220.0
 #define ML 48.0
 #define MR 16.0
@@ -87,21 +87,27 @@ open_chart (FILE *f, const char *id, const char *title, const char *kind)
            MT, W - ML - MR, H - MT - MB);
 }
 
+/* Ticks at 1, 10, 100 ... ns; when the axis spans less than two decades,
+   also at 2 and 5 times each power of ten. */
 static void
 time_ticks (FILE *f, const struct logaxis *a)
 {
   char d[REPORT_DUR_LEN];
+  static const double mult[] = { 1, 2, 5 };
+  unsigned nm = a->lhi - a->llo < 2 ? 3 : 1;
   for (int e = (int)floor (a->llo); e <= (int)ceil (a->lhi); e++)
-    {
-      if (e < a->llo - 1e-9 || e > a->lhi + 1e-9)
-        continue;
-      double v = pow (10, e);
-      double x = xpos (a, v);
-      fprintf (f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>\n", x, MT,
-               x, H - MB);
-      fprintf (f, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
-               x, H - MB + 14, report_fmt_dur ((uint64_t)(v + 0.5), d));
-    }
+    for (unsigned m = 0; m < nm; m++)
+      {
+        double v = mult[m] * pow (10, e), lv = log10 (v);
+        if (lv < a->llo - 1e-9 || lv > a->lhi + 1e-9)
+          continue;
+        double x = xpos (a, v);
+        fprintf (f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>\n", x,
+                 MT, x, H - MB);
+        fprintf (f,
+                 "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
+                 x, H - MB + 14, report_fmt_dur ((uint64_t)(v + 0.5), d));
+      }
   fprintf (f, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"end\">log time</text>\n",
            W - MR, H - 4);
 }
