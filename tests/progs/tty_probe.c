@@ -170,16 +170,25 @@ mode_flood (long kib)
   memset (big, 'x', n);
   big[n] = '\0';
   say ("READY");
+  int rc;
   for (;;)
     {
       char c;
       if (read (0, &c, 1) != 1)
-        return 1;
+        {
+          rc = 1;
+          break;
+        }
       if (c == 'q')
-        return 0;
+        {
+          rc = 0;
+          break;
+        }
       say (big);
       say ("END");
     }
+  free (big);
+  return rc;
 }
 
 static int

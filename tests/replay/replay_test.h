@@ -23,11 +23,16 @@
 /* The emlat binary ($EMLAT, else $BUILD/emlat). */
 static inline const char *rt_emlat (void)
 {
+  static char *built; /* made once, kept for the test's life */
   const char *e = getenv ("EMLAT");
-  return e && e[0] ? e : tu_build_path ("emlat");
+  if (e && e[0])
+    return e;
+  if (!built)
+    built = tu_build_path ("emlat");
+  return built;
 }
 
-/* A test program: $BUILD/tests/progs/NAME. */
+/* A test program: $BUILD/tests/progs/NAME (heap: free it). */
 static inline char *rt_prog (const char *name)
 {
   return tu_strf ("%s/tests/progs/%s", tu_build_dir (), name);

@@ -39,7 +39,7 @@ static void known_timing (const char *dir)
                    NULL };
   struct tu_result res;
   if (rt_replay (args, 60000, &res))
-    return;
+    goto out;
   CHECK_EQ_I64 (res.exit_code, 0);
   CHECK_CONTAINS (res.out, "12 planned, 12 sent, 12 measured (12 quiet");
   CHECK_CONTAINS (res.out, "result:        completed");
@@ -104,6 +104,11 @@ static void known_timing (const char *dir)
       free (buf);
     }
   tu_result_free (&res);
+out:
+  free (prog);
+  free (tsv);
+  free (profile);
+  free (script);
 }
 
 static void superseded (const char *dir)
@@ -121,7 +126,7 @@ static void superseded (const char *dir)
                    "-c", "3", "-g", "40", NULL };
   struct tu_result res;
   if (rt_replay (args, 60000, &res))
-    return;
+    goto out;
   CHECK_EQ_I64 (res.exit_code, 0);
   CHECK_EQ_I64 (rt_count_before (res.out, "measured"), 6);
   CHECK_GE_U64 ((uint64_t)rt_count_before (res.out, "superseded"), 4);
@@ -141,6 +146,10 @@ static void superseded (const char *dir)
       rt_free (&v);
     }
   tu_result_free (&res);
+out:
+  free (prog);
+  free (profile);
+  free (script);
 }
 
 int main (void)

@@ -35,7 +35,7 @@ static void hang_timeout (const char *dir)
                    "--settle", "100ms", "-o", prof, "--", prog, NULL };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 1);
   CHECK_CONTAINS (r.out, "result:        timeout after 2.0 s");
   CHECK_CONTAINS (r.out, "killed by SIGKILL; the driver sent SIGTERM, SIGKILL");
@@ -49,6 +49,10 @@ static void hang_timeout (const char *dir)
       rt_free (&v);
     }
   tu_result_free (&r);
+out:
+  free (prog);
+  free (prof);
+  free (s);
 }
 
 static void hang_after_workload (const char *dir)
@@ -60,11 +64,15 @@ static void hang_after_workload (const char *dir)
                    "--settle", "100ms", "-o", prof, "--", prog, NULL };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 0);
   CHECK_CONTAINS (r.out, "result:        completed");
   CHECK_CONTAINS (r.out, "killed by SIGKILL; the driver sent hangup, SIGTERM, SIGKILL");
   tu_result_free (&r);
+out:
+  free (prog);
+  free (prof);
+  free (s);
 }
 
 static void dies (const char *dir, int do_abort)
@@ -76,7 +84,7 @@ static void dies (const char *dir, int do_abort)
                    "2", do_abort ? "abort" : NULL, NULL };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 1);
   CHECK_CONTAINS (r.out, "result:        CMD ended before the workload finished");
   CHECK_CONTAINS (r.out, do_abort ? "killed by SIGABRT; the driver sent nothing"
@@ -93,6 +101,10 @@ static void dies (const char *dir, int do_abort)
       rt_free (&v);
     }
   tu_result_free (&r);
+out:
+  free (prog);
+  free (prof);
+  free (s);
 }
 
 static void cannot_start (const char *dir)
@@ -101,11 +113,13 @@ static void cannot_start (const char *dir)
   char *args[] = { "--keys", "3", "-o", prof, "--", "/nonexistent/emlat-no-such-program", NULL };
   struct tu_result r;
   if (rt_replay (args, 30000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 2);
   CHECK_CONTAINS (r.err, "cannot run /nonexistent/emlat-no-such-program");
   CHECK (access (prof, F_OK) != 0, "no profile left behind");
   tu_result_free (&r);
+out:
+  free (prof);
 }
 
 static void profile_exists (const char *dir)
@@ -116,7 +130,7 @@ static void profile_exists (const char *dir)
   char *args[] = { "--keys", "3", "-o", prof, "--", prog, NULL };
   struct tu_result r;
   if (rt_replay (args, 30000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 2);
   CHECK_CONTAINS (r.err, "File exists");
   uint8_t *b;
@@ -127,6 +141,9 @@ static void profile_exists (const char *dir)
       free (b);
     }
   tu_result_free (&r);
+out:
+  free (prog);
+  free (prof);
 }
 
 int main (void)

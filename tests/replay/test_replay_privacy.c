@@ -63,7 +63,11 @@ int main (void)
                    "exec cat", "ArgMarkerJ77", NULL };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return 1;
+    {
+      free (script);
+      free (prof);
+      return 1;
+    }
   CHECK_EQ_I64 (r.exit_code, 0);
   /* The markers really went through the terminal: cat echoed them. */
   CHECK_CONTAINS (r.out, "24 planned, 24 sent, 24 measured");
@@ -89,5 +93,7 @@ int main (void)
       free (buf);
     }
   tu_result_free (&r);
+  free (script);
+  free (prof);
   TEST_DONE ();
 }

@@ -26,7 +26,7 @@ static void queries (const char *dir)
                    "-o", prof, "--", prog, report, NULL };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 0);
   CHECK_CONTAINS (r.out, "4 planned, 4 sent, 4 measured (4 quiet");
   CHECK_CONTAINS (r.out, "3 queries answered (DA1 0, DA2 1, DSR 0, CPR 1, window 1");
@@ -38,6 +38,11 @@ static void queries (const char *dir)
       free (b);
     }
   tu_result_free (&r);
+out:
+  free (prog);
+  free (script);
+  free (prof);
+  free (report);
 }
 
 static void resizes (const char *dir)
@@ -52,7 +57,7 @@ static void resizes (const char *dir)
   static const unsigned want[4][2] = { { 26, 90 }, { 36, 120 }, { 27, 100 }, { 22, 70 } };
   struct tu_result r;
   if (rt_replay (args, 60000, &r))
-    return;
+    goto out;
   CHECK_EQ_I64 (r.exit_code, 0);
   CHECK_EQ_I64 (rt_count_before (r.out, "measured"), 4);
   uint8_t *b;
@@ -79,6 +84,10 @@ static void resizes (const char *dir)
       rt_free (&v);
     }
   tu_result_free (&r);
+out:
+  free (prog);
+  free (prof);
+  free (log);
 }
 
 int main (void)
