@@ -17,6 +17,11 @@
 
 static inline size_t emlat_put_uvarint (uint8_t *p, uint64_t v)
 {
+  if (v < 0x80)
+    {
+      p[0] = (uint8_t)v; /* the common case: one byte */
+      return 1;
+    }
   size_t n = 0;
   while (v >= 0x80)
     {
@@ -29,6 +34,11 @@ static inline size_t emlat_put_uvarint (uint8_t *p, uint64_t v)
 
 static inline size_t emlat_put_svarint (uint8_t *p, int64_t v)
 {
+  if (v >= -64 && v < 64)
+    {
+      p[0] = (uint8_t)(v & 0x7f); /* the common case: one byte */
+      return 1;
+    }
   size_t n = 0;
   for (;;)
     {

@@ -83,9 +83,10 @@ emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type, uint6
 uint8_t *
 emlat_cb_room (struct emlat_cb *cb, size_t max)
 {
-  if (arena_grow (cb->a, max) != 0)
+  struct emlat_arena *a = cb->a;
+  if (__builtin_expect (a->len + max > a->cap || a->failed, 0) && arena_grow (a, max) != 0)
     return 0;
-  return cb->a->buf + cb->a->len;
+  return a->buf + a->len;
 }
 
 void

@@ -54,7 +54,14 @@ stage (struct emlat_span_state *ss)
       return 0;
     }
   struct emlat_staged_span *s = &ss->staged[ss->nstaged++];
-  memset (s, 0, sizeof *s);
+  /* Only what every path reads; the rest is set where the record is
+     filled (close_span, emlat_spans_emit, orphan ends). */
+  s->enc.ncounters = 0;
+  s->enc.detail = 0;
+  s->enc.has_cpu = 0;
+  s->pair_off = 0;
+  s->represents = 0;
+  s->filled = 0;
   return s;
 }
 
