@@ -53,6 +53,12 @@ static void
 ring_thread_exit (void *p)
 {
   struct emlat_ring *r = p;
+  /* A record made later in this thread's exit (another key's destructor)
+     must not use the ring after the writer may have freed it: forget it,
+     so such a record claims a fresh ring (and re-registers this
+     destructor, which glibc then runs again). */
+  emlat_tls.ring = 0;
+  emlat_tls.gen = EMLAT_GEN_NONE;
   int owned = EMLAT_RING_OWNED;
   /* Release: every record this thread published happens-before the writer
      sees RETIRING.  A CAS, because a ring of an old pool may have been
