@@ -30,6 +30,9 @@ BASE_CFLAGS := -std=c17 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) -pthread
 ifeq ($(SAN),1)
 OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined
+else ifeq ($(SAN),thread)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+SAN_LDFLAGS := -fsanitize=thread
 else
 OPT := -O2 -g
 SAN_LDFLAGS :=
@@ -61,7 +64,7 @@ SHARED_LIB := $(BUILD)/libemlat.so.$(SOVERSION)
 TTY_LIB := $(BUILD)/libemlat-tty.so
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test asan-test fuzz-check bench install uninstall clean deps tests-build
+.PHONY: all lib demo check test asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -120,6 +123,14 @@ test: tests-build
 asan-test:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 CC=$(CLANG) test
 
+# The recorder's concurrency tests (rings, registry, writer, flush, stop,
+# overflow, rotation, write failures) under ThreadSanitizer.
+TSAN_TESTS := record/ stress/ format/ faults/
+TSAN_BINS := $(foreach a,$(TSAN_TESTS),$(patsubst tests/%.c,%,$(filter tests/$(a)%,$(TEST_SRCS))))
+tsan-test:
+	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS))
+	BUILD=$(BUILD)/tsan sh tests/run.sh $(TSAN_TESTS)
+
 # The reader under libFuzzer for FUZZ_SECONDS seconds, seeded with real files.
 fuzz-check:
 	sh fuzz/run.sh $(FUZZ_SECONDS)
@@ -133,6 +144,7 @@ bench: DEPS_GOALS := bench
 check: deps
 	$(MAKE) test
 	$(MAKE) asan-test
+	$(MAKE) tsan-test
 	$(MAKE) fuzz-check
 
 demo: deps all
