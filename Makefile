@@ -11,7 +11,7 @@
 #   bench/bench_*.c                              -> benchmarks
 #   fuzz/fuzz_*.c                                -> libFuzzer targets (clang)
 #
-# Targets: all, demo, check, test, asan-test, fuzz-check, bench, install,
+# Targets: all, demo, check, test, asan-test, tsan-test, fuzz-check, bench, install,
 # uninstall, clean, deps.  See README.md.
 
 PREFIX ?= /usr/local
