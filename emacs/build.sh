@@ -39,7 +39,8 @@ here=$root/emacs
 state=$cache/state
 tree=$cache/tree
 
-say () { echo "emacs/build.sh: $*" >&2; }
+t0=$(date +%s)
+say () { echo "emacs/build.sh: [$(( $(date +%s) - t0 ))s] $*" >&2; }
 die () { say "$*"; exit 1; }
 
 # copy_if_changed SRC DST: copy when the bytes differ; status 0 if copied.
@@ -59,7 +60,11 @@ if [ -n "${EMACS_SRC:-}" ]; then
   src=$(cd "$EMACS_SRC" && pwd)
 else
   src=$cache/pristine
-  [ -d "$src" ] || sh "$here/fetch-source.sh" "$src"
+  if [ ! -d "$src" ]; then
+    say "downloading Debian's emacs source (log: $cache/fetch.log)"
+    sh "$here/fetch-source.sh" "$src" >"$cache/fetch.log" 2>&1 \
+      || { tail -n 20 "$cache/fetch.log" >&2; die "could not obtain the source"; }
+  fi
 fi
 [ -f "$src/src/keyboard.c" ] || die "$src is not an Emacs source tree"
 grep -q '^AC_INIT(GNU Emacs, 28\.2,' "$src/configure.ac" \

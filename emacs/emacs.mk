@@ -6,6 +6,8 @@
 #                        28.2 in $(EMACS_CACHE)/tree; see emacs/README.md
 #   make emacs-path      print the path of the built binary
 #   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat
+#   make uninstall-emacs remove that again
+#   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat
 #
 # Variables: EMACS_SRC=DIR uses an Emacs 28.2 source tree instead of Debian's
 # source package; EMACS_CACHE (default under XDG_CACHE_HOME) holds source,
@@ -19,7 +21,7 @@ EMACS_SRC ?=
 EMACS_LISP ?= debian
 EMACS_BIN := $(EMACS_CACHE)/tree/src/emacs
 
-.PHONY: emacs emacs-deps emacs-path
+.PHONY: emacs emacs-deps emacs-path install-emacs uninstall-emacs
 
 emacs-deps:
 	@sh emacs/deps.sh
@@ -31,3 +33,13 @@ emacs: emacs-deps $(STATIC_LIB)
 
 emacs-path:
 	@echo $(EMACS_BIN)
+
+# The installed copy runs from $(PREFIX)/lib/emlat/emacs-28.2 (the layout of
+# a build tree, which Emacs recognises as uninstalled) through the script
+# $(PREFIX)/bin/emacs-emlat; the system's emacs is not touched.
+install-emacs: emacs
+	sh emacs/install.sh "$(EMACS_CACHE)/tree" "$(DESTDIR)" "$(PREFIX)"
+
+uninstall-emacs:
+	rm -rf $(DESTDIR)$(PREFIX)/lib/emlat/emacs-28.2
+	rm -f $(DESTDIR)$(PREFIX)/bin/emacs-emlat
