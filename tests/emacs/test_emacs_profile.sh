@@ -7,7 +7,8 @@
 # Runs `emacs -Q -nw --latency-profile=FILE` (built by `make emacs`) in a
 # pseudo-terminal made by script(1), types keys with pauses (so that some
 # redisplays are flushed) and in bursts (so that some are superseded), runs
-# a command that signals an error, quits a minibuffer with C-g and leaves with M-x kill-emacs.  Then:
+# a command that signals an error, quits a minibuffer with C-g, forces a GC
+# with M-: (garbage-collect) and leaves with M-x kill-emacs.  Then:
 #   - `emlat check` says the file is valid and was stopped cleanly;
 #   - `emlat report --json` counts tty-command interactions, some flushed,
 #     some superseded, and one with status error;
@@ -57,6 +58,8 @@ keys () {
   sleep 0.6
   printf '\020'                   # C-p there signals beginning-of-buffer
   sleep 0.8
+  printf '\033:(garbage-collect)\r' # M-: forces a GC inside a command
+  sleep 0.8
   printf '\033xkill-emacs\r'
   sleep 2
 }
@@ -88,6 +91,12 @@ grep -q 'status=superseded' "$tmp/dump.txt" || fail "the burst produced no super
 grep -q 'status=error' "$tmp/dump.txt" || fail "C-p on the first line is not recorded with status error"
 grep -q 'status=quit' "$tmp/dump.txt" || fail "C-g in the minibuffer is not recorded with status quit"
 grep -q 'flush_end' "$tmp/dump.txt" || fail "no interaction has a flush end"
+# The forced GC is a span serving an interaction (not cause 0), whose
+# interaction counts it.
+grep -q 'span [a-z]* id=[0-9]* parent=[0-9]* cause=[1-9][0-9]* kind=gc' "$tmp/dump.txt" \
+  || fail "no GC span inside an interaction"
+grep -q 'interaction complete .* gc_count=[1-9]' "$tmp/dump.txt" \
+  || fail "no interaction counts a GC"
 
 # Ordering on every flushed interaction (issue 5): input earliest <= input
 # latest <= read end <= queue insert <= queue remove <= decode done <=
@@ -120,7 +129,7 @@ grep 'interaction complete' "$tmp/dump.txt" | awk '
 grep -q '"recorder":"emacs"' "$tmp/report.json" || fail "SESSION lacks recorder=emacs"
 grep -q '"terminal.type":"xterm"' "$tmp/report.json" || fail "SESSION lacks the terminal type"
 
-for marker in QZMARKERTEXTQZ qzmarkercmdqz previous-line /dev/pts "$tmp"; do
+for marker in QZMARKERTEXTQZ qzmarkercmdqz previous-line garbage-collect kill-emacs /dev/pts "$tmp"; do
   if grep -a -q -F "$marker" "$profile"; then
     fail "profile bytes contain '$marker'"
   fi
