@@ -7,7 +7,8 @@
 # Runs `emacs -Q -nw --latency-profile=FILE` (built by `make emacs`) in a
 # pseudo-terminal made by script(1), types keys with pauses (so that some
 # redisplays are flushed) and in bursts (so that some are superseded), runs
-# a command that signals an error, quits a minibuffer with C-g, forces a GC
+# a prefix key sequence with a pause inside (C-x ... C-b), a command that
+# signals an error, quits a minibuffer with C-g, forces a GC
 # with M-: (garbage-collect) and leaves with M-x kill-emacs.  Then:
 #   - `emlat check` says the file is valid and was stopped cleanly;
 #   - `emlat report --json` counts tty-command interactions, some flushed,
@@ -54,6 +55,10 @@ keys () {
   sleep 1
   printf '\007'                   # C-g quits the minibuffer
   sleep 0.6
+  printf '\030'                   # C-x, a prefix ...
+  sleep 1
+  printf '\002'                   # ... C-b one second later: list-buffers
+  sleep 0.6
   printf '\033<'                   # M-< to the first line
   sleep 0.6
   printf '\020'                   # C-p there signals beginning-of-buffer
@@ -82,8 +87,8 @@ count_json () {
 }
 "$EMLAT" dump "$profile" > "$tmp/dump.txt" || fail "emlat dump"
 
-# Interactions: typed commands (at least a, b, c, the burst, M-x, C-g, M-<,
-# C-p); each has a begin and, once ended, a complete record in the dump.
+# Interactions: typed commands (at least a, b, c, the burst, M-x, C-g,
+# C-x C-b, M-<, C-p); each has a begin and, once ended, a complete record in the dump.
 n_ix=$(grep -o 'interaction [a-z]* cause=[0-9]* thread=[0-9]* kind=tty_command' "$tmp/dump.txt" \
   | sed 's/interaction [a-z]* //' | sort -u | wc -l | tr -d ' ')
 [ "$n_ix" -ge 7 ] || { head -100 "$tmp/dump.txt"; fail "expected >= 7 tty command interactions, found $n_ix"; }
@@ -91,6 +96,21 @@ grep -q 'status=superseded' "$tmp/dump.txt" || fail "the burst produced no super
 grep -q 'status=error' "$tmp/dump.txt" || fail "C-p on the first line is not recorded with status error"
 grep -q 'status=quit' "$tmp/dump.txt" || fail "C-g in the minibuffer is not recorded with status quit"
 grep -q 'flush_end' "$tmp/dump.txt" || fail "no interaction has a flush end"
+# C-x <pause> C-b: a two-key sequence whose first and decisive events come
+# from different read batches, the first one read at least 0.5 s (of the 1 s
+# pause; generous for 2 noisy cores) before the decisive one arrived.
+grep 'interaction complete .* key_sequence_length=2 ' "$tmp/dump.txt" | awk '
+  {
+    delete t
+    for (i = 1; i <= NF; i++)
+      if (split($i, kv, "=") == 2) t[kv[1]] = kv[2]
+    if (t["first_source_batch"] != t["decisive_source_batch"] \
+        && ("t_first_input_latest" in t) && ("t_input_latest" in t) \
+        && t["t_input_latest"] - t["t_first_input_latest"] >= 500000000)
+      found = 1
+  }
+  END { exit !found }' || fail "no two-key sequence with a prefix pause between its batches"
+
 # The forced GC is a span serving an interaction (not cause 0), whose
 # interaction counts it.
 grep -q 'span [a-z]* id=[0-9]* parent=[0-9]* cause=[1-9][0-9]* kind=gc' "$tmp/dump.txt" \
