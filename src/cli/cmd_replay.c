@@ -471,6 +471,9 @@ static void summary (const struct opts *o, const char *name,
         printf ("  cmd:           killed by SIG%s",
                 sig_name (WTERMSIG (r->wait_status)));
       print_sent (r);
+      printf ("  cmd cpu:       %.3f ms (user %.3f ms, system %.3f ms)\n",
+              (r->cmd_user_ns + r->cmd_sys_ns) / 1e6, r->cmd_user_ns / 1e6,
+              r->cmd_sys_ns / 1e6);
     }
   printf ("  duration:      %.3f s\n", (r->t_end - r->t_spawn) / 1e9);
   if (profile_rc)

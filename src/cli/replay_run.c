@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -379,11 +380,16 @@ void replay_run (const struct replay_config *cfg,
       if (!r->reaped)
         {
           int st;
-          pid_t w = waitpid (p->pid, &st, WNOHANG);
+          struct rusage ru;
+          pid_t w = wait4 (p->pid, &st, WNOHANG, &ru);
           if (w == p->pid)
             {
               r->reaped = 1;
               r->wait_status = st;
+              r->cmd_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u
+                               + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+              r->cmd_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u
+                              + (uint64_t)ru.ru_stime.tv_usec * 1000u;
             }
         }
       if (r->reaped)

@@ -55,8 +55,11 @@ struct replay_result
   enum replay_why why;
   enum replay_action action;
   int sent_hangup, sent_term, sent_kill; /* what the ladder did */
-  int wait_status;         /* from waitpid */
+  int wait_status;         /* from wait4 */
   int reaped;              /* CMD was reaped */
+  /* CPU time of CMD and the children it waited for (wait4 rusage; valid
+     when reaped). */
+  uint64_t cmd_user_ns, cmd_sys_ns;
   size_t steps_done, steps_total;
   unsigned failed_line;    /* the step that failed or was running */
   int settled;             /* start-up output went quiet in time */
