@@ -203,6 +203,12 @@ tty_init (void)
   memset (&opt, 0, sizeof opt);
   opt.meta = meta;
   opt.n_meta = nm;
+  /* An interactive program records a few dozen records per keystroke: a
+     writer pass per keystroke (the 5 ms default) would cost more CPU than
+     the program's own work (docs/PERFORMANCE.md, issue 4).  The writer
+     still wakes early when a ring fills (adaptive drain); what a kill can
+     lose grows to this interval. */
+  opt.drain_interval_us = TTY_DRAIN_US;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
   int rc;

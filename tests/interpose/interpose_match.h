@@ -52,6 +52,8 @@ struct im_match
   uint64_t bytes_before;   /* read before the first send: query answers */
   size_t ix_before;        /* TTY-command interactions before it */
   size_t ix_unmatched;     /* TTY-command interactions without a batch */
+  size_t ix_open;          /* never completed (the process was killed): the
+                              reader has only their begin record */
   size_t ix_tty;           /* all TTY-command interactions */
   size_t ix_unattributed;  /* unattributed-output interactions */
   size_t coalesced, split; /* sends with empty / multi-interaction groups */
@@ -152,7 +154,10 @@ static inline void im_build (struct im_match *m, const struct ir_run *r)
             fb = &b[k];
       if (!fb)
         {
-          m->ix_unmatched++;
+          if (ix->status == EMLAT_STATUS_OPEN)
+            m->ix_open++;
+          else
+            m->ix_unmatched++;
           continue;
         }
       long w = im_window (m, fb->t_read_end);
@@ -221,7 +226,8 @@ static inline void im_check_counts (const struct im_match *m, const char *name)
   /* Every TTY-command interaction is accounted for: before the workload
      (reading query answers), or in exactly one send's group. */
   CHECK_EQ_U64 (m->ix_unmatched, 0);
-  CHECK_EQ_U64 (m->ix_before + ix_in, m->ix_tty);
+  CHECK_EQ_U64 (m->ix_before + ix_in + m->ix_open, m->ix_tty);
+  CHECK_LE_U64 (m->ix_open, 1);
   CHECK (ix_in <= total_sent, "%s: at most one interaction per byte sent", name);
   TEST_DIAG ("%s: %zu sends, %llu bytes; %zu groups, %zu interactions in "
              "them (%zu sends split over several), %zu coalesced; before the "

@@ -29,6 +29,9 @@
  *      here: medians 0.05-0.3 ms; the tolerance is for 2 noisy shared
  *      cores).
  *
+ * And a hangup ending: less still running when the workload ends dies of
+ * the driver's SIGHUP; its profile still reads, without final STATS.
+ *
  * SKIP (77) only when none of vim, nano and less is installed; a missing
  * one is named and the others run (scripts/deps.list, group tty).
  */
@@ -126,6 +129,34 @@ static void run_program (const char *dir, const char *name, const char *script_t
   free (script);
 }
 
+/* less left running when the workload ends: the driver hangs up and less
+   dies of SIGHUP, which the library does not catch (docs/TTY.md, "Process
+   rules").  Its profile is a crash-like ending: no final STATS, at most
+   the one interaction that was open, and every send before it matched. */
+static void hangup (const char *dir, const char *less, const char *file)
+{
+  char *script = tu_strf ("%s/hup.script", dir);
+  const char *text = "set gap 200ms\nkey PGDN*5\n";
+  CHECK_OK (tu_write_file (script, text, strlen (text)));
+  char *opts[] = { "--script", script, "--linger", "300ms", NULL };
+  char *cmd[] = { (char *)less, (char *)file, NULL };
+  struct ir_run r;
+  if (ir_replay (&r, dir, "less-hup", opts, cmd, NULL, 60000) == 0)
+    {
+      CHECK_CONTAINS (r.res.out, "killed by SIGHUP; the driver sent hangup");
+      const struct emlat_profile_totals *t = emlat_profile_totals (r.prog.p);
+      CHECK (!t->clean_stop, "less-hup: no final STATS (killed by SIGHUP)");
+      CHECK_LE_U64 (t->interactions_open, 1);
+      CHECK_EQ_U64 (t->chunks_invalid, 0);
+      static struct im_match m;
+      im_build (&m, &r);
+      CHECK_EQ_U64 (m.n, 5);
+      im_check_counts (&m, "less-hup");
+    }
+  ir_free (&r);
+  free (script);
+}
+
 int main (void)
 {
   const char *dir = tu_tmpdir ();
@@ -191,6 +222,7 @@ int main (void)
                    "key PGDN*6 SPC*3 PGUP*2 b G g\n"
                    "key q\n",
                    cmd);
+      hangup (dir, less, file);
       free (file);
     }
   else
