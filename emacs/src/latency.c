@@ -114,6 +114,14 @@ enum { LATENCY_QUEUE = 4096 };
 static uint64_t latency_slot_batch[LATENCY_QUEUE];
 static uint32_t latency_slot_offset[LATENCY_QUEUE];
 static uint64_t latency_slot_inserted[LATENCY_QUEUE];
+static uint32_t latency_slot_depth[LATENCY_QUEUE];
+
+/* Number of events in the ring from slot FROM up to slot TO.  */
+static uint32_t
+latency_queue_span (ptrdiff_t from, ptrdiff_t to)
+{
+  return (to - from + LATENCY_QUEUE) % LATENCY_QUEUE;
+}
 
 /* A range of bytes of one batch: one physical event.  */
 struct latency_source
@@ -121,6 +129,8 @@ struct latency_source
   uint64_t batch;		/* 0 when absent */
   uint32_t begin, end;		/* [begin, end) */
   uint64_t t_insert, t_remove;	/* queue times of its last byte */
+  uint32_t depth_insert;	/* events queued after its insertion */
+  uint32_t depth_remove;	/* events queued before its removal */
 };
 
 /* Bytes dequeued since the last complete event, and the first and
@@ -330,24 +340,27 @@ latency_tty_byte (ptrdiff_t offset)
   latency_store_offset = offset;
 }
 
-/* Note that an event was stored in slot SLOT of kbd_buffer.  The byte
-   announced by latency_tty_byte, if any, is its provenance; the
-   announcement is used at most once.  */
+/* Note that an event was stored in slot SLOT of kbd_buffer, whose
+   oldest event is in slot FETCH.  The byte announced by
+   latency_tty_byte, if any, is its provenance; the announcement is used
+   at most once.  kbd_buffer has LATENCY_QUEUE slots.  */
 void
-latency_queue_insert (ptrdiff_t slot)
+latency_queue_insert (ptrdiff_t slot, ptrdiff_t fetch)
 {
   if (slot < 0 || slot >= LATENCY_QUEUE)
     return;
   latency_slot_batch[slot] = latency_store_batch;
   latency_slot_offset[slot] = latency_store_offset;
   latency_slot_inserted[slot] = emlat_now ();
+  latency_slot_depth[slot] = latency_queue_span (fetch, slot) + 1;
   latency_store_batch = 0;
 }
 
 /* Note that the keystroke in slot SLOT of kbd_buffer was removed from
-   the queue.  Its byte joins the event being decoded.  */
+   the queue, whose next free slot is STORE.  Its byte joins the event
+   being decoded.  */
 void
-latency_queue_remove (ptrdiff_t slot)
+latency_queue_remove (ptrdiff_t slot, ptrdiff_t store)
 {
   if (slot < 0 || slot >= LATENCY_QUEUE || !latency_slot_batch[slot])
     return;
@@ -364,6 +377,8 @@ latency_queue_remove (ptrdiff_t slot)
     }
   ev->t_insert = latency_slot_inserted[slot];
   ev->t_remove = emlat_now ();
+  ev->depth_insert = latency_slot_depth[slot];
+  ev->depth_remove = latency_queue_span (slot, store);
   latency_slot_batch[slot] = 0;
 }
 
@@ -413,6 +428,8 @@ latency_record_sources (uint64_t cause)
   emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_END, last->end);
   emlat_ix_time (cause, EMLAT_T_QUEUE_INSERT, last->t_insert);
   emlat_ix_time (cause, EMLAT_T_QUEUE_REMOVE, last->t_remove);
+  emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_INSERT, last->depth_insert);
+  emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_REMOVE, last->depth_remove);
   struct latency_batch *b = latency_batch (last->batch);
   if (b)
     {

@@ -45,8 +45,8 @@ extern uint64_t latency_now (void);
 extern void latency_tty_known_empty (int);
 extern void latency_tty_read (int, uint64_t, ptrdiff_t);
 extern void latency_tty_byte (ptrdiff_t);
-extern void latency_queue_insert (ptrdiff_t);
-extern void latency_queue_remove (ptrdiff_t);
+extern void latency_queue_insert (ptrdiff_t, ptrdiff_t);
+extern void latency_queue_remove (ptrdiff_t, ptrdiff_t);
 extern void latency_event_read (void);
 
 /* The command loop (keyboard.c).  */

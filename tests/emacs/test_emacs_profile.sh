@@ -93,6 +93,10 @@ n_ix=$(grep -o 'interaction [a-z]* cause=[0-9]* thread=[0-9]* kind=tty_command' 
   | sed 's/interaction [a-z]* //' | sort -u | wc -l | tr -d ' ')
 [ "$n_ix" -ge 7 ] || { head -100 "$tmp/dump.txt"; fail "expected >= 7 tty command interactions, found $n_ix"; }
 grep -q 'status=superseded' "$tmp/dump.txt" || fail "the burst produced no superseded interaction"
+# The 14-byte burst waits in the input queue: its first keys are removed
+# with the later ones still queued.
+grep -q 'queue_depth_remove=\([5-9]\|[1-9][0-9]\)' "$tmp/dump.txt" \
+  || fail "no key was removed from a queue holding the rest of the burst"
 grep -q 'status=error' "$tmp/dump.txt" || fail "C-p on the first line is not recorded with status error"
 grep -q 'status=quit' "$tmp/dump.txt" || fail "C-g in the minibuffer is not recorded with status quit"
 grep -q 'flush_end' "$tmp/dump.txt" || fail "no interaction has a flush end"
