@@ -165,7 +165,7 @@ case $lisp_mode in
       if [ ! -d "$debdir" ]; then
         rm -rf "$debdir.tmp"
         mkdir -p "$debdir.tmp"
-        (cd "$debdir.tmp" && apt-get -q -o APT::Sandbox::User=root download "emacs-common=$version" >&2 \
+        (cd "$debdir.tmp" && apt-get -q -o APT::Sandbox::User=root -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= download "emacs-common=$version" >&2 \
           && dpkg-deb -x emacs-common_*.deb x && rm -f emacs-common_*.deb) \
           || die "could not download emacs-common $version: use EMLAT_EMACS_LISP=compile"
         mv "$debdir.tmp" "$debdir"
