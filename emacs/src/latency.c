@@ -75,6 +75,9 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include "latency.h"
 
 bool latency_profiling;
+intmax_t latency_windows_considered, latency_windows_updated;
+intmax_t latency_rows_generated, latency_glyphs;
+static intmax_t latency_frames_updated;
 
 /* ------------------------------------------------------------------ */
 /* Input provenance.  */
@@ -657,6 +660,8 @@ latency_redisplay_begin (void)
   latency_redisplay_cause = cause;
   latency_redisplay_id++;
   latency_redisplay_updating = false;
+  latency_windows_considered = latency_windows_updated = 0;
+  latency_rows_generated = latency_glyphs = latency_frames_updated = 0;
   latency_redisplay_span = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
   if (ix)
     {
@@ -682,6 +687,7 @@ void
 latency_redisplay_update (void)
 {
   struct latency_interaction *ix = latency_top ();
+  latency_frames_updated++;
   if (latency_redisplay_span && !latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
     {
@@ -695,8 +701,26 @@ latency_redisplay_end (void)
 {
   if (!latency_redisplay_span)
     return;
+  static const struct
+  {
+    enum emlat_counter counter;
+    intmax_t *value;
+  } work[] = {
+    { EMLAT_C_WINDOWS_CONSIDERED, &latency_windows_considered },
+    { EMLAT_C_WINDOWS_UPDATED, &latency_windows_updated },
+    { EMLAT_C_ROWS_GENERATED, &latency_rows_generated },
+    { EMLAT_C_GLYPHS_EMITTED, &latency_glyphs },
+    { EMLAT_C_FRAMES_UPDATED, &latency_frames_updated },
+  };
+  for (int i = 0; i < ARRAYELTS (work); i++)
+    emlat_span_count (latency_redisplay_span, work[i].counter,
+		      *work[i].value);
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
   latency_redisplay_span = 0;
+  if (latency_redisplay_cause)
+    for (int i = 0; i < ARRAYELTS (work); i++)
+      emlat_ix_add (latency_redisplay_cause, work[i].counter,
+		    *work[i].value);
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)

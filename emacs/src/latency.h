@@ -74,6 +74,19 @@ extern int latency_tty_flush (FILE *);
 extern void latency_start_from_command_line (const char *);
 extern void latency_shut_down (void);
 
+/* Work of the current redisplay: windows considered and not skipped,
+   glyph rows produced and their glyphs.  Reset when a redisplay begins
+   and reported when it ends.  */
+extern intmax_t latency_windows_considered, latency_windows_updated;
+extern intmax_t latency_rows_generated, latency_glyphs;
+
+/* Add N to COUNTER, one of the work counters above.  */
+#define LATENCY_COUNT(counter, n)		\
+  do {						\
+    if (latency_profiling)			\
+      (counter) += (n);				\
+  } while (false)
+
 /* Note that N bytes were handed to the stdio stream of a terminal.  */
 #define LATENCY_TTY_OUTPUT(n)			\
   do {						\

@@ -115,6 +115,11 @@ grep 'interaction complete .* key_sequence_length=2 ' "$tmp/dump.txt" | awk '
   }
   END { exit !found }' || fail "no two-key sequence with a prefix pause between its batches"
 
+# Redisplay work is counted: typing a character regenerates its row.
+grep 'interaction complete .*status=normal .*t_flush_end=' "$tmp/dump.txt" \
+  | grep -q 'windows_considered=[1-9].* rows_generated=[1-9]' \
+  || fail "no flushed interaction counts redisplayed windows and rows"
+
 # The forced GC is a span serving an interaction (not cause 0), whose
 # interaction counts it.
 grep -q 'span [a-z]* id=[0-9]* parent=[0-9]* cause=[1-9][0-9]* kind=gc' "$tmp/dump.txt" \
