@@ -650,6 +650,47 @@ latency_redisplay_decided (bool superseded)
 }
 
 /* ------------------------------------------------------------------ */
+/* Event poll probes.  */
+
+/* The open poll span of this thread.  Lisp threads release the global
+   lock inside the poll, so several threads can be polling at once.  */
+static _Thread_local uint64_t latency_poll_span;
+
+/* Note that wait_reading_process_output is about to block in select.
+   The span serves the innermost open interaction (a command waiting in
+   sit-for, say), or nothing when Emacs is idle.  */
+void
+latency_poll_begin (void)
+{
+  if (latency_poll_span)
+    emlat_span_end (latency_poll_span, EMLAT_SPAN_THROW, 0);
+  latency_poll_span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL,
+					latency_serving_cause ());
+}
+
+/* Note that select returned NFDS.  The span's detail is the number of
+   ready descriptors, or 0.  */
+void
+latency_poll_end (int nfds)
+{
+  if (!latency_poll_span)
+    return;
+  emlat_span_end (latency_poll_span, EMLAT_SPAN_OK, nfds > 0 ? nfds : 0);
+  latency_poll_span = 0;
+}
+
+/* Note that a C-g left read_char's wait by a longjmp from the signal
+   handler, skipping the end of the poll.  */
+void
+latency_quit_landing (void)
+{
+  if (!latency_poll_span)
+    return;
+  emlat_span_end (latency_poll_span, EMLAT_SPAN_QUIT, 0);
+  latency_poll_span = 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Redisplay and GC probes.  */
 
 void

@@ -59,6 +59,12 @@ extern void latency_command_unwind (intmax_t);
 extern void latency_command_error (bool);
 extern void latency_redisplay_decided (bool);
 
+/* The central event poll (process.c) and C-g while waiting
+   (keyboard.c).  */
+extern void latency_poll_begin (void);
+extern void latency_poll_end (int);
+extern void latency_quit_landing (void);
+
 /* Redisplay and GC (xdisp.c, alloc.c).  */
 extern void latency_redisplay_begin (void);
 extern void latency_redisplay_end (void);
