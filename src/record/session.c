@@ -218,6 +218,7 @@ emlat_start (const struct emlat_options *opt)
       s->st.files = 1;
       snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
       s->last_stats_t = emlat_clock_now ();
+      s->prev_snap_t = s->last_stats_t; /* the first pass can already see a rate */
       int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
       if (e != 0)
         {

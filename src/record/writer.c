@@ -805,6 +805,8 @@ emlat_writer_main (void *arg)
          interval bounds the latency of an idle recorder, never the rate a
          busy one can sustain. */
       uint64_t wait_ns = (uint64_t)s->drain_us * 1000u;
+      if (s->passes_started == 0)
+        wait_ns /= 5; /* no rate known yet: the first look comes soon */
       if (s->pass_fill && s->pass_span_ns)
         {
           /* fill / span = slots per ns; half a ring at that rate. */
