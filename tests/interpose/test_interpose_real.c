@@ -22,7 +22,7 @@
  *      input latest bound; external quiescence - send >= its last flush
  *      BEGIN - input latest, i.e. >= input_to_flush minus the last write's
  *      own duration (the driver can see the last bytes before write(2)
- *      returns in the program).
+ *      returns in the program), less READ_SLACK (below).
  *  (c) agreement: external first output - the program's output begin
  *      (>= 0) has a median of at most 5 ms and a p90 of at most 20 ms;
  *      external quiescence - the program's flush end likewise (measured
@@ -38,6 +38,12 @@
 #include "interpose_match.h"
 
 #define MS 1000000ll
+/* The driver stamps each read of the master with the moment ppoll reported
+   it readable; the read may also carry bytes written after that moment, so
+   quiescence can precede the last write's begin by the driver's own
+   poll-to-read delay (seen: 0.03 ms; allowed: 2 ms under ASan on 2 noisy
+   cores). */
+#define READ_SLACK (2 * MS)
 
 /* (b) and (c) for one program. */
 static void check_latency (const struct im_match *m, const char *name)
@@ -67,9 +73,10 @@ static void check_latency (const struct im_match *m, const char *name)
         {
           int64_t ext = (int64_t)(s->t_quiet - s->t_send);
           int64_t lb = (int64_t)s->flush_begin - (int64_t)s->in_latest;
-          CHECK (ext >= lb, "%s: send %zu: external quiescence %.3f ms >= the "
-                 "program's input_to_flush lower bound (to flush begin) %.3f ms",
-                 name, i, ext / 1e6, lb / 1e6);
+          CHECK (ext + READ_SLACK >= lb, "%s: send %zu: external quiescence "
+                 "%.3f ms >= the program's input_to_flush lower bound (to flush "
+                 "begin) %.3f ms, less the driver's poll-to-read slack", name,
+                 i, ext / 1e6, lb / 1e6);
           d_quiet[nq++] = (int64_t)s->t_quiet - (int64_t)s->flush_end;
         }
     }
