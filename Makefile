@@ -142,6 +142,7 @@ demo: DEPS_GOALS := demo
 bench: DEPS_GOALS := bench
 
 check: deps
+	$(MAKE) emacs
 	$(MAKE) test
 	$(MAKE) asan-test
 	$(MAKE) tsan-test

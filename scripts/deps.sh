@@ -29,7 +29,7 @@ tree=${EMLAT_DEPS_ROOT:-$root}
 dry_run=0
 
 usage () {
-  echo "usage: deps.sh [-n] [demo|check|bench|all]...   or   deps.sh --list"
+  echo "usage: deps.sh [-n] [demo|check|bench|emacs|all]...   or   deps.sh --list"
 }
 
 trim () {
@@ -57,7 +57,7 @@ fi
 [ $# -eq 0 ] && set -- check
 for goal in "$@"; do
   case $goal in
-    demo | check | bench | all) ;;
+    demo | check | bench | emacs | all) ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
