@@ -2,7 +2,8 @@
 #
 # emlat build.  Sources are picked up by directory, so adding a file to one of
 # the source folders needs no edit here:
-#   src/common src/record src/format src/reader -> libemlat (.a and .so)
+#   src/common src/record src/format src/reader  -> libemlat (.a and .so)
+#   src/analysis (report computations)          -> libemlat too
 #   src/cli                                      -> the emlat command
 #   src/tty                                      -> libemlat-tty.so (LD_PRELOAD)
 #   tests/<area>/test_*.c                        -> one test program each
@@ -42,7 +43,7 @@ LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -DEMLAT_BUILDING_L
 APP_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 LDLIBS := -pthread -lm
 
-LIB_SRCS := $(sort $(wildcard src/common/*.c src/record/*.c src/format/*.c src/reader/*.c))
+LIB_SRCS := $(sort $(wildcard src/common/*.c src/record/*.c src/format/*.c src/reader/*.c src/analysis/*.c))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 TTY_SRCS := $(sort $(wildcard src/tty/*.c))
 TEST_SRCS := $(sort $(wildcard tests/*/test_*.c))

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cli/report_stats.h"
+#include "analysis/report_stats.h"
 
 static uint64_t
 splitmix (uint64_t *x)

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "cli/report_bootstrap.h"
-#include "cli/report_model.h"
+#include "analysis/report_model.h"
 
 #define REPORT_COMPARE_MIN_N 30u
 #define REPORT_COMPARE_METRICS 5

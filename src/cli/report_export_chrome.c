@@ -17,7 +17,7 @@
 
 #include "cli/json.h"
 #include "cli/report_export.h"
-#include "cli/report_metrics.h"
+#include "analysis/report_metrics.h"
 #include "cli/report_render.h"
 
 static void

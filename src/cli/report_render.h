@@ -12,9 +12,9 @@
 
 #include <stdio.h>
 
-#include "cli/report_model.h"
-#include "cli/report_overhead.h"
-#include "cli/report_waterfall.h"
+#include "analysis/report_model.h"
+#include "analysis/report_overhead.h"
+#include "analysis/report_waterfall.h"
 #include "emlat/emlat_reader.h"
 
 /* Text lines of the text report's loss section before it says "N more". */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/report_waterfall.h"
+#include "analysis/report_waterfall.h"
 
 #define REPORT_SVG_CDF_POINTS 400
 

@@ -16,8 +16,8 @@
  * totals saturate at UINT64_MAX instead of wrapping (total_saturated says
  * so); the sort is stable, so equal keys keep their input order.
  */
-#ifndef EMLAT_CLI_REPORT_STATS_H
-#define EMLAT_CLI_REPORT_STATS_H
+#ifndef EMLAT_ANALYSIS_REPORT_STATS_H
+#define EMLAT_ANALYSIS_REPORT_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,4 +47,4 @@ size_t report_rank_index (size_t n, uint64_t num, uint64_t den);
 /* Summarize SORTED[0..N) (ascending) into *D. */
 void report_dist_of_sorted (const uint64_t *sorted, size_t n, struct report_dist *d);
 
-#endif /* EMLAT_CLI_REPORT_STATS_H */
+#endif /* EMLAT_ANALYSIS_REPORT_STATS_H */

@@ -10,7 +10,7 @@
  * milliseconds, which keeps `emlat report` on a million interactions well
  * under its 2 s budget (bench/bench_report.c).
  */
-#include "cli/report_stats.h"
+#include "analysis/report_stats.h"
 
 #include <stdlib.h>
 #include <string.h>

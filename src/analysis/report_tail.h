@@ -13,13 +13,13 @@
  * boundaries per interaction for the usual metric), so that `emlat report`
  * can fetch the tail's spans on a second thread while it builds the model.
  */
-#ifndef EMLAT_CLI_REPORT_TAIL_H
-#define EMLAT_CLI_REPORT_TAIL_H
+#ifndef EMLAT_ANALYSIS_REPORT_TAIL_H
+#define EMLAT_ANALYSIS_REPORT_TAIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/report_metrics.h"
+#include "analysis/report_metrics.h"
 #include "emlat/emlat_reader.h"
 
 #define REPORT_SLOWEST 20
@@ -45,4 +45,4 @@ extern const enum report_metric report_tail_chain[4];
 /* Fill *T from P.  Returns 0 or -ENOMEM. */
 int report_tail_pick (const struct emlat_profile *p, struct report_tail *t);
 
-#endif /* EMLAT_CLI_REPORT_TAIL_H */
+#endif /* EMLAT_ANALYSIS_REPORT_TAIL_H */

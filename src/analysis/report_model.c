@@ -8,7 +8,7 @@
  * arrays, then one radix sort per (group, metric) -- linear in the number
  * of samples.
  */
-#include "cli/report_model.h"
+#include "analysis/report_model.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * cycle; spans not reached from any root are appended as roots, so every
  * span is shown exactly once and the walk always terminates.
  */
-#include "cli/report_waterfall.h"
+#include "analysis/report_waterfall.h"
 
 #include <errno.h>
 #include <stdlib.h>

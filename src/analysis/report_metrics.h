@@ -18,8 +18,8 @@
  *               or t_external_first_output is (emlat replay saw output);
  *   no output   every other interaction (including open ones).
  */
-#ifndef EMLAT_CLI_REPORT_METRICS_H
-#define EMLAT_CLI_REPORT_METRICS_H
+#ifndef EMLAT_ANALYSIS_REPORT_METRICS_H
+#define EMLAT_ANALYSIS_REPORT_METRICS_H
 
 #include <stdint.h>
 
@@ -93,4 +93,4 @@ int report_completion (const struct report_times *t, uint64_t *out);
 void report_metrics_compute (const struct report_times *t, struct report_metrics *m);
 enum report_pop report_population (const struct report_times *t);
 
-#endif /* EMLAT_CLI_REPORT_METRICS_H */
+#endif /* EMLAT_ANALYSIS_REPORT_METRICS_H */

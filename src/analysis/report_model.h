@@ -14,15 +14,15 @@
  * Invariant: the model points into the profile (it does not copy it), so
  * the profile must outlive it.
  */
-#ifndef EMLAT_CLI_REPORT_MODEL_H
-#define EMLAT_CLI_REPORT_MODEL_H
+#ifndef EMLAT_ANALYSIS_REPORT_MODEL_H
+#define EMLAT_ANALYSIS_REPORT_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/report_metrics.h"
-#include "cli/report_stats.h"
-#include "cli/report_tail.h"
+#include "analysis/report_metrics.h"
+#include "analysis/report_stats.h"
+#include "analysis/report_tail.h"
 #include "emlat/emlat_reader.h"
 
 #define REPORT_KINDS (EMLAT_ROOT_KIND_MAX + 1)
@@ -70,4 +70,4 @@ void report_model_free (struct report_model *m);
    of; -1 when it has none. */
 int report_group_primary (const struct report_group *g);
 
-#endif /* EMLAT_CLI_REPORT_MODEL_H */
+#endif /* EMLAT_ANALYSIS_REPORT_MODEL_H */

@@ -8,8 +8,8 @@
  * Every field has a presence flag: a statistic the file does not carry is
  * reported as not recorded, never as 0.
  */
-#ifndef EMLAT_CLI_REPORT_OVERHEAD_H
-#define EMLAT_CLI_REPORT_OVERHEAD_H
+#ifndef EMLAT_ANALYSIS_REPORT_OVERHEAD_H
+#define EMLAT_ANALYSIS_REPORT_OVERHEAD_H
 
 #include <stdint.h>
 
@@ -44,4 +44,4 @@ struct report_overhead
 const char *report_ovh_name (enum report_ovh_field f);
 void report_overhead_of (const struct emlat_profile *p, struct report_overhead *o);
 
-#endif /* EMLAT_CLI_REPORT_OVERHEAD_H */
+#endif /* EMLAT_ANALYSIS_REPORT_OVERHEAD_H */

@@ -4,13 +4,13 @@
  * report_tail.h).  A candidate metric's value is computed exactly as
  * report_metrics_compute defines it: both boundaries present and in order.
  */
-#include "cli/report_tail.h"
+#include "analysis/report_tail.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report_stats.h"
+#include "analysis/report_stats.h"
 
 const enum report_metric report_tail_chain[4] = {
   RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_COMMAND, RM_WALL,

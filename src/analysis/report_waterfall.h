@@ -23,13 +23,13 @@
  * command, command, post-command, redisplay wait, redisplay, TTY emission)
  * are drawn from its boundaries instead.
  */
-#ifndef EMLAT_CLI_REPORT_WATERFALL_H
-#define EMLAT_CLI_REPORT_WATERFALL_H
+#ifndef EMLAT_ANALYSIS_REPORT_WATERFALL_H
+#define EMLAT_ANALYSIS_REPORT_WATERFALL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/report_metrics.h"
+#include "analysis/report_metrics.h"
 #include "emlat/emlat_reader.h"
 
 enum report_wf_type { WF_INPUT = 0, WF_FIRST_INPUT = 1, WF_SPAN = 2, WF_PHASE = 3 };
@@ -76,4 +76,4 @@ int report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                             struct report_waterfall *w);
 void report_waterfall_free (struct report_waterfall *w);
 
-#endif /* EMLAT_CLI_REPORT_WATERFALL_H */
+#endif /* EMLAT_ANALYSIS_REPORT_WATERFALL_H */

@@ -6,7 +6,7 @@
  * Invariant: a metric bit is set only when every boundary it needs is
  * present; no value is ever read from an absent boundary.
  */
-#include "cli/report_metrics.h"
+#include "analysis/report_metrics.h"
 
 #include <string.h>
 

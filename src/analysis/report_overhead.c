@@ -4,7 +4,7 @@
  * of a profile (see report_overhead.h).  Only unsigned entries are used; an
  * entry of another type is treated as not recorded.
  */
-#include "cli/report_overhead.h"
+#include "analysis/report_overhead.h"
 
 #include <string.h>
 
