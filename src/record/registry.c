@@ -164,6 +164,14 @@ emlat_ring_claim_slow (unsigned n)
       /* Release: the initialisation above is visible to the writer's
          acquire load of state. */
       atomic_store_explicit (&r->state, EMLAT_RING_OWNED, memory_order_release);
+      /* Make sure the writer scans this ring: raise the used bound
+         (release; the writer acquires it before loading states). */
+      uint32_t used = atomic_load_explicit (&p->used, memory_order_relaxed);
+      while (used < i + 1
+             && !atomic_compare_exchange_weak_explicit (&p->used, &used, i + 1,
+                                                        memory_order_release,
+                                                        memory_order_relaxed))
+        ;
       emlat_tls.ring = r;
       emlat_tls.gen = gen;
       pthread_setspecific (exit_key, r);

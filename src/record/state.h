@@ -33,6 +33,10 @@ struct emlat_pool
   struct emlat_slot *slab; /* nrings * nslots slots, mmap'd */
   size_t slab_bytes;
   struct emlat_pool *older; /* every pool stays reachable from the newest */
+  /* One past the highest ring index ever claimed: the writer scans only
+     rings below it.  Raised by claimers with a CAS loop (release), read by
+     the writer with acquire before it looks at those rings' state. */
+  _Atomic uint32_t used;
 };
 
 /* Generation of the active session, 0 when none.  Stored with RELEASE by

@@ -411,7 +411,8 @@ static uint64_t
 records_accepted (struct emlat_session *s)
 {
   uint64_t n = s->retired_accepted;
-  for (uint32_t i = 0; i < s->pool->nrings; i++)
+  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  for (uint32_t i = 0; i < used; i++)
     {
       struct emlat_ring *r = &s->pool->rings[i];
       /* Acquire of state orders the head read after the claim's init. */
@@ -583,8 +584,11 @@ static void
 pass (struct emlat_session *s, int final)
 {
   struct emlat_pool *p = s->pool;
-  uint64_t snaps[p->nrings];
-  int states[p->nrings];
+  /* Acquire: pairs with the claimer's release of the bound; rings above it
+     were never claimed (their state would read FREE anyway). */
+  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
+  uint64_t snaps[used ? used : 1];
+  int states[used ? used : 1];
 
   pthread_mutex_lock (&s->lock);
   s->pass = ++s->passes_started;
@@ -597,7 +601,7 @@ pass (struct emlat_session *s, int final)
   pthread_mutex_unlock (&s->lock);
 
   /* 1. Snapshot heads. */
-  for (uint32_t i = 0; i < p->nrings; i++)
+  for (uint32_t i = 0; i < used; i++)
     {
       struct emlat_ring *r = &p->rings[i];
       /* Acquire: pairs with the claimer's release of OWNED (ring
@@ -634,7 +638,7 @@ pass (struct emlat_session *s, int final)
     }
 
   /* 3. Drain rings; 4. encode spans per ring. */
-  for (uint32_t i = 0; i < p->nrings; i++)
+  for (uint32_t i = 0; i < used; i++)
     {
       if (states[i] != EMLAT_RING_OWNED && states[i] != EMLAT_RING_RETIRING)
         continue;
