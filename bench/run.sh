@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # bench/run.sh -- run emlat's benchmarks and print medians against the
-# targets of issues 2 and 3 (make bench; see bench/README.md for the method).
+# targets of issues 2, 3 and 4 (make bench; see bench/README.md for the method).
 #
 #   BUILD=build BENCH_RUNS=5 sh bench/run.sh
 #
@@ -86,6 +86,8 @@ target_of () {
     bytes_per_span) echo "<= 12" ;;
     reader_scan_records_per_s) echo ">= 20000000" ;;
     report_1m_s) echo "< 2" ;;
+    tty_ab_cpu_added_pct) echo "< 1" ;;
+    tty_ab_first_p99_added_us) echo "< 50" ;;
     *) echo "" ;;
   esac
 }
