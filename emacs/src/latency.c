@@ -27,8 +27,16 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
    Invariants:
 
    - Everything here runs on the thread that holds the Lisp global
-     lock, so the state below needs no synchronization.  Nothing here
-     runs in a signal handler.
+     lock, so the state below needs no synchronization, except the
+     three functions documented as called from a signal handler, which
+     only store a time into an atomic variable.
+
+   - Besides key sequences, timers, process output, process sentinels,
+     special events (file notifications) and terminal resizes are roots
+     of work.  A root that begins while nothing is open owns the
+     redisplay done before the event loop waits again; one that begins
+     inside another interaction ends with its own work and names that
+     interaction as its parent while it is still working.
 
    - Open interactions form a stack: a command that reads from the
      minibuffer runs a nested command loop whose interactions are
@@ -52,6 +60,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,7 +86,18 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 bool latency_profiling;
 intmax_t latency_windows_considered, latency_windows_updated;
 intmax_t latency_rows_generated, latency_glyphs;
+intmax_t latency_rows_reused, latency_preemptions;
 static intmax_t latency_frames_updated;
+
+/* Times stored by the handlers of SIGIO (input available), SIGINT (C-g
+   on the controlling terminal) and SIGWINCH (terminal resize), or 0.
+   A handler runs on the main thread (deliver_process_signal forwards
+   it there) between any two of its instructions, and the reader is
+   that same thread, so the variables need only be lock-free atomics,
+   accessed with relaxed order: they publish no other memory.  */
+static atomic_uint_least64_t latency_sigio_time;
+static atomic_uint_least64_t latency_sigint_time;
+static atomic_uint_least64_t latency_sigwinch_time;
 
 /* ------------------------------------------------------------------ */
 /* Input provenance.  */
@@ -88,6 +108,8 @@ struct latency_batch
 {
   uint64_t id;
   uint64_t t_known_empty;	/* 0 when not known */
+  uint64_t t_ready;		/* first readable observation, or 0 */
+  enum emlat_quality ready_quality; /* and who made it */
   uint64_t t_read_begin;
   uint64_t t_read_end;
 };
@@ -96,12 +118,14 @@ struct latency_batch
 enum { LATENCY_BATCHES = 256 };
 static struct latency_batch latency_batches[LATENCY_BATCHES];
 
-/* Last time each terminal descriptor was found empty.  */
+/* Last time each terminal descriptor was found empty, and the first
+   time the main thread's poll saw it readable after that, or 0.  */
 enum { LATENCY_TTYS = 8 };
 static struct
 {
   int fd;
   uint64_t t_empty;
+  uint64_t t_ready;
 } latency_empty[LATENCY_TTYS];
 
 /* The batch being stored by tty_read_avail_input and the offset of the
@@ -130,6 +154,7 @@ latency_queue_span (ptrdiff_t from, ptrdiff_t to)
 struct latency_source
 {
   uint64_t batch;		/* 0 when absent */
+  uint64_t t_signal;		/* for C-g by SIGINT (no batch): its time */
   uint32_t begin, end;		/* [begin, end) */
   uint64_t t_insert, t_remove;	/* queue times of its last byte */
   uint32_t depth_insert;	/* events queued after its insertion */
@@ -143,6 +168,31 @@ static struct latency_source latency_first_event;
 static struct latency_source latency_decisive_event;
 static int latency_sequence_events;
 
+/* Queue times of the last event removed from the queue that did not
+   come from terminal bytes (a file notification, say).  */
+static uint64_t latency_event_t_insert, latency_event_t_remove;
+
+/* Recent events read from terminal bytes, with their sources, so that
+   an event a command puts back into `unread-command-events' keeps its
+   provenance when it is read again.  An entry is matched with `EQ' and
+   only during the key sequence that read it or the next one; it is
+   never dereferenced, so the garbage collector need not know of it.  */
+enum { LATENCY_RECENT = 16 };
+static struct
+{
+  Lisp_Object event;
+  intmax_t generation;		/* latency_generation when read */
+  struct latency_source source;	/* batch 0: free */
+} latency_recent[LATENCY_RECENT];
+static int latency_recent_next;
+/* Key sequences completed so far.  */
+static intmax_t latency_generation;
+
+/* The read interval and size of the last read of process output, for
+   the root that disposes of it; read end 0 when none.  */
+static uint64_t latency_process_t_begin, latency_process_t_end;
+static ptrdiff_t latency_process_bytes;
+
 /* ------------------------------------------------------------------ */
 /* Open interactions.  */
 
@@ -152,6 +202,7 @@ enum latency_phase
   LATENCY_PRE_COMMAND,
   LATENCY_COMMAND,
   LATENCY_POST_COMMAND,
+  LATENCY_ROOT_WORK,		/* a root other than a key sequence */
   LATENCY_FINISHED		/* root work done, awaiting redisplay */
 };
 
@@ -164,6 +215,11 @@ struct latency_interaction
   bool nonlocal;		/* left its command by a nonlocal exit */
   uint64_t span;		/* open phase span, or 0 */
   bool have_redisplay, have_output;
+  /* True once output after the root work was flushed.  */
+  bool flushed;
+  /* A root other than a key sequence that began while nothing was
+     open: it awaits the redisplay done before Emacs waits again.  */
+  bool owner;
   EMACS_INT gcs_at_begin;
   modiff_count modiff_at_begin;
 };
@@ -197,11 +253,18 @@ latency_reset (void)
   memset (latency_batches, 0, sizeof latency_batches);
   memset (latency_empty, 0, sizeof latency_empty);
   memset (latency_slot_batch, 0, sizeof latency_slot_batch);
+  memset (latency_slot_inserted, 0, sizeof latency_slot_inserted);
   latency_store_batch = latency_store_batch_pending = 0;
   memset (&latency_pending_event, 0, sizeof latency_pending_event);
   memset (&latency_first_event, 0, sizeof latency_first_event);
   memset (&latency_decisive_event, 0, sizeof latency_decisive_event);
   latency_sequence_events = 0;
+  latency_event_t_insert = latency_event_t_remove = 0;
+  memset (latency_recent, 0, sizeof latency_recent);
+  latency_process_t_end = 0;
+  atomic_store_explicit (&latency_sigio_time, 0, memory_order_relaxed);
+  atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
+  atomic_store_explicit (&latency_sigwinch_time, 0, memory_order_relaxed);
   latency_depth = 0;
   latency_redisplay_span = latency_redisplay_cause = 0;
   latency_gc_span = 0;
@@ -283,6 +346,7 @@ latency_tty_known_empty (int fd)
       if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
 	{
 	  latency_empty[i].t_empty = now;
+	  latency_empty[i].t_ready = 0;
 	  return;
 	}
       if (!latency_empty[i].t_empty && free_slot < 0)
@@ -292,7 +356,38 @@ latency_tty_known_empty (int fd)
     {
       latency_empty[free_slot].fd = fd;
       latency_empty[free_slot].t_empty = now;
+      latency_empty[free_slot].t_ready = 0;
     }
+}
+
+/* Note that the main thread's poll (the select of
+   wait_reading_process_output) found terminal descriptor FD readable.
+   Only the first such observation after the descriptor was found empty
+   counts.  */
+void
+latency_tty_ready (int fd)
+{
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
+      {
+	if (!latency_empty[i].t_ready)
+	  latency_empty[i].t_ready = emlat_now ();
+	return;
+      }
+}
+
+/* Called from the SIGIO handler, and where Emacs runs that handler
+   itself: terminal input is available.  Keeps the first time until a
+   read takes it.  Async-signal-safe.  */
+void
+latency_input_signal (void)
+{
+  uint_least64_t none = 0;
+  /* Relaxed: see latency_sigio_time.  */
+  atomic_compare_exchange_strong_explicit (&latency_sigio_time, &none,
+					   emlat_now (),
+					   memory_order_relaxed,
+					   memory_order_relaxed);
 }
 
 /* Note that a read of terminal descriptor FD that began at T_BEGIN
@@ -314,6 +409,9 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
   b.t_read_begin = t_begin;
   b.t_read_end = t_end;
   b.bytes = nread;
+  /* Relaxed: see latency_sigio_time.  */
+  uint64_t t_signal = atomic_exchange_explicit (&latency_sigio_time, 0,
+						memory_order_relaxed);
   for (int i = 0; i < LATENCY_TTYS; i++)
     if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
       {
@@ -322,12 +420,26 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
 	b.mask |= EMLAT_IB_KNOWN_EMPTY;
 	b.t_known_empty = latency_empty[i].t_empty;
 	latency_empty[i].t_empty = 0;
+	/* The first readable observation since then: by the main
+	   thread's poll or by SIGIO, whichever came first.  */
+	uint64_t ready = latency_empty[i].t_ready;
+	if (t_signal >= b.t_known_empty && t_signal <= t_begin
+	    && (!ready || t_signal < ready))
+	  ready = t_signal;
+	if (ready)
+	  {
+	    b.mask |= EMLAT_IB_FIRST_READY;
+	    b.t_first_ready = ready;
+	    b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
+	  }
       }
   emlat_input_batch (&b);
 
   struct latency_batch *kept = &latency_batches[b.batch_id % LATENCY_BATCHES];
   kept->id = b.batch_id;
   kept->t_known_empty = (b.mask & EMLAT_IB_KNOWN_EMPTY) ? b.t_known_empty : 0;
+  kept->t_ready = (b.mask & EMLAT_IB_FIRST_READY) ? b.t_first_ready : 0;
+  kept->ready_quality = b.ready_quality;
   kept->t_read_begin = t_begin;
   kept->t_read_end = t_end;
   latency_store_batch_pending = b.batch_id;
@@ -365,8 +477,16 @@ latency_queue_insert (ptrdiff_t slot, ptrdiff_t fetch)
 void
 latency_queue_remove (ptrdiff_t slot, ptrdiff_t store)
 {
-  if (slot < 0 || slot >= LATENCY_QUEUE || !latency_slot_batch[slot])
+  if (slot < 0 || slot >= LATENCY_QUEUE)
     return;
+  if (!latency_slot_batch[slot])
+    {
+      /* Not from terminal bytes: kept for a root that dispatches it,
+	 such as a file notification.  */
+      latency_event_t_insert = latency_slot_inserted[slot];
+      latency_event_t_remove = latency_event_t_insert ? emlat_now () : 0;
+      return;
+    }
   uint64_t batch = latency_slot_batch[slot];
   uint32_t offset = latency_slot_offset[slot];
   struct latency_source *ev = &latency_pending_event;
@@ -385,19 +505,71 @@ latency_queue_remove (ptrdiff_t slot, ptrdiff_t store)
   latency_slot_batch[slot] = 0;
 }
 
-/* Note that read_char got one complete event from the input queue:
-   the bytes removed since the last event are its source.  */
+/* True when the first event of the key sequence being read has no
+   known physical source, so that no later event can stand for it.  */
+static bool latency_first_lost;
+
+/* Note that the key sequence being read got an event from source SRC,
+   physical, or, if SRC is NULL, of unknown provenance.  */
+static void
+latency_note_event (const struct latency_source *src)
+{
+  if (!src)
+    {
+      /* Explicitly lost: an unknown event is never decisive, and a
+	 sequence that begins with one has no first source.  */
+      if (!latency_sequence_events)
+	latency_first_lost = true;
+      memset (&latency_decisive_event, 0, sizeof latency_decisive_event);
+    }
+  else
+    {
+      if (!latency_first_event.batch && !latency_first_event.t_signal
+	  && !latency_first_lost)
+	latency_first_event = *src;
+      latency_decisive_event = *src;
+    }
+  latency_sequence_events++;
+}
+
+/* Note that read_char got the complete event EVENT from the input
+   queue: the bytes removed since the last event are its source.  */
 void
-latency_event_read (void)
+latency_event_read (Lisp_Object event)
 {
   if (latency_pending_event.batch)
     {
-      if (!latency_first_event.batch)
-	latency_first_event = latency_pending_event;
-      latency_decisive_event = latency_pending_event;
+      latency_note_event (&latency_pending_event);
+      latency_recent[latency_recent_next].event = event;
+      latency_recent[latency_recent_next].generation = latency_generation;
+      latency_recent[latency_recent_next].source = latency_pending_event;
+      latency_recent_next = (latency_recent_next + 1) % LATENCY_RECENT;
     }
-  latency_sequence_events++;
+  else
+    latency_sequence_events++;
   memset (&latency_pending_event, 0, sizeof latency_pending_event);
+}
+
+/* Note that read_char took EVENT from `unread-command-events'.  If it
+   is an event recently read from terminal bytes and put back (by
+   `sit-for', say), it keeps its source; otherwise its provenance is
+   unknown and the key sequence it ends is synthetic.  */
+void
+latency_event_reread (Lisp_Object event)
+{
+  for (int k = 1; k <= LATENCY_RECENT; k++)
+    {
+      int j = (latency_recent_next - k + LATENCY_RECENT) % LATENCY_RECENT;
+      if (latency_recent[j].source.batch
+	  && latency_recent[j].generation >= latency_generation - 1
+	  && EQ (latency_recent[j].event, event))
+	{
+	  latency_note_event (&latency_recent[j].source);
+	  latency_recent[j].source.batch = 0;
+	  return;
+	}
+    }
+  latency_note_event (NULL);
 }
 
 static void
@@ -406,6 +578,15 @@ latency_forget_sequence (void)
   memset (&latency_first_event, 0, sizeof latency_first_event);
   memset (&latency_decisive_event, 0, sizeof latency_decisive_event);
   latency_sequence_events = 0;
+  latency_first_lost = false;
+}
+
+/* Note that read_key_sequence begins to read a key sequence: events
+   read before, by a command for instance, are not part of it.  */
+void
+latency_key_sequence_begin (void)
+{
+  latency_forget_sequence ();
 }
 
 /* The kept batch with id ID, or NULL when it has been overwritten.  */
@@ -416,6 +597,26 @@ latency_batch (uint64_t id)
   return b->id == id ? b : NULL;
 }
 
+/* Record in interaction CAUSE the arrival bounds of the event SRC read
+   in batch B, as the time fields EARLIEST and LATEST.  The bytes
+   arrived after the descriptor was last seen empty, if it was, and
+   were in the kernel no later than the end of the read that returned
+   them.  The first readable observation is a tighter upper bound, but
+   only for the first byte after an empty state (seed section 2): when
+   the event is that one byte alone.  */
+static void
+latency_arrival (uint64_t cause, const struct latency_batch *b,
+		 const struct latency_source *src,
+		 enum emlat_time_field earliest, enum emlat_time_field latest)
+{
+  if (b->t_known_empty)
+    emlat_ix_time (cause, earliest, b->t_known_empty);
+  if (b->t_known_empty && b->t_ready && src->begin == 0 && src->end == 1)
+    emlat_ix_time_q (cause, latest, b->t_ready, b->ready_quality);
+  else
+    emlat_ix_time (cause, latest, b->t_read_end);
+}
+
 /* Record the source and the input arrival bounds of interaction
    CAUSE.  */
 static void
@@ -423,42 +624,53 @@ latency_record_sources (uint64_t cause)
 {
   struct latency_source *first = &latency_first_event;
   struct latency_source *last = &latency_decisive_event;
-  if (!last->batch)
+  if (!last->batch && !last->t_signal)
     return;
 
-  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BATCH, last->batch);
-  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BEGIN, last->begin);
-  emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_END, last->end);
-  emlat_ix_time (cause, EMLAT_T_QUEUE_INSERT, last->t_insert);
-  emlat_ix_time (cause, EMLAT_T_QUEUE_REMOVE, last->t_remove);
-  emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_INSERT, last->depth_insert);
-  emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_REMOVE, last->depth_remove);
-  struct latency_batch *b = latency_batch (last->batch);
-  if (b)
+  if (last->t_signal)
+    /* C-g by SIGINT: its byte never reached the input queue, and it
+       arrived no later than the signal handler ran.  */
+    emlat_ix_time_q (cause, EMLAT_T_INPUT_LATEST, last->t_signal,
+		     EMLAT_Q_INTERNAL);
+  else
     {
-      emlat_ix_time (cause, EMLAT_T_READ_BEGIN, b->t_read_begin);
-      emlat_ix_time (cause, EMLAT_T_READ_END, b->t_read_end);
-      /* The bytes were in the kernel no later than the end of the read
-	 that returned them, and arrived after the descriptor was last
-	 seen empty, if it was.  */
-      emlat_ix_time (cause, EMLAT_T_INPUT_LATEST, b->t_read_end);
-      if (b->t_known_empty)
-	emlat_ix_time (cause, EMLAT_T_INPUT_EARLIEST, b->t_known_empty);
+      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BATCH, last->batch);
+      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BEGIN, last->begin);
+      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_END, last->end);
+      emlat_ix_time (cause, EMLAT_T_QUEUE_INSERT, last->t_insert);
+      emlat_ix_time (cause, EMLAT_T_QUEUE_REMOVE, last->t_remove);
+      emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_INSERT, last->depth_insert);
+      emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_REMOVE, last->depth_remove);
+      struct latency_batch *b = latency_batch (last->batch);
+      if (b)
+	{
+	  emlat_ix_time (cause, EMLAT_T_READ_BEGIN, b->t_read_begin);
+	  emlat_ix_time (cause, EMLAT_T_READ_END, b->t_read_end);
+	  if (b->t_ready)
+	    emlat_ix_time_q (cause, EMLAT_T_INPUT_READY, b->t_ready,
+			     b->ready_quality);
+	  latency_arrival (cause, b, last, EMLAT_T_INPUT_EARLIEST,
+			   EMLAT_T_INPUT_LATEST);
+	}
     }
 
-  if (first->batch)
+  /* The first event is recorded only when it is not the decisive one:
+     a key sequence of one event has no prefix.  */
+  if (first->batch == last->batch && first->begin == last->begin
+      && first->t_signal == last->t_signal)
+    return;
+  if (first->t_signal)
+    emlat_ix_time_q (cause, EMLAT_T_FIRST_INPUT_LATEST, first->t_signal,
+		     EMLAT_Q_INTERNAL);
+  else if (first->batch)
     {
       emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BATCH, first->batch);
       emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BEGIN, first->begin);
       emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_END, first->end);
       struct latency_batch *fb = latency_batch (first->batch);
       if (fb)
-	{
-	  emlat_ix_time (cause, EMLAT_T_FIRST_INPUT_LATEST, fb->t_read_end);
-	  if (fb->t_known_empty)
-	    emlat_ix_time (cause, EMLAT_T_FIRST_INPUT_EARLIEST,
-			   fb->t_known_empty);
-	}
+	latency_arrival (cause, fb, first, EMLAT_T_FIRST_INPUT_EARLIEST,
+			 EMLAT_T_FIRST_INPUT_LATEST);
     }
 }
 
@@ -483,7 +695,9 @@ latency_key_sequence_done (int nkeys)
     }
 
   uint64_t parent = latency_serving_cause ();
-  bool physical = latency_decisive_event.batch != 0;
+  bool physical = (latency_decisive_event.batch != 0
+		   || latency_decisive_event.t_signal != 0);
+  latency_generation++;
   enum emlat_root_kind kind = (physical && NILP (Vexecuting_kbd_macro)
 			       ? EMLAT_ROOT_TTY_COMMAND
 			       : EMLAT_ROOT_SYNTHETIC_COMMAND);
@@ -597,6 +811,25 @@ latency_command_finished (intmax_t serial)
   emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
 }
 
+/* End the phase interaction IX is in, whose span ends with status
+   SPAN_STATUS, and its root work.  */
+static void
+latency_leave_phase (struct latency_interaction *ix,
+		     enum emlat_span_status span_status)
+{
+  if (ix->span)
+    emlat_span_end (ix->span, span_status, 0);
+  ix->span = 0;
+  if (ix->phase == LATENCY_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_COMMAND_END);
+  else if (ix->phase == LATENCY_PRE_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_PRE_COMMAND_END);
+  else if (ix->phase == LATENCY_POST_COMMAND)
+    emlat_ix_mark (ix->cause, EMLAT_T_POST_COMMAND_END);
+  ix->phase = LATENCY_FINISHED;
+  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+}
+
 /* Unwind function of the command loop: interaction SERIAL left the
    command loop by a nonlocal exit unless it is already finished.  Its
    status is `throw' until cmd_error says it was an error or a quit.  */
@@ -610,19 +843,9 @@ latency_command_unwind (intmax_t serial)
   struct latency_interaction *ix = &latency_stack[i];
   if (ix->phase == LATENCY_FINISHED)
     return;
-  if (ix->span)
-    emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
-  ix->span = 0;
-  if (ix->phase == LATENCY_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_COMMAND_END);
-  else if (ix->phase == LATENCY_PRE_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_PRE_COMMAND_END);
-  else if (ix->phase == LATENCY_POST_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_POST_COMMAND_END);
-  ix->phase = LATENCY_FINISHED;
+  latency_leave_phase (ix, EMLAT_SPAN_THROW);
   ix->nonlocal = true;
   ix->status = EMLAT_STATUS_THROW;
-  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
 }
 
 /* Note that the command loop caught an error: a quit if QUIT.  It
@@ -633,6 +856,222 @@ latency_command_error (bool quit)
   struct latency_interaction *ix = latency_top ();
   if (ix && ix->nonlocal && ix->status == EMLAT_STATUS_THROW)
     ix->status = quit ? EMLAT_STATUS_QUIT : EMLAT_STATUS_ERROR;
+  /* A C-g that quit a busy command is consumed: it cannot be the
+     source of a later event.  Relaxed: see latency_sigint_time.  */
+  if (quit)
+    atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Roots other than key sequences.  */
+
+/* Begin the work of a root of kind KIND and push its interaction;
+   return it, or NULL.  A root that begins while another interaction is
+   open is nested in it: its parent is that interaction if it is still
+   working (not awaiting its redisplay), and it ends with its own work.
+   A root that begins while nothing is open owns the redisplay done
+   before the event loop waits again (seed section 3).  An idle root
+   that finished before any redisplay began leaves that redisplay to
+   this one: one redisplay then shows the work of both.  */
+static struct latency_interaction *
+latency_root_push (enum emlat_root_kind kind)
+{
+  struct latency_interaction *top = latency_top ();
+  if (top && top->owner && top->phase == LATENCY_FINISHED
+      && !top->have_redisplay)
+    {
+      latency_pop ();
+      top = latency_top ();
+    }
+  if (latency_depth == LATENCY_DEPTH)
+    return NULL;
+  uint64_t parent = (top && top->phase != LATENCY_FINISHED
+		     ? top->cause : 0);
+  uint64_t cause = emlat_ix_begin (kind, parent, 0);
+  if (!cause)
+    return NULL;
+  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  struct latency_interaction *ix = &latency_stack[latency_depth++];
+  memset (ix, 0, sizeof *ix);
+  ix->serial = ++latency_serial;
+  ix->cause = cause;
+  ix->phase = LATENCY_ROOT_WORK;
+  ix->status = EMLAT_STATUS_NORMAL;
+  ix->owner = !top;
+  ix->gcs_at_begin = gcs_done;
+  ix->modiff_at_begin = MODIFF;
+  return ix;
+}
+
+/* Begin the work of a timer that became due LATE ago.  Return the
+   serial number of its interaction, or 0.  The due time is inferred
+   from the timer's own (real-time) clock and is both arrival bounds.  */
+intmax_t
+latency_timer_begin (struct timespec late)
+{
+  struct latency_interaction *ix = latency_root_push (EMLAT_ROOT_TIMER);
+  if (!ix)
+    return 0;
+  uint64_t now = emlat_now ();
+  if (late.tv_sec >= 0 && late.tv_sec < 1000000)
+    {
+      uint64_t late_ns = late.tv_sec * (uint64_t) 1000000000 + late.tv_nsec;
+      if (late_ns < now)
+	{
+	  emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_EARLIEST, now - late_ns,
+			   EMLAT_Q_INFERRED);
+	  emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST, now - late_ns,
+			   EMLAT_Q_INFERRED);
+	}
+    }
+  return ix->serial;
+}
+
+/* Note that a read of process output that began at T_BEGIN returned
+   NBYTES.  */
+void
+latency_process_read (uint64_t t_begin, ptrdiff_t nbytes)
+{
+  latency_process_t_begin = t_begin;
+  latency_process_t_end = t_begin && nbytes > 0 ? emlat_now () : 0;
+  latency_process_bytes = nbytes;
+}
+
+/* Begin a process filter with the output just read, or, if SENTINEL, a
+   process sentinel.  Return the serial number of its interaction, or
+   0.  The output was in the pipe no later than the end of its read.  */
+intmax_t
+latency_process_begin (bool sentinel)
+{
+  struct latency_interaction *ix
+    = latency_root_push (sentinel ? EMLAT_ROOT_PROCESS_SENTINEL
+			 : EMLAT_ROOT_PROCESS_DATA);
+  if (ix && !sentinel && latency_process_t_end)
+    {
+      emlat_ix_time (ix->cause, EMLAT_T_READ_BEGIN, latency_process_t_begin);
+      emlat_ix_time (ix->cause, EMLAT_T_READ_END, latency_process_t_end);
+      emlat_ix_time (ix->cause, EMLAT_T_INPUT_LATEST, latency_process_t_end);
+      emlat_ix_count (ix->cause, EMLAT_C_READ_BATCH_BYTES,
+		      latency_process_bytes);
+    }
+  latency_process_t_end = 0;
+  return ix ? ix->serial : 0;
+}
+
+/* Begin the handler of EVENT, a special event that read_char
+   dispatches itself: a file notification, a thread event, or another
+   event of `special-event-map'.  Return the serial number of its
+   interaction, or 0.  The event became observable when it was queued.  */
+intmax_t
+latency_special_event_begin (Lisp_Object event)
+{
+  enum emlat_root_kind kind = EMLAT_ROOT_MAINTENANCE;
+#ifdef USE_FILE_NOTIFY
+  if (CONSP (event) && EQ (XCAR (event), Qfile_notify))
+    kind = EMLAT_ROOT_FILE_NOTIFICATION;
+#endif
+#ifdef THREADS_ENABLED
+  if (CONSP (event) && EQ (XCAR (event), Qthread_event))
+    kind = EMLAT_ROOT_THREAD_WAKEUP;
+#endif
+  struct latency_interaction *ix = latency_root_push (kind);
+  if (ix && latency_event_t_remove)
+    {
+      emlat_ix_time (ix->cause, EMLAT_T_QUEUE_INSERT, latency_event_t_insert);
+      emlat_ix_time (ix->cause, EMLAT_T_QUEUE_REMOVE, latency_event_t_remove);
+      emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST,
+		       latency_event_t_insert, EMLAT_Q_INTERNAL);
+    }
+  latency_event_t_insert = latency_event_t_remove = 0;
+  return ix ? ix->serial : 0;
+}
+
+/* Called from the SIGWINCH handler.  Async-signal-safe.  */
+void
+latency_resize_signal (void)
+{
+  /* Relaxed: see latency_sigwinch_time.  */
+  atomic_store_explicit (&latency_sigwinch_time, emlat_now (),
+			 memory_order_relaxed);
+}
+
+/* Begin carrying out a terminal size change.  Return the serial number
+   of its interaction, or 0.  A change signalled by SIGWINCH arrived no
+   later than its handler ran.  */
+intmax_t
+latency_resize_begin (void)
+{
+  struct latency_interaction *ix = latency_root_push (EMLAT_ROOT_RESIZE);
+  /* Relaxed: see latency_sigwinch_time.  */
+  uint64_t t = atomic_exchange_explicit (&latency_sigwinch_time, 0,
+					 memory_order_relaxed);
+  if (!ix)
+    return 0;
+  if (t)
+    emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
+  struct frame *f = SELECTED_FRAME ();
+  if (FRAME_LIVE_P (f))
+    emlat_ix_value (ix->cause, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
+  return ix->serial;
+}
+
+/* Note that the work of root SERIAL is done.  A nested root ends here;
+   an idle root awaits its redisplay.  */
+void
+latency_root_end (intmax_t serial)
+{
+  int i = latency_find (serial);
+  if (i < 0)
+    return;
+  latency_pop_above (i);
+  struct latency_interaction *ix = &latency_stack[i];
+  if (ix->phase == LATENCY_FINISHED)
+    return;
+  ix->phase = LATENCY_FINISHED;
+  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+  if (!ix->owner)
+    {
+      latency_pop ();
+      return;
+    }
+  if (latency_redisplay_span && !latency_redisplay_cause)
+    {
+      /* The root ran inside a redisplay that served nothing (a size
+	 change carried out by redisplay): the rest of that redisplay
+	 serves the root.  */
+      latency_redisplay_cause = ix->cause;
+      ix->have_redisplay = true;
+      emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_BEGIN);
+      emlat_ix_value (ix->cause, EMLAT_V_FIRST_REDISPLAY_ID,
+		      latency_redisplay_id);
+      emlat_ix_value (ix->cause, EMLAT_V_LAST_REDISPLAY_ID,
+		      latency_redisplay_id);
+      emlat_ix_add (ix->cause, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
+    }
+}
+
+/* Unwind function of a root: root SERIAL left its work by a nonlocal
+   exit unless it already ended.  */
+void
+latency_root_unwind (intmax_t serial)
+{
+  int i = latency_find (serial);
+  if (i < 0 || latency_stack[i].phase == LATENCY_FINISHED)
+    return;
+  if (latency_stack[i].status == EMLAT_STATUS_NORMAL)
+    latency_stack[i].status = EMLAT_STATUS_THROW;
+  latency_stack[i].nonlocal = true;
+  latency_root_end (serial);
+}
+
+/* Note that a process filter or sentinel signaled an error, which its
+   caller caught.  */
+void
+latency_root_error (void)
+{
+  struct latency_interaction *ix = latency_top ();
+  if (ix && ix->phase == LATENCY_ROOT_WORK)
+    ix->status = EMLAT_STATUS_ERROR;
 }
 
 /* Note read_char's decision about the redisplay that follows a
@@ -662,6 +1101,11 @@ static _Thread_local uint64_t latency_poll_span;
 void
 latency_poll_begin (void)
 {
+  /* Emacs waits again: idle roots have had their redisplay.  */
+  struct latency_interaction *top;
+  while ((top = latency_top ()) && top->owner
+	 && top->phase == LATENCY_FINISHED)
+    latency_pop ();
   if (latency_poll_span)
     emlat_span_end (latency_poll_span, EMLAT_SPAN_THROW, 0);
   latency_poll_span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL,
@@ -679,15 +1123,34 @@ latency_poll_end (int nfds)
   latency_poll_span = 0;
 }
 
-/* Note that a C-g left read_char's wait by a longjmp from the signal
-   handler, skipping the end of the poll.  */
+/* Called from the SIGINT handler: C-g was typed on the controlling
+   terminal, where it is a signal and never a byte of input.
+   Async-signal-safe.  */
+void
+latency_quit_signal (void)
+{
+  /* Relaxed: see latency_sigint_time.  */
+  atomic_store_explicit (&latency_sigint_time, emlat_now (),
+			 memory_order_relaxed);
+}
+
+/* Note that a C-g left read_char's wait by a longjmp, skipping the end
+   of the poll.  read_char returns C-g as the event that ended the
+   wait: a physical event if it came by SIGINT, whose time is then its
+   arrival bound, and of unknown provenance otherwise.  */
 void
 latency_quit_landing (void)
 {
-  if (!latency_poll_span)
-    return;
-  emlat_span_end (latency_poll_span, EMLAT_SPAN_QUIT, 0);
-  latency_poll_span = 0;
+  if (latency_poll_span)
+    {
+      emlat_span_end (latency_poll_span, EMLAT_SPAN_QUIT, 0);
+      latency_poll_span = 0;
+    }
+  /* Relaxed: see latency_sigint_time.  */
+  uint64_t t = atomic_exchange_explicit (&latency_sigint_time, 0,
+					 memory_order_relaxed);
+  struct latency_source src = { .t_signal = t };
+  latency_note_event (t ? &src : NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -703,13 +1166,17 @@ latency_redisplay_begin (void)
   latency_redisplay_updating = false;
   latency_windows_considered = latency_windows_updated = 0;
   latency_rows_generated = latency_glyphs = latency_frames_updated = 0;
+  latency_rows_reused = latency_preemptions = 0;
   latency_redisplay_span = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
   if (ix)
     {
       /* Every redisplay serving the cause counts; the time fields
 	 describe the redisplay after its root work (the one that shows
-	 its result), not one done inside the command.  */
-      if (!ix->have_redisplay && ix->phase == LATENCY_FINISHED)
+	 its result), not one done inside the command, and not one that
+	 follows output already flushed (a message shown by the echo
+	 area's own update), whose flush they would precede.  */
+      if (!ix->have_redisplay && ix->phase == LATENCY_FINISHED
+	  && !ix->flushed)
 	{
 	  emlat_ix_mark (cause, EMLAT_T_REDISPLAY_BEGIN);
 	  emlat_ix_value (cause, EMLAT_V_FIRST_REDISPLAY_ID,
@@ -752,6 +1219,8 @@ latency_redisplay_end (void)
     { EMLAT_C_ROWS_GENERATED, &latency_rows_generated },
     { EMLAT_C_GLYPHS_EMITTED, &latency_glyphs },
     { EMLAT_C_FRAMES_UPDATED, &latency_frames_updated },
+    { EMLAT_C_ROWS_REUSED, &latency_rows_reused },
+    { EMLAT_C_REDISPLAY_PREEMPTIONS, &latency_preemptions },
   };
   for (int i = 0; i < ARRAYELTS (work); i++)
     emlat_span_count (latency_redisplay_span, work[i].counter,
@@ -846,6 +1315,7 @@ latency_tty_flush (FILE *stream)
 	  emlat_ix_time (cause, EMLAT_T_FLUSH_END, t1);
 	  emlat_ix_value (cause, EMLAT_V_FINAL_OUTPUT_EPOCH,
 			  latency_completed_epoch);
+	  ix->flushed = true;
 	}
       if (cause)
 	{
@@ -1100,6 +1570,15 @@ latency_shut_down (void)
 {
   if (!latency_profiling)
     return;
+  /* The interactions still open, such as the command that killed
+     Emacs, end with Emacs.  */
+  while (latency_depth > 0)
+    {
+      struct latency_interaction *ix = latency_top ();
+      if (ix->phase != LATENCY_FINISHED)
+	latency_leave_phase (ix, EMLAT_SPAN_OK);
+      latency_pop ();
+    }
   latency_profiling = false;
   emlat_stop ();
 }

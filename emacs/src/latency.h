@@ -30,6 +30,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "lisp.h"
 
@@ -41,13 +42,16 @@ extern bool latency_profiling;
 /* The profiler clock, in nanoseconds.  */
 extern uint64_t latency_now (void);
 
-/* Terminal input (keyboard.c).  */
+/* Terminal input (keyboard.c, process.c).  */
 extern void latency_tty_known_empty (int);
+extern void latency_tty_ready (int);
 extern void latency_tty_read (int, uint64_t, ptrdiff_t);
 extern void latency_tty_byte (ptrdiff_t);
 extern void latency_queue_insert (ptrdiff_t, ptrdiff_t);
 extern void latency_queue_remove (ptrdiff_t, ptrdiff_t);
-extern void latency_event_read (void);
+extern void latency_key_sequence_begin (void);
+extern void latency_event_read (Lisp_Object);
+extern void latency_event_reread (Lisp_Object);
 
 /* The command loop (keyboard.c).  */
 extern intmax_t latency_key_sequence_done (int);
@@ -58,6 +62,23 @@ extern void latency_command_finished (intmax_t);
 extern void latency_command_unwind (intmax_t);
 extern void latency_command_error (bool);
 extern void latency_redisplay_decided (bool);
+
+/* Roots other than key sequences: timers and special events
+   (keyboard.c), process output and sentinels (process.c), terminal
+   resizes (dispnew.c).  */
+extern intmax_t latency_timer_begin (struct timespec);
+extern void latency_process_read (uint64_t, ptrdiff_t);
+extern intmax_t latency_process_begin (bool);
+extern intmax_t latency_special_event_begin (Lisp_Object);
+extern intmax_t latency_resize_begin (void);
+extern void latency_root_end (intmax_t);
+extern void latency_root_unwind (intmax_t);
+extern void latency_root_error (void);
+
+/* Called from signal handlers: they only store the time.  */
+extern void latency_input_signal (void);
+extern void latency_quit_signal (void);
+extern void latency_resize_signal (void);
 
 /* The central event poll (process.c) and C-g while waiting
    (keyboard.c).  */
@@ -81,10 +102,12 @@ extern void latency_start_from_command_line (const char *);
 extern void latency_shut_down (void);
 
 /* Work of the current redisplay: windows considered and not skipped,
-   glyph rows produced and their glyphs.  Reset when a redisplay begins
-   and reported when it ends.  */
+   glyph rows produced and their glyphs, frame rows left as they were,
+   terminal updates cut short by pending input.  Reset when a redisplay
+   begins and reported when it ends.  */
 extern intmax_t latency_windows_considered, latency_windows_updated;
 extern intmax_t latency_rows_generated, latency_glyphs;
+extern intmax_t latency_rows_reused, latency_preemptions;
 
 /* Add N to COUNTER, one of the work counters above.  */
 #define LATENCY_COUNT(counter, n)		\
