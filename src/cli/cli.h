@@ -49,6 +49,9 @@ int emlat_verb_run (const char *name, int argc, char **argv);
 void emlat_cli_error (const char *file, uint64_t offset, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
+/* The session UUID U as 8-4-4-4-12 lower-case hex into OUT. */
+void emlat_cli_uuid (const uint8_t u[16], char out[37]);
+
 /* Print the standard --version line for VERB on stdout. */
 void emlat_cli_version (const char *verb);
 

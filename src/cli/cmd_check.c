@@ -45,19 +45,6 @@ static const char *verdict_key (enum verdict v)
   return v == V_VALID ? "valid" : v == V_DAMAGED ? "damaged" : "unreadable";
 }
 
-static void uuid_str (const uint8_t *u, char out[37])
-{
-  static const char hex[] = "0123456789abcdef";
-  int k = 0;
-  for (int i = 0; i < 16; i++)
-    {
-      if (i == 4 || i == 6 || i == 8 || i == 10)
-        out[k++] = '-';
-      out[k++] = hex[u[i] >> 4];
-      out[k++] = hex[u[i] & 15];
-    }
-  out[k] = 0;
-}
 
 /* Diagnostics that mean data was lost or is untrustworthy. */
 static int is_damage (enum emlat_diag_kind k)
@@ -167,7 +154,7 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37] = "?";
   if (h)
-    uuid_str (h->uuid, uuid);
+    emlat_cli_uuid (h->uuid, uuid);
   if (nf > 1)
     printf ("session %s (%zu files): %s\n", uuid, nf, verdict_name (v));
   for (size_t i = 0; i < nf; i++)
@@ -186,7 +173,7 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
           continue;
         }
       char fu[37];
-      uuid_str (s->header.uuid, fu);
+      emlat_cli_uuid (s->header.uuid, fu);
       printf ("  format %u.%u, session %s, rotation %" PRIu64 ", %" PRIu64 " bytes\n",
               s->header.major, s->header.minor, fu, s->header.rotation, s->file_bytes);
       print_chunk_counts (s);
@@ -256,7 +243,7 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
   emlat_json_key (&j, "session");
   if (h)
     {
-      uuid_str (h->uuid, uuid);
+      emlat_cli_uuid (h->uuid, uuid);
       emlat_json_str (&j, uuid);
     }
   else

@@ -80,7 +80,7 @@ session_id (const struct emlat_profile *p, char out[37])
 {
   const struct emlat_file_header *h = emlat_profile_header (p);
   if (h)
-    report_uuid_str (h->uuid, out);
+    emlat_cli_uuid (h->uuid, out);
   else
     snprintf (out, 37, "unknown");
 }

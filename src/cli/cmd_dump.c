@@ -357,9 +357,8 @@ static int on_header (void *ctx, const struct emlat_file_header *h)
 {
   struct dump *d = ctx;
   d->mono0 = h->monotonic_start;
-  char uuid[33];
-  for (int i = 0; i < 16; i++)
-    snprintf (uuid + 2 * i, 3, "%02x", h->uuid[i]);
+  char uuid[37];
+  emlat_cli_uuid (h->uuid, uuid);
   if (d->json)
     {
       struct emlat_json *j = &d->j;

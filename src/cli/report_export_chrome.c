@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/report_export.h"
 #include "analysis/report_metrics.h"
@@ -205,7 +206,7 @@ report_export_chrome (const struct emlat_profile *p, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37];
   if (h)
-    report_uuid_str (h->uuid, uuid);
+    emlat_cli_uuid (h->uuid, uuid);
   emlat_json_kv_str (&j, "emlat_session", h ? uuid : NULL);
   emlat_json_kv_str (&j, "clock", "profiler clock, microseconds");
   emlat_json_end_object (&j);

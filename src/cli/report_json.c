@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/report_fmt.h"
 #include "cli/report_render.h"
@@ -434,7 +435,7 @@ report_json (const struct report_ctx *c, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (c->p);
   char uuid[37];
   if (h)
-    report_uuid_str (h->uuid, uuid);
+    emlat_cli_uuid (h->uuid, uuid);
   emlat_json_kv_str (&j, "session", h ? uuid : NULL);
   files (&j, c);
   emlat_json_key (&j, "damaged");

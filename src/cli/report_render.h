@@ -47,7 +47,5 @@ const char *report_kind_label (unsigned k);
 const char *report_session_str (const struct emlat_profile *p, const char *key, char *buf,
                                 size_t n);
 int report_session_uint (const struct emlat_profile *p, const char *key, uint64_t *out);
-/* The session UUID as 36 characters. */
-void report_uuid_str (const uint8_t u[16], char out[37]);
 
 #endif /* EMLAT_CLI_REPORT_RENDER_H */

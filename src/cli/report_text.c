@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/report_fmt.h"
 #include "cli/report_render.h"
 #include "cli/report_text_wf.h"
@@ -43,7 +44,7 @@ header (const struct report_ctx *c, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37] = "unknown", buf[128], buf2[128], d[REPORT_DUR_LEN];
   if (h)
-    report_uuid_str (h->uuid, uuid);
+    emlat_cli_uuid (h->uuid, uuid);
   fprintf (f, "emlat report: session %s, %zu file%s\n", uuid, nf, nf == 1 ? "" : "s");
   for (size_t i = 0; i < nf; i++)
     fprintf (f, "  %s%s\n", fs[i].path, fs[i].ignored ? " (ignored: not this session)" : "");
