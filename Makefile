@@ -149,8 +149,11 @@ check: deps
 	$(MAKE) tsan-test
 	$(MAKE) fuzz-check
 
+# The main job: the profiled Emacs (built the first time, then reused)
+# under emlat replay's editing workload, and the report of its profile.
 demo: deps all
-	$(EMLAT) demo
+	$(MAKE) emacs
+	sh emacs/demo.sh $(EMLAT) $(EMACS_BIN)
 
 bench: deps all $(BENCH_BINS)
 	BUILD=$(BUILD) sh bench/run.sh

@@ -7,7 +7,8 @@
 #   make emacs-path      print the path of the built binary
 #   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat
 #   make uninstall-emacs remove that again
-#   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat
+#
+# `make demo` (top-level Makefile) runs emacs/demo.sh on the built binary.
 #
 # Variables: EMACS_SRC=DIR uses an Emacs 28.2 source tree instead of Debian's
 # source package; EMACS_CACHE (default under XDG_CACHE_HOME) holds source,
