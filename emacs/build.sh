@@ -117,10 +117,25 @@ for f in $new_added; do
 done
 printf '%s\n' "$new_added" > "$state/added-files"
 
+# Lisp libraries of emlat (emacs/lisp/*.el) go to the tree's lisp/.  A
+# changed one drops its stale .elc and loaddefs.el, so that `make src'
+# regenerates the autoloads (its ;;;###autoload cookies) and redumps.
+for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
+  if copy_if_changed "$here/lisp/$f" "$tree/lisp/$f"; then
+    say "updated lisp/$f"
+    rm -f "$tree/lisp/${f}c" "$tree/lisp/loaddefs.el"
+  fi
+done
+
 # 4. libemlat, at a path that does not depend on the clone.
 mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
 for h in "$root"/include/emlat/*.h; do
   copy_if_changed "$h" "$cache/emlat/include/emlat/$(basename "$h")" || true
+done
+# The report computations' headers (src/analysis), for latencysum.c.
+mkdir -p "$cache/emlat/include/analysis"
+for h in "$root"/src/analysis/*.h; do
+  copy_if_changed "$h" "$cache/emlat/include/analysis/$(basename "$h")" || true
 done
 if copy_if_changed "$lib" "$cache/emlat/lib/libemlat.a"; then
   say "new libemlat.a: relinking temacs"
@@ -192,6 +207,15 @@ case $lisp_mode in
 esac
 
 [ -x "$tree/src/emacs" ] || die "no $tree/src/emacs after the build"
+# Byte-compile emlat's Lisp libraries (warnings are errors).
+for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
+  if [ ! -f "$tree/lisp/${f}c" ]; then
+    say "byte-compiling lisp/$f"
+    "$tree/src/emacs" -Q --batch --eval '(setq byte-compile-error-on-warn t)' \
+      -f batch-byte-compile "$tree/lisp/$f" >"$state/elc.log" 2>&1 \
+      || { cat "$state/elc.log" >&2; die "byte-compiling lisp/$f failed"; }
+  fi
+done
 # Each dump adds hard links named after the build number (emacs-28.2.N);
 # keep only those of the current binary, so that rebuilds do not pile up.
 for f in "$tree"/src/emacs-28.2.*; do
