@@ -163,6 +163,19 @@ if [ ! -f config.status ] || [ "$(cat "$state/configure-id" 2>/dev/null)" != "$c
   echo "$conf_id" > "$state/configure-id"
 fi
 
+# A Makefile.in changed by the patch series would make `make' regenerate
+# every Makefile while it reads the top one, whose $(shell make -C doc/misc
+# echo-sources) then captures config.status's messages and fails with
+# "multiple target patterns"; regenerate them before make runs.
+for m in $(find . -name Makefile.in); do
+  if [ -f "${m%.in}" ] && [ "$m" -nt "${m%.in}" ]; then
+    say "config.status (a Makefile.in changed)"
+    ./config.status >"$state/config-status.log" 2>&1 \
+      || die "config.status failed: see $state/config-status.log"
+    break
+  fi
+done
+
 # 6. Build the C core and the dump; the Lisp the dump preloads is compiled
 #    by this step too.  LATENCY_LIBS is the patch's link variable.
 say "make src (log: $state/make.log)"
