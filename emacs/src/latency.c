@@ -59,6 +59,9 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -67,6 +70,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <ignore-value.h>
 #include <emlat/emlat.h>
 
 #include "lisp.h"
@@ -333,6 +337,341 @@ latency_pop_above (int i)
 }
 
 /* ------------------------------------------------------------------ */
+/* The input observer thread (seed section 2).
+
+   An optional thread that polls the terminal descriptors without
+   reading them and notes the first time each is readable after the
+   main thread's drain found it empty: while the main thread is busy,
+   that is a tight upper bound on when the first byte of a batch
+   arrived.  It never reads, never changes descriptor flags and never
+   calls Emacs; it records one `input_ready' span (with its CPU time)
+   per observation into its own ring, so that its cost is measured
+   apart from the main thread's.
+
+   Synchronization (C11 atomics; the main thread is the one holding the
+   Lisp global lock):
+
+   | variable         | written by                  | read by       |
+   |------------------+-----------------------------+---------------|
+   | fd[i]            | main (attach, detach)       | observer      |
+   | armed[i]         | main sets, observer clears  | both          |
+   | t_ready[i]       | main clears while disarmed, | main, after   |
+   |                  | observer stores while armed | armed == 0    |
+   | detach_request   | main                        | observer      |
+   | detach_done      | observer                    | main          |
+   | stop             | main                        | observer      |
+
+   Only the observer clears armed[i], after storing t_ready[i]; only the
+   main thread sets it, and only when it is clear.  So the main thread
+   reads t_ready[i] only after an acquire load found armed[i] clear, and
+   clears it only while the observer cannot write it.
+
+   A descriptor is detached before it is closed: the main thread clears
+   fd[i], bumps detach_request and wakes the observer through a pipe;
+   the observer acknowledges in detach_done only after it built a poll
+   set without that descriptor, so a poll that named it has returned.
+   Every wake byte is consumed before the next poll set is built, so the
+   build that follows the main thread's request sees it.
+
+   The gate: the observer's CPU time may not exceed LATENCY_OBSERVER_GATE
+   of the wall time since it started (the continuous-mode CPU budget of
+   seed section 9); the main thread checks this at most once a second,
+   when it rearms, and stops the observer for good if not.  */
+
+enum latency_observer_state
+{
+  LATENCY_OBSERVER_OFF,		/* not requested */
+  LATENCY_OBSERVER_ON,
+  LATENCY_OBSERVER_GATED,	/* stopped: above its CPU budget */
+  LATENCY_OBSERVER_UNAVAILABLE	/* could not be started */
+};
+
+/* The observer's CPU budget, as a fraction of wall time.  */
+#define LATENCY_OBSERVER_GATE 0.01
+
+static struct
+{
+  /* Owned by the main thread.  */
+  enum latency_observer_state state;
+  pthread_t thread;
+  bool running;
+  int wake[2];			/* main writes, observer reads */
+  clockid_t cpu_clock;
+  uint64_t t_start, t_checked, cpu_ns;
+
+  /* Shared: see the table above.  */
+  atomic_int fd[LATENCY_TTYS];	/* -1: free */
+  atomic_bool armed[LATENCY_TTYS];
+  atomic_uint_least64_t t_ready[LATENCY_TTYS];
+  atomic_uint_least64_t detach_request, detach_done;
+  atomic_bool stop;
+} latency_observer;
+
+/* Wake the observer.  */
+static void
+latency_observer_wake (void)
+{
+  char c = 0;
+  /* A full pipe already holds a wake byte.  */
+  ignore_value (write (latency_observer.wake[1], &c, 1));
+}
+
+static void *
+latency_observer_main (void *arg)
+{
+  struct pollfd p[LATENCY_TTYS + 1];
+  int slot[LATENCY_TTYS + 1];
+
+  while (!atomic_load_explicit (&latency_observer.stop, memory_order_acquire))
+    {
+      /* Acquire: pairs with the release increment of a detach, made
+	 after the main thread cleared the descriptor.  */
+      uint_least64_t request
+	= atomic_load_explicit (&latency_observer.detach_request,
+				memory_order_acquire);
+      int n = 0;
+      p[n++] = (struct pollfd) { .fd = latency_observer.wake[0],
+				 .events = POLLIN };
+      for (int i = 0; i < LATENCY_TTYS; i++)
+	{
+	  /* Acquire: pairs with the main thread's release stores of fd
+	     and armed.  */
+	  int fd = atomic_load_explicit (&latency_observer.fd[i],
+					 memory_order_acquire);
+	  if (fd >= 0
+	      && atomic_load_explicit (&latency_observer.armed[i],
+				       memory_order_acquire))
+	    {
+	      slot[n] = i;
+	      p[n++] = (struct pollfd) { .fd = fd, .events = POLLIN };
+	    }
+	}
+      /* Release: the poll set just built no longer names a descriptor
+	 detached up to REQUEST.  */
+      atomic_store_explicit (&latency_observer.detach_done, request,
+			     memory_order_release);
+
+      if (poll (p, n, -1) < 0)
+	{
+	  if (errno == EINTR || errno == EAGAIN)
+	    continue;
+	  break;
+	}
+      uint64_t now = emlat_now ();
+      if (p[0].revents)
+	{
+	  char buf[64];
+	  while (read (latency_observer.wake[0], buf, sizeof buf) > 0)
+	    continue;
+	}
+      for (int k = 1; k < n; k++)
+	if (p[k].revents & POLLNVAL)
+	  /* Not open: never happens to a descriptor detached before
+	     closing, but do not spin on it.  Release: as below.  */
+	  atomic_store_explicit (&latency_observer.armed[slot[k]], false,
+				 memory_order_release);
+	else if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+	  {
+	    int i = slot[k];
+	    uint64_t span = emlat_span_begin_cpu (EMLAT_SPAN_INPUT_READY, 0);
+	    /* Relaxed: published by the release store of armed below.  */
+	    atomic_store_explicit (&latency_observer.t_ready[i], now,
+				   memory_order_relaxed);
+	    /* Release: the main thread reads t_ready after it sees armed
+	       clear.  */
+	    atomic_store_explicit (&latency_observer.armed[i], false,
+				   memory_order_release);
+	    emlat_span_end (span, EMLAT_SPAN_OK, 0);
+	  }
+    }
+  return arg;
+}
+
+/* Start the observer thread, if `latency-profile-input-observer' asks
+   for it.  */
+static void
+latency_observer_start (void)
+{
+  memset (&latency_observer, 0, sizeof latency_observer);
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    atomic_init (&latency_observer.fd[i], -1);
+  latency_observer.state = LATENCY_OBSERVER_OFF;
+  if (!latency_profile_input_observer)
+    return;
+  latency_observer.state = LATENCY_OBSERVER_UNAVAILABLE;
+  if (pipe2 (latency_observer.wake, O_CLOEXEC | O_NONBLOCK) != 0)
+    return;
+  /* Like the writer thread, the observer takes no signal meant for
+     Emacs.  */
+  sigset_t all, old;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, &old);
+  int r = pthread_create (&latency_observer.thread, NULL,
+			  latency_observer_main, NULL);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (r != 0
+      || pthread_getcpuclockid (latency_observer.thread,
+				&latency_observer.cpu_clock) != 0)
+    {
+      if (r == 0)
+	{
+	  atomic_store_explicit (&latency_observer.stop, true,
+				 memory_order_release);
+	  latency_observer_wake ();
+	  pthread_join (latency_observer.thread, NULL);
+	}
+      emacs_close (latency_observer.wake[0]);
+      emacs_close (latency_observer.wake[1]);
+      return;
+    }
+  latency_observer.running = true;
+  latency_observer.state = LATENCY_OBSERVER_ON;
+  latency_observer.t_start = latency_observer.t_checked = emlat_now ();
+}
+
+/* The CPU time of the observer thread so far.  */
+static uint64_t
+latency_observer_cpu (void)
+{
+  struct timespec ts;
+  if (latency_observer.running
+      && clock_gettime (latency_observer.cpu_clock, &ts) == 0)
+    latency_observer.cpu_ns = ts.tv_sec * (uint64_t) 1000000000 + ts.tv_nsec;
+  return latency_observer.cpu_ns;
+}
+
+/* Stop the observer thread, leaving its state as NEW_STATE.  */
+static void
+latency_observer_stop (enum latency_observer_state new_state)
+{
+  if (!latency_observer.running)
+    return;
+  latency_observer_cpu ();
+  /* Release: pairs with the observer's acquire load of stop.  */
+  atomic_store_explicit (&latency_observer.stop, true, memory_order_release);
+  latency_observer_wake ();
+  pthread_join (latency_observer.thread, NULL);
+  emacs_close (latency_observer.wake[0]);
+  emacs_close (latency_observer.wake[1]);
+  latency_observer.running = false;
+  latency_observer.state = new_state;
+}
+
+/* Arm the observer for terminal descriptor FD, just found empty at
+   T_EMPTY, unless it is armed already; attach FD first if it is new.  */
+static void
+latency_observer_arm (int fd, uint64_t t_empty)
+{
+  int slot = -1, free_slot = -1;
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    {
+      /* Relaxed: only the main thread writes fd.  */
+      int f = atomic_load_explicit (&latency_observer.fd[i],
+				    memory_order_relaxed);
+      if (f == fd)
+	slot = i;
+      else if (f < 0 && free_slot < 0)
+	free_slot = i;
+    }
+  if (slot >= 0)
+    {
+      /* Acquire: pairs with the observer's release store that cleared
+	 armed after its last store of t_ready.  */
+      if (!atomic_load_explicit (&latency_observer.armed[slot],
+				 memory_order_acquire))
+	{
+	  /* Relaxed: the observer does not write t_ready while armed is
+	     clear, and the release store of armed publishes this.  */
+	  atomic_store_explicit (&latency_observer.t_ready[slot], 0,
+				 memory_order_relaxed);
+	  atomic_store_explicit (&latency_observer.armed[slot], true,
+				 memory_order_release);
+	  latency_observer_wake ();
+	}
+    }
+  else if (free_slot >= 0)
+    {
+      /* Relaxed stores, published by the release store of fd, which the
+	 observer loads first.  */
+      atomic_store_explicit (&latency_observer.t_ready[free_slot], 0,
+			     memory_order_relaxed);
+      atomic_store_explicit (&latency_observer.armed[free_slot], true,
+			     memory_order_relaxed);
+      atomic_store_explicit (&latency_observer.fd[free_slot], fd,
+			     memory_order_release);
+      latency_observer_wake ();
+    }
+
+  /* The gate, checked at most once a second.  */
+  if (t_empty - latency_observer.t_checked >= 1000000000)
+    {
+      latency_observer.t_checked = t_empty;
+      uint64_t wall = t_empty - latency_observer.t_start;
+      if (latency_observer_cpu () > LATENCY_OBSERVER_GATE * wall)
+	latency_observer_stop (LATENCY_OBSERVER_GATED);
+    }
+}
+
+/* The observer's first readable observation of descriptor FD since it
+   was armed, or 0.  */
+static uint64_t
+latency_observer_ready (int fd)
+{
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    /* Relaxed: only the main thread writes fd.  */
+    if (atomic_load_explicit (&latency_observer.fd[i], memory_order_relaxed)
+	== fd)
+      /* Acquire: pairs with the observer's release store of armed,
+	 made after its store of t_ready.  */
+      return (atomic_load_explicit (&latency_observer.armed[i],
+				    memory_order_acquire)
+	      ? 0
+	      : atomic_load_explicit (&latency_observer.t_ready[i],
+				      memory_order_relaxed));
+  return 0;
+}
+
+/* Note that terminal descriptor FD is about to be closed or replaced:
+   detach it from the observer, and wait until the observer no longer
+   polls it.  */
+void
+latency_tty_detach (int fd)
+{
+  if (!latency_observer.running)
+    return;
+  bool found = false;
+  for (int i = 0; i < LATENCY_TTYS; i++)
+    /* Relaxed: only the main thread writes fd.  */
+    if (atomic_load_explicit (&latency_observer.fd[i], memory_order_relaxed)
+	== fd)
+      {
+	/* Relaxed: published by the release increment below.  */
+	atomic_store_explicit (&latency_observer.fd[i], -1,
+			       memory_order_relaxed);
+	found = true;
+      }
+  if (!found)
+    return;
+  /* Release: pairs with the observer's acquire load of the request.  */
+  uint_least64_t request
+    = atomic_fetch_add_explicit (&latency_observer.detach_request, 1,
+				 memory_order_release) + 1;
+  latency_observer_wake ();
+  /* Acquire: pairs with the observer's release store of detach_done.
+     The observer answers within one wake-up; after a second, give up
+     on it rather than on the terminal.  */
+  for (int n = 0; n < 10000; n++)
+    {
+      if (atomic_load_explicit (&latency_observer.detach_done,
+				memory_order_acquire) >= request)
+	return;
+      struct timespec ms = { 0, 100000 };
+      nanosleep (&ms, NULL);
+    }
+  latency_observer_stop (LATENCY_OBSERVER_UNAVAILABLE);
+}
+
+/* ------------------------------------------------------------------ */
 /* Terminal input probes.  */
 
 /* Note that terminal descriptor FD had no bytes to read.  */
@@ -347,7 +686,8 @@ latency_tty_known_empty (int fd)
 	{
 	  latency_empty[i].t_empty = now;
 	  latency_empty[i].t_ready = 0;
-	  return;
+	  free_slot = -1;
+	  break;
 	}
       if (!latency_empty[i].t_empty && free_slot < 0)
 	free_slot = i;
@@ -358,6 +698,10 @@ latency_tty_known_empty (int fd)
       latency_empty[free_slot].t_empty = now;
       latency_empty[free_slot].t_ready = 0;
     }
+  /* The drain found the descriptor empty: the observer may watch for
+     the next byte.  */
+  if (latency_observer.running)
+    latency_observer_arm (fd, now);
 }
 
 /* Note that the main thread's poll (the select of
@@ -420,17 +764,26 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
 	b.mask |= EMLAT_IB_KNOWN_EMPTY;
 	b.t_known_empty = latency_empty[i].t_empty;
 	latency_empty[i].t_empty = 0;
-	/* The first readable observation since then: by the main
-	   thread's poll or by SIGIO, whichever came first.  */
+	/* The first readable observation since then: by the observer
+	   thread, the main thread's poll or SIGIO, whichever came
+	   first and before the read.  */
 	uint64_t ready = latency_empty[i].t_ready;
 	if (t_signal >= b.t_known_empty && t_signal <= t_begin
 	    && (!ready || t_signal < ready))
 	  ready = t_signal;
+	b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
+	uint64_t observed = (latency_observer.running
+			     ? latency_observer_ready (fd) : 0);
+	if (observed >= b.t_known_empty && observed <= t_begin
+	    && (!ready || observed < ready))
+	  {
+	    ready = observed;
+	    b.ready_quality = EMLAT_Q_OBSERVER_READY;
+	  }
 	if (ready)
 	  {
 	    b.mask |= EMLAT_IB_FIRST_READY;
 	    b.t_first_ready = ready;
-	    b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
 	  }
       }
   emlat_input_batch (&b);
@@ -1492,7 +1845,7 @@ latency_session_meta (struct latency_meta *m)
   meta_uint (m, "env.ssh_present",
 	     getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
 	     || getenv ("SSH_TTY"));
-  meta_uint (m, "latency.input_observer", 0);
+  meta_uint (m, "latency.input_observer", latency_profile_input_observer);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1521,6 +1874,7 @@ latency_start (const char *path, const char *dir)
   if (r == 0)
     {
       latency_reset ();
+      latency_observer_start ();
       latency_profiling = true;
     }
   return r;
@@ -1580,6 +1934,7 @@ latency_shut_down (void)
       latency_pop ();
     }
   latency_profiling = false;
+  latency_observer_stop (latency_observer.state);
   emlat_stop ();
 }
 
@@ -1637,6 +1992,7 @@ this function, are left open in the file.  */)
     return Qnil;
   Lisp_Object file = latency_current_file ();
   latency_profiling = false;
+  latency_observer_stop (latency_observer.state);
   int r = emlat_stop ();
   if (r < 0 && r != -ENOENT)
     report_file_errno ("Writing latency profile", file, -r);
@@ -1667,13 +2023,25 @@ file, or nil), `:records' (records accepted), `:written' (records in
 the file), `:losses' (records lost), `:bytes' (file bytes), `:files'
 \(files of the session, counting rotations), `:threads' (recording
 threads), `:writer-cpu-ns' (CPU time of the writer thread),
-`:clock-read-ns' (cost of one clock reading), `:write-errors' and
-`:observer' (the state of the input observer thread: `off').  The
-counters describe the last session when none is active.  */)
+`:clock-read-ns' (cost of one clock reading), `:write-errors',
+`:observer' (the state of the input observer thread: `off' when
+`latency-profile-input-observer' did not ask for it, `on', `gated' when
+it was stopped because it used more than 1% of a CPU, or `unavailable'
+when it could not be started or stopped answering) and
+`:observer-cpu-ns' (the CPU time of the observer thread).  The counters
+describe the last session when none is active.  */)
   (void)
 {
   struct emlat_status st;
   emlat_status (&st);
+  Lisp_Object observer = Qoff;
+  switch (latency_observer.state)
+    {
+    case LATENCY_OBSERVER_OFF: observer = Qoff; break;
+    case LATENCY_OBSERVER_ON: observer = Qon; break;
+    case LATENCY_OBSERVER_GATED: observer = Qgated; break;
+    case LATENCY_OBSERVER_UNAVAILABLE: observer = Qunavailable; break;
+    }
   Lisp_Object file = (st.active && st.path[0]
 		      ? DECODE_FILE (build_unibyte_string (st.path)) : Qnil);
   return list (QCactive, st.active ? Qt : Qnil,
@@ -1687,7 +2055,8 @@ counters describe the last session when none is active.  */)
 	       QCwriter_cpu_ns, make_uint (st.writer_cpu_ns),
 	       QCclock_read_ns, make_uint (st.clock_read_ns),
 	       QCwrite_errors, make_uint (st.write_errors),
-	       QCobserver, Qoff);
+	       QCobserver, observer,
+	       QCobserver_cpu_ns, make_uint (latency_observer_cpu ()));
 }
 
 void
@@ -1707,6 +2076,21 @@ syms_of_latency (void)
   DEFSYM (QCwrite_errors, ":write-errors");
   DEFSYM (QCobserver, ":observer");
   DEFSYM (Qoff, "off");
+  DEFSYM (Qon, "on");
+  DEFSYM (Qgated, "gated");
+  DEFSYM (Qunavailable, "unavailable");
+  DEFSYM (QCobserver_cpu_ns, ":observer-cpu-ns");
+
+  DEFVAR_BOOL ("latency-profile-input-observer",
+	       latency_profile_input_observer,
+	       doc: /* Non-nil means a latency profile watches terminal input from a thread.
+A profile started while this is non-nil runs an input observer thread:
+it polls each terminal without reading from it and notes when input
+first became readable while Emacs was busy, which bounds the arrival of
+a key more tightly than the time Emacs read it.  The observer's CPU
+time is reported by `latency-profile-status'; it stops itself if it
+uses more than 1% of a CPU.  */);
+  latency_profile_input_observer = false;
 
   DEFVAR_LISP ("latency-profile-directory", Vlatency_profile_directory,
 	       doc: /* Directory for latency profiles started without a file name.

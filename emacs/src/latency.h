@@ -45,6 +45,7 @@ extern uint64_t latency_now (void);
 /* Terminal input (keyboard.c, process.c).  */
 extern void latency_tty_known_empty (int);
 extern void latency_tty_ready (int);
+extern void latency_tty_detach (int);
 extern void latency_tty_read (int, uint64_t, ptrdiff_t);
 extern void latency_tty_byte (ptrdiff_t);
 extern void latency_queue_insert (ptrdiff_t, ptrdiff_t);

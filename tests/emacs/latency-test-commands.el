@@ -17,6 +17,8 @@
 ;;   <f10>  starts a timer, a subprocess (filter and sentinel) and a
 ;;          file notification: roots of other kinds
 ;;   <f11>  inserts a marker into the buffer
+;;   <f12>  burns 400 ms of CPU (tests/emacs/test_emacs_observer.sh types
+;;          a key in the middle)
 ;;
 ;; Every name defined here and every string it inserts or prints carries
 ;; a marker ("qz...qz" or "QZ...QZ") that must never appear in the
@@ -33,6 +35,13 @@ The loop conses a float per turn; no garbage collection may add to it."
   (interactive)
   (let ((gc-cons-threshold most-positive-fixnum)
         (end (+ (float-time) 0.020)))
+    (while (< (float-time) end))))
+
+(defun emlat-test-qzcmdlongburnqz ()
+  "Burn 400 ms of CPU without waiting or collecting garbage."
+  (interactive)
+  (let ((gc-cons-threshold most-positive-fixnum)
+        (end (+ (float-time) 0.400)))
     (while (< (float-time) end))))
 
 (defun emlat-test-qzcmdsleepqz ()
@@ -101,5 +110,6 @@ root has a redisplay and a flush of its own."
 (global-set-key (kbd "<f9>") #'emlat-test-qzcmdspinqz)
 (global-set-key (kbd "<f10>") #'emlat-test-qzcmdrootsqz)
 (global-set-key (kbd "<f11>") #'emlat-test-qzcmdinsertqz)
+(global-set-key (kbd "<f12>") #'emlat-test-qzcmdlongburnqz)
 
 ;;; latency-test-commands.el ends here

@@ -31,8 +31,10 @@
 #   - external vs internal: for every typed key, the latency `emlat
 #     replay` measured from outside (send to first output) is never below
 #     the profile's input_to_flush lower bound (flush end - input latest)
-#     by more than 1 ms (the driver stamps its read while Emacs stamps the
-#     end of its write), and the median of their difference is at most 5 ms;
+#     by more than 2 ms (the driver may stamp its read of the output before
+#     Emacs, descheduled after write(2), stamps the end of its flush:
+#     0.8 ms seen under load), and the median of their difference is at
+#     most 5 ms;
 #   - privacy: no marker of typed text, buffer contents, buffer, file,
 #     directory and process names, process output, error text or command
 #     names appears in the profile's bytes, raw, case-folded, or with NUL
@@ -251,7 +253,7 @@ awk '
     ext = first[best] - send[best]
     int_min = t["t_flush_end"] - t["t_input_latest"]
     m++; d[m] = ext - int_min
-    if (ext < int_min - 1e6) {
+    if (ext < int_min - 2e6) {
       printf "external %.3f ms < internal lower bound %.3f ms\n", ext / 1e6, int_min / 1e6; bad = 1
     }
   }
