@@ -286,43 +286,56 @@ wait_passes (struct emlat_session *s, uint64_t extra)
     pthread_cond_wait (&s->done, &s->lock);
 }
 
-int
-emlat_flush (void)
+/* The active session with the control mutex and its lock held, or NULL
+   (nothing held) when there is none. */
+static struct emlat_session *
+lock_session (void)
 {
   pthread_mutex_lock (&g_control);
   struct emlat_session *s = emlat_g_session;
   if (!s)
     {
       pthread_mutex_unlock (&g_control);
-      return -ENOENT;
+      return 0;
     }
   pthread_mutex_lock (&s->lock);
-  /* One pass drains every ring as of now; one more writes the interactions
-     that ended in it (ixtable.h). */
-  wait_passes (s, 1);
-  int rc = s->st.last_error && s->st.write_errors ? -s->st.last_error : 0;
+  return s;
+}
+
+static void
+unlock_session (struct emlat_session *s)
+{
   pthread_mutex_unlock (&s->lock);
   pthread_mutex_unlock (&g_control);
+}
+
+int
+emlat_flush (void)
+{
+  struct emlat_session *s = lock_session ();
+  if (!s)
+    return -ENOENT;
+  /* One pass drains every ring as of now; one more writes the interactions
+     that ended in it (ixtable.h).  The flush failed if a write failed in
+     the passes it waited for. */
+  uint64_t errors_before = s->st.write_errors;
+  wait_passes (s, 1);
+  int rc = s->st.write_errors > errors_before ? -s->st.last_error : 0;
+  unlock_session (s);
   return rc;
 }
 
 int
 emlat_rotate (void)
 {
-  pthread_mutex_lock (&g_control);
-  struct emlat_session *s = emlat_g_session;
+  struct emlat_session *s = lock_session ();
   if (!s)
-    {
-      pthread_mutex_unlock (&g_control);
-      return -ENOENT;
-    }
-  pthread_mutex_lock (&s->lock);
+    return -ENOENT;
   s->rotate_req = 1;
   s->rotate_result = 0;
   wait_passes (s, 0);
   int rc = s->rotate_result;
-  pthread_mutex_unlock (&s->lock);
-  pthread_mutex_unlock (&g_control);
+  unlock_session (s);
   return rc;
 }
 
