@@ -76,6 +76,17 @@ from the moment the startup hooks run."
   :group 'latency-profile
   :version "28.2")
 
+;;;###autoload
+(defcustom latency-profile-input-observer nil
+  "Non-nil means a latency profile watches terminal input from a thread.
+The observer notes when input first became readable while Emacs was
+busy, which bounds the arrival of a key more tightly.  It applies to
+profiles started afterwards and stops itself if it uses more than 1%
+of a CPU."
+  :type 'boolean
+  :group 'latency-profile
+  :version "28.2")
+
 ;; Copied into loaddefs.el as it is, so that starting up does not load
 ;; the report code below.
 ;;;###autoload

@@ -268,6 +268,8 @@
   (should (subrp (symbol-function 'latency-profile-summary)))
   ;; The options are preloaded through their cookies.
   (should (custom-variable-p 'latency-profile-start-at-startup))
+  (should (custom-variable-p 'latency-profile-input-observer))
+  (should (custom-variable-p 'latency-profile-directory))
   (should (member "latency-report" (get 'latency-profile 'custom-loads))))
 
 (ert-deftest latency-report-summary-equals-emlat-report ()
