@@ -192,6 +192,20 @@ static int latency_recent_next;
 /* Key sequences completed so far.  */
 static intmax_t latency_generation;
 
+/* Objects that stand for deferred work (timers and processes), with
+   the interaction that was being served when the work was scheduled:
+   the timer activated, the process made.  Matched with `EQ', newest
+   first, and never dereferenced, like latency_recent.  A repeating
+   timer is scheduled again by its own run.  */
+enum { LATENCY_SCHEDULED = 64 };
+static struct
+{
+  Lisp_Object object;
+  uint64_t cause;		/* 0: scheduled while nothing was open */
+  bool used;
+} latency_scheduled[LATENCY_SCHEDULED];
+static int latency_scheduled_next;
+
 /* The read interval and size of the last read of process output, for
    the root that disposes of it; read end 0 when none.  */
 static uint64_t latency_process_t_begin, latency_process_t_end;
@@ -265,6 +279,7 @@ latency_reset (void)
   latency_sequence_events = 0;
   latency_event_t_insert = latency_event_t_remove = 0;
   memset (latency_recent, 0, sizeof latency_recent);
+  memset (latency_scheduled, 0, sizeof latency_scheduled);
   latency_process_t_end = 0;
   atomic_store_explicit (&latency_sigio_time, 0, memory_order_relaxed);
   atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
@@ -1051,6 +1066,9 @@ latency_key_sequence_done (int nkeys)
   bool physical = (latency_decisive_event.batch != 0
 		   || latency_decisive_event.t_signal != 0);
   latency_generation++;
+  /* A C-g that arrives from now on is typed during this command.
+     Relaxed: see latency_sigint_time.  */
+  atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
   enum emlat_root_kind kind = (physical && NILP (Vexecuting_kbd_macro)
 			       ? EMLAT_ROOT_TTY_COMMAND
 			       : EMLAT_ROOT_SYNTHETIC_COMMAND);
@@ -1209,10 +1227,39 @@ latency_command_error (bool quit)
   struct latency_interaction *ix = latency_top ();
   if (ix && ix->nonlocal && ix->status == EMLAT_STATUS_THROW)
     ix->status = quit ? EMLAT_STATUS_QUIT : EMLAT_STATUS_ERROR;
-  /* A C-g that quit a busy command is consumed: it cannot be the
-     source of a later event.  Relaxed: see latency_sigint_time.  */
-  if (quit)
-    atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
+  if (!quit)
+    return;
+
+  /* A C-g typed on the controlling terminal while the command ran (a
+     signal stored since its key sequence was read) quit it.  The C-g
+     is then an interaction of its own, whose work was the quit and
+     whose output ("Quit") the following redisplay shows: the command
+     it ended is finished now, without output.  Relaxed: see
+     latency_sigint_time.  */
+  uint64_t t = atomic_exchange_explicit (&latency_sigint_time, 0,
+					 memory_order_relaxed);
+  if (!t || !ix || ix->status != EMLAT_STATUS_QUIT
+      || ix->phase != LATENCY_FINISHED || ix->owner)
+    return;
+  latency_pop ();
+  if (latency_depth == LATENCY_DEPTH)
+    return;
+  uint64_t cause = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND,
+				   latency_serving_cause (), 0);
+  if (!cause)
+    return;
+  emlat_ix_time_q (cause, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
+  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  emlat_ix_count (cause, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
+  emlat_ix_mark (cause, EMLAT_T_ROOT_WORK_END);
+  ix = &latency_stack[latency_depth++];
+  memset (ix, 0, sizeof *ix);
+  ix->serial = ++latency_serial;
+  ix->cause = cause;
+  ix->phase = LATENCY_FINISHED;
+  ix->status = EMLAT_STATUS_NORMAL;
+  ix->gcs_at_begin = gcs_done;
+  ix->modiff_at_begin = MODIFF;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1227,7 +1274,7 @@ latency_command_error (bool quit)
    that finished before any redisplay began leaves that redisplay to
    this one: one redisplay then shows the work of both.  */
 static struct latency_interaction *
-latency_root_push (enum emlat_root_kind kind)
+latency_root_push (enum emlat_root_kind kind, uint64_t scheduled_by)
 {
   struct latency_interaction *top = latency_top ();
   if (top && top->owner && top->phase == LATENCY_FINISHED
@@ -1240,7 +1287,7 @@ latency_root_push (enum emlat_root_kind kind)
     return NULL;
   uint64_t parent = (top && top->phase != LATENCY_FINISHED
 		     ? top->cause : 0);
-  uint64_t cause = emlat_ix_begin (kind, parent, 0);
+  uint64_t cause = emlat_ix_begin (kind, parent, scheduled_by);
   if (!cause)
     return NULL;
   emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
@@ -1256,13 +1303,39 @@ latency_root_push (enum emlat_root_kind kind)
   return ix;
 }
 
-/* Begin the work of a timer that became due LATE ago.  Return the
+/* Note that OBJECT, a timer just activated or a process just made,
+   will run work later on behalf of the interaction served now.  */
+void
+latency_note_scheduled (Lisp_Object object)
+{
+  latency_scheduled[latency_scheduled_next].object = object;
+  latency_scheduled[latency_scheduled_next].cause = latency_serving_cause ();
+  latency_scheduled[latency_scheduled_next].used = true;
+  latency_scheduled_next = (latency_scheduled_next + 1) % LATENCY_SCHEDULED;
+}
+
+/* The interaction that scheduled the work of OBJECT, or 0.  */
+static uint64_t
+latency_scheduled_by (Lisp_Object object)
+{
+  for (int k = 1; k <= LATENCY_SCHEDULED; k++)
+    {
+      int j = ((latency_scheduled_next - k + LATENCY_SCHEDULED)
+	       % LATENCY_SCHEDULED);
+      if (latency_scheduled[j].used && EQ (latency_scheduled[j].object, object))
+	return latency_scheduled[j].cause;
+    }
+  return 0;
+}
+
+/* Begin the work of TIMER, which became due LATE ago.  Return the
    serial number of its interaction, or 0.  The due time is inferred
    from the timer's own (real-time) clock and is both arrival bounds.  */
 intmax_t
-latency_timer_begin (struct timespec late)
+latency_timer_begin (Lisp_Object timer, struct timespec late)
 {
-  struct latency_interaction *ix = latency_root_push (EMLAT_ROOT_TIMER);
+  struct latency_interaction *ix
+    = latency_root_push (EMLAT_ROOT_TIMER, latency_scheduled_by (timer));
   if (!ix)
     return 0;
   uint64_t now = emlat_now ();
@@ -1290,15 +1363,17 @@ latency_process_read (uint64_t t_begin, ptrdiff_t nbytes)
   latency_process_bytes = nbytes;
 }
 
-/* Begin a process filter with the output just read, or, if SENTINEL, a
-   process sentinel.  Return the serial number of its interaction, or
-   0.  The output was in the pipe no later than the end of its read.  */
+/* Begin the filter of process PROC with the output just read, or, if
+   SENTINEL, its sentinel.  Return the serial number of its
+   interaction, or 0.  The output was in the pipe no later than the end
+   of its read.  */
 intmax_t
-latency_process_begin (bool sentinel)
+latency_process_begin (Lisp_Object proc, bool sentinel)
 {
   struct latency_interaction *ix
-    = latency_root_push (sentinel ? EMLAT_ROOT_PROCESS_SENTINEL
-			 : EMLAT_ROOT_PROCESS_DATA);
+    = latency_root_push ((sentinel ? EMLAT_ROOT_PROCESS_SENTINEL
+			  : EMLAT_ROOT_PROCESS_DATA),
+			 latency_scheduled_by (proc));
   if (ix && !sentinel && latency_process_t_end)
     {
       emlat_ix_time (ix->cause, EMLAT_T_READ_BEGIN, latency_process_t_begin);
@@ -1327,7 +1402,7 @@ latency_special_event_begin (Lisp_Object event)
   if (CONSP (event) && EQ (XCAR (event), Qthread_event))
     kind = EMLAT_ROOT_THREAD_WAKEUP;
 #endif
-  struct latency_interaction *ix = latency_root_push (kind);
+  struct latency_interaction *ix = latency_root_push (kind, 0);
   if (ix && latency_event_t_remove)
     {
       emlat_ix_time (ix->cause, EMLAT_T_QUEUE_INSERT, latency_event_t_insert);
@@ -1354,7 +1429,7 @@ latency_resize_signal (void)
 intmax_t
 latency_resize_begin (void)
 {
-  struct latency_interaction *ix = latency_root_push (EMLAT_ROOT_RESIZE);
+  struct latency_interaction *ix = latency_root_push (EMLAT_ROOT_RESIZE, 0);
   /* Relaxed: see latency_sigwinch_time.  */
   uint64_t t = atomic_exchange_explicit (&latency_sigwinch_time, 0,
 					 memory_order_relaxed);
@@ -1876,6 +1951,7 @@ latency_start (const char *path, const char *dir)
       latency_reset ();
       latency_observer_start ();
       latency_profiling = true;
+      latency_profile__recording = true;
     }
   return r;
 }
@@ -1934,6 +2010,7 @@ latency_shut_down (void)
       latency_pop ();
     }
   latency_profiling = false;
+  latency_profile__recording = false;
   latency_observer_stop (latency_observer.state);
   emlat_stop ();
 }
@@ -1992,6 +2069,7 @@ this function, are left open in the file.  */)
     return Qnil;
   Lisp_Object file = latency_current_file ();
   latency_profiling = false;
+  latency_profile__recording = false;
   latency_observer_stop (latency_observer.state);
   int r = emlat_stop ();
   if (r < 0 && r != -ENOENT)
@@ -2013,6 +2091,19 @@ being recorded.  */)
     report_file_errno ("Rotating latency profile", latency_current_file (),
 		       -r);
   return latency_current_file ();
+}
+
+DEFUN ("latency--note-scheduled", Flatency__note_scheduled,
+       Slatency__note_scheduled, 1, 1, 0,
+       doc: /* Note that OBJECT, a timer, will run work later.
+The latency profile then names the interaction being served now as the
+one that scheduled the timer's run.  Called by `timer--activate' while
+`latency-profile--recording' is non-nil.  Return nil.  */)
+  (Lisp_Object object)
+{
+  if (latency_profiling)
+    latency_note_scheduled (object);
+  return Qnil;
 }
 
 DEFUN ("latency-profile-status", Flatency_profile_status,
@@ -2091,6 +2182,15 @@ a key more tightly than the time Emacs read it.  The observer's CPU
 time is reported by `latency-profile-status'; it stops itself if it
 uses more than 1% of a CPU.  */);
   latency_profile_input_observer = false;
+
+  DEFVAR_BOOL ("latency-profile--recording", latency_profile__recording,
+	       doc: /* Non-nil while a latency profile is being recorded.
+Set by `latency-profile-start' and `latency-profile-stop'; do not set it
+yourself.  Lisp code that schedules deferred work, such as
+`timer--activate', tests it before telling the profile.  */);
+  latency_profile__recording = false;
+
+  defsubr (&Slatency__note_scheduled);
 
   DEFVAR_LISP ("latency-profile-directory", Vlatency_profile_directory,
 	       doc: /* Directory for latency profiles started without a file name.

@@ -67,9 +67,10 @@ extern void latency_redisplay_decided (bool);
 /* Roots other than key sequences: timers and special events
    (keyboard.c), process output and sentinels (process.c), terminal
    resizes (dispnew.c).  */
-extern intmax_t latency_timer_begin (struct timespec);
+extern void latency_note_scheduled (Lisp_Object);
+extern intmax_t latency_timer_begin (Lisp_Object, struct timespec);
 extern void latency_process_read (uint64_t, ptrdiff_t);
-extern intmax_t latency_process_begin (bool);
+extern intmax_t latency_process_begin (Lisp_Object, bool);
 extern intmax_t latency_special_event_begin (Lisp_Object);
 extern intmax_t latency_resize_begin (void);
 extern void latency_root_end (intmax_t);

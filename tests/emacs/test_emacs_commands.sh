@@ -16,10 +16,15 @@
 #   <f6>      sleep 30 ms: command_ns and main off-CPU time within
 #             [29, 60] ms;
 #   <f7> <f8> error, throw to top level: statuses error and throw;
-#   <f9> C-g  a busy command quit by C-g (SIGINT): status quit;
+#   <f9> C-g  a busy command quit by C-g (SIGINT): status quit, and the C-g
+#             an interaction of its own (no command; input latest = the
+#             signal's time, before the quit ended the command; it flushes
+#             "Quit");
 #   <f10>     a timer, a subprocess and a file notification: roots of kinds
 #             timer, process_data, process_sentinel and file_notification,
-#             some of them flushing output of their own; a resize below;
+#             some of them flushing output of their own; the timers and the
+#             process name <f10>'s interaction as scheduled_by_cause; a
+#             resize below;
 #   text      typed one key at a time, then a burst faster than redisplay:
 #             superseded interactions, none with a flush end;
 #   C-x <1 s> C-f  the pause is prefix dwell (prefix_dwell_min >= 0.8 s)
@@ -29,8 +34,10 @@
 #   - ordering on every flushed interaction (input earliest <= ... <= flush
 #     end, as in test_emacs_profile.sh);
 #   - external vs internal: for every typed key, the latency `emlat
-#     replay` measured from outside (send to first output) is never below
-#     the profile's input_to_flush lower bound (flush end - input latest)
+#     replay` measured from outside (send to the last output byte before
+#     quiescence: the first output may come from an earlier flush of the
+#     same interaction, 4 ms early seen) is never below the profile's
+#     input_to_flush lower bound (final flush end - input latest)
 #     by more than 2 ms (the driver may stamp its read of the output before
 #     Emacs, descheduled after write(2), stamps the end of its flush:
 #     0.8 ms seen under load), and the median of their difference is at
@@ -138,8 +145,8 @@ ix_table () {
 ix_table emacs.dump | sort -t= -k2,2n > emacs.ix
 ix_table replay.dump > replay.ix
 
-# The commands, in the order typed: the first nine tty commands are the
-# function keys.
+# The commands, in the order typed: <f5> x3, <f6>, <f7>, <f8>, <f9>, the
+# C-g that quit it, <f10>.
 awk '
   function load(   i, kv) {
     delete t
@@ -150,6 +157,15 @@ awk '
   t["kind"] == "tty_command" { n++; key[n] = $0 }
   END {
     if (n < 9) { print "only " n " tty commands"; exit 1 }
+    $0 = key[7]; load(); quit_end = t["t_command_end"]
+    $0 = key[8]; load()
+    if (("t_command_begin" in t) || !("t_input_latest" in t) || !("t_flush_end" in t) \
+        || t["t_input_latest"] > quit_end) {
+      print "C-g: no interaction of its own with the signal time before the quit: " $0; bad = 1
+    } else
+      printf "C-g: quit %.3f ms after the signal, \"Quit\" flushed %.3f ms after it\n", \
+        ms(quit_end - t["t_input_latest"]), ms(t["t_flush_end"] - t["t_input_latest"])
+    $0 = key[9]; load(); print t["cause"] > "f10.cause"
     best = -1
     for (j = 1; j <= 3; j++) {
       $0 = key[j]; load()
@@ -188,6 +204,11 @@ for k in timer process_data process_sentinel file_notification resize; do
   [ "$n" -ge 1 ] || fail "no $k root"
 done
 [ "$(count_kind resize)" -ge 2 ] || fail "the resize did not give a root of its own"
+f10=$(cat f10.cause)
+for k in timer process_data process_sentinel; do
+  grep "kind=$k " emacs.ix | grep -q " scheduled_by_cause=$f10 " \
+    || fail "no $k root scheduled by <f10> (cause $f10)"
+done
 grep -E 'kind=(timer|process_data|process_sentinel|file_notification) ' emacs.ix \
   | grep -q 't_flush_end=' || fail "no timer, process or notification root flushed output"
 grep 'kind=resize ' emacs.ix | grep 't_input_latest=' | grep -q 't_flush_end=' \
@@ -236,13 +257,14 @@ awk '
 # External vs internal latency of each typed key (one-key commands that
 # flushed): the replay send that preceded the key's arrival bound.
 { sed 's/^/R /' replay.ix; grep 'kind=tty_command status=normal ' emacs.ix \
-    | grep 'key_sequence_length=1 ' | grep 't_flush_end=' | sed 's/^/E /'; } | awk '
+    | grep 'key_sequence_length=1 ' | grep 'decisive_source_batch=' \
+    | grep 't_flush_end=' | sed 's/^/E /'; } | awk '
   {
     delete t
     for (i = 2; i <= NF; i++) if (split($i, kv, "=") == 2) t[kv[1]] = kv[2]
     if ($1 == "R") {
-      if (("t_external_first_output" in t) && t["tty_bytes"] > 0) {
-        ns++; send[ns] = t["t_external_send"]; first[ns] = t["t_external_first_output"]
+      if (("t_external_quiescent" in t) && t["tty_bytes"] > 0) {
+        ns++; send[ns] = t["t_external_send"]; first[ns] = t["t_external_quiescent"]
       }
       next
     }

@@ -17,8 +17,8 @@
 #     300 ms after the key), and, being the first byte after an empty
 #     state, its t_input_latest is that observation;
 #   - its input_to_flush lower bound is within 50 ms of the latency that
-#     `emlat replay` measured from outside (without the observer, the
-#     bound would start at the read, some 300 ms late).
+#     `emlat replay` measured from outside, send to quiescence (without
+#     the observer, the bound would start at the read, some 300 ms late).
 #
 # Exits 77 (SKIP) when the profiled Emacs has not been built.
 set -eu
@@ -105,9 +105,9 @@ awk -v latest="$latest" -v flush="$flush" '
   /^  interaction complete / {
     delete t
     for (i = 3; i <= NF; i++) { k = index($i, "="); if (k) t[substr($i, 1, k - 1)] = substr($i, k + 1) + 0 }
-    if (!("t_external_first_output" in t)) next
+    if (!("t_external_quiescent" in t) || t["tty_bytes"] == 0) next
     s = base + t["t_external_send"]
-    if (s <= latest && s > best) { best = s; first = base + t["t_external_first_output"] }
+    if (s <= latest && s > best) { best = s; first = base + t["t_external_quiescent"] }
   }
   END {
     if (!best) { print "no send before the observation"; exit 1 }
