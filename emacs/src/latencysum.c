@@ -73,9 +73,9 @@ free_summary (void *arg)
 {
   struct latency_summary *s = arg;
   if (s->waterfall_built)
-    report_waterfall_free (&s->waterfall);
+    emlat_report_waterfall_free (&s->waterfall);
   if (s->model_built)
-    report_model_free (&s->model);
+    emlat_report_model_free (&s->model);
   if (s->profile)
     emlat_profile_free (s->profile);
   for (ptrdiff_t i = 0; i < s->npaths; i++)
@@ -115,7 +115,7 @@ file_name_of (const char *path)
 static Lisp_Object
 population_symbol (enum report_pop pop)
 {
-  return name_symbol (report_pop_key (pop));
+  return name_symbol (emlat_report_pop_key (pop));
 }
 
 static Lisp_Object
@@ -148,7 +148,7 @@ metric_counts (const uint64_t counts[RM_COUNT])
   Lisp_Object result = Qnil;
   for (int i = RM_COUNT - 1; i >= 0; i--)
     if (counts[i])
-      result = Fcons (Fcons (name_symbol (report_metric_name (i)),
+      result = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 			     make_uint (counts[i])),
 		      result);
   return result;
@@ -161,7 +161,7 @@ present_metrics (const struct report_metrics *m)
   Lisp_Object result = Qnil;
   for (int i = RM_COUNT - 1; i >= 0; i--)
     if (m->mask >> i & 1u)
-      result = Fcons (Fcons (name_symbol (report_metric_name (i)),
+      result = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 			     make_uint (m->v[i])),
 		      result);
   return result;
@@ -254,16 +254,16 @@ groups_list (const struct report_model *m)
 	  continue;
 	Lisp_Object metrics = Qnil;
 	for (int i = RM_COUNT - 1; i >= 0; i--)
-	  metrics = Fcons (Fcons (name_symbol (report_metric_name (i)),
+	  metrics = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 				  dist_plist (&g->d[i])),
 			   metrics);
-	int lead = report_group_primary (g);
+	int lead = emlat_report_group_primary (g);
 	result = Fcons (list (QCroot_kind, kind_symbol (g->root_kind),
 			      QCpopulation, population_symbol (g->pop),
 			      QCinteractions, make_uint (g->n),
 			      QCprimary_metric,
 			      (lead >= 0
-			       ? name_symbol (report_metric_name (lead))
+			       ? name_symbol (emlat_report_metric_name (lead))
 			       : Qnil),
 			      QCmetrics, metrics,
 			      QCinverted, metric_counts (g->inverted),
@@ -282,7 +282,7 @@ slowest_plist (const struct report_tail *t)
 			  make_uint (t->slow[i].value)),
 		   items);
   return list (QCmetric,
-	       t->has ? name_symbol (report_metric_name (t->metric)) : Qnil,
+	       t->has ? name_symbol (emlat_report_metric_name (t->metric)) : Qnil,
 	       QCinteractions, items);
 }
 
@@ -334,7 +334,7 @@ tail_plist (const struct report_waterfall *w, const struct report_tail *t,
 	    QCtty_emit, opt_uint (w->has_tty_emit, w->tty_emit));
   return list (QCreason, intern (requested ? "requested" : "tail"),
 	       QCmetric, (is_tail
-			  ? name_symbol (report_metric_name (t->metric))
+			  ? name_symbol (emlat_report_metric_name (t->metric))
 			  : Qnil),
 	       QCrank, opt_uint (is_tail, t->rank),
 	       QCof, opt_uint (is_tail, t->n),
@@ -361,13 +361,13 @@ static Lisp_Object
 overhead_alist (const struct emlat_profile *p)
 {
   struct report_overhead o;
-  report_overhead_of (p, &o);
+  emlat_report_overhead_of (p, &o);
   Lisp_Object result
     = list (Fcons (intern ("writer-share-of-core"),
 		   o.has_writer_share ? make_float (o.writer_share) : Qnil),
 	    Fcons (intern ("final-stats"), o.final_stats ? Qt : Qnil));
   for (int f = OVH_COUNT - 1; f >= 0; f--)
-    result = Fcons (Fcons (name_symbol (report_ovh_name (f)),
+    result = Fcons (Fcons (name_symbol (emlat_report_ovh_name (f)),
 			   opt_uint (o.mask >> f & 1u, o.v[f])),
 		    result);
   return result;
@@ -566,7 +566,7 @@ contain no usable profile or CAUSE names no interaction.  */)
   if (r < 0)
     report_file_errno ("Reading latency profile", first, -r);
   const struct emlat_profile *p = s->profile;
-  if (!report_usable (p))
+  if (!emlat_report_usable (p))
     {
       /* A file that could not be read at all is a file error.  */
       size_t nf;
@@ -581,15 +581,15 @@ contain no usable profile or CAUSE names no interaction.  */)
     }
 
   struct report_tail tail;
-  if (report_tail_pick (p, &tail) != 0)
+  if (emlat_report_tail_pick (p, &tail) != 0)
     memory_full (0);
-  if (report_model_build (p, &s->model) != 0)
+  if (emlat_report_model_build (p, &s->model) != 0)
     memory_full (0);
   s->model_built = true;
   s->model.tail = tail;
   if (requested || tail.has)
     {
-      r = report_waterfall_build (p, requested ? want : tail.cause,
+      r = emlat_report_waterfall_build (p, requested ? want : tail.cause,
 				  &s->waterfall);
       if (r == -ENOENT)
 	error ("No interaction with cause id %"PRIu64" in the profile",
@@ -603,7 +603,7 @@ contain no usable profile or CAUSE names no interaction.  */)
   Lisp_Object result
     = list (QCsession, session_uuid (p),
 	    QCfiles, files_list (p),
-	    QCdamaged, report_damaged (p) ? Qt : Qnil,
+	    QCdamaged, emlat_report_damaged (p) ? Qt : Qnil,
 	    QCsession_meta, session_meta (p),
 	    QCinteractions, interaction_counts (&s->model),
 	    QCspans, list (QCcomplete, make_uint (t->spans_complete),

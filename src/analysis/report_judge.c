@@ -7,7 +7,7 @@
 #include "analysis/report_judge.h"
 
 int
-report_usable (const struct emlat_profile *p)
+emlat_report_usable (const struct emlat_profile *p)
 {
   size_t nf;
   const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
@@ -20,7 +20,7 @@ report_usable (const struct emlat_profile *p)
 }
 
 int
-report_diag_is_damage (enum emlat_diag_kind k)
+emlat_report_diag_is_damage (enum emlat_diag_kind k)
 {
   switch (k)
     {
@@ -47,7 +47,7 @@ report_diag_is_damage (enum emlat_diag_kind k)
 }
 
 int
-report_damaged (const struct emlat_profile *p)
+emlat_report_damaged (const struct emlat_profile *p)
 {
   size_t nf, nd;
   const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
@@ -56,7 +56,7 @@ report_damaged (const struct emlat_profile *p)
     if (f[i].read_error || !f[i].scan.header_ok || f[i].scan.stop != EMLAT_STOP_CLEAN)
       return 1;
   for (size_t i = 0; i < nd; i++)
-    if (report_diag_is_damage (d[i].kind))
+    if (emlat_report_diag_is_damage (d[i].kind))
       return 1;
   return 0;
 }

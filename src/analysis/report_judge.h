@@ -19,10 +19,10 @@
 #include "emlat/emlat_reader.h"
 
 /* 1 when P has a usable session (see above). */
-int report_usable (const struct emlat_profile *p);
+int emlat_report_usable (const struct emlat_profile *p);
 /* 1 when reading P lost data. */
-int report_damaged (const struct emlat_profile *p);
+int emlat_report_damaged (const struct emlat_profile *p);
 /* 1 when a diagnostic of kind K means that data was lost. */
-int report_diag_is_damage (enum emlat_diag_kind k);
+int emlat_report_diag_is_damage (enum emlat_diag_kind k);
 
 #endif /* EMLAT_ANALYSIS_REPORT_JUDGE_H */

@@ -87,31 +87,31 @@ static const char *const labels[RM_COUNT] = {
 };
 
 const char *
-report_metric_name (enum report_metric m)
+emlat_report_metric_name (enum report_metric m)
 {
   return (unsigned)m < RM_COUNT ? names[m] : "?";
 }
 
 const char *
-report_metric_label (enum report_metric m)
+emlat_report_metric_label (enum report_metric m)
 {
   return (unsigned)m < RM_COUNT ? labels[m] : "?";
 }
 
 const char *
-report_pop_key (enum report_pop p)
+emlat_report_pop_key (enum report_pop p)
 {
   return p == POP_FLUSHED ? "flushed" : p == POP_NO_OUTPUT ? "no_output" : "superseded";
 }
 
 const char *
-report_pop_label (enum report_pop p)
+emlat_report_pop_label (enum report_pop p)
 {
   return p == POP_FLUSHED ? "flushed" : p == POP_NO_OUTPUT ? "no output" : "superseded";
 }
 
 void
-report_times_from_profile (const struct emlat_profile *p,
+emlat_report_times_from_profile (const struct emlat_profile *p,
                            const struct emlat_interaction *ix, struct report_times *t)
 {
   t->status = ix->status;
@@ -127,7 +127,7 @@ report_times_from_profile (const struct emlat_profile *p,
 }
 
 void
-report_times_from_record (const struct emlat_rd_ix *r, struct report_times *t)
+emlat_report_times_from_record (const struct emlat_rd_ix *r, struct report_times *t)
 {
   t->status = r->status;
   t->tmask = r->time_mask & ((1u << EMLAT_T_FIELD_COUNT) - 1u);
@@ -149,7 +149,7 @@ has (const struct report_times *t, enum emlat_time_field f)
 }
 
 int
-report_completion (const struct report_times *t, uint64_t *out)
+emlat_report_completion (const struct report_times *t, uint64_t *out)
 {
   static const enum emlat_time_field ends[] = {
     EMLAT_T_ROOT_WORK_END, EMLAT_T_REDISPLAY_END, EMLAT_T_FLUSH_END,
@@ -192,7 +192,7 @@ diff (struct report_metrics *m, enum report_metric k, int have, uint64_t from, u
 }
 
 void
-report_metrics_compute (const struct report_times *t, struct report_metrics *m)
+emlat_report_metrics_compute (const struct report_times *t, struct report_metrics *m)
 {
   memset (m, 0, sizeof *m);
   for (unsigned i = 0; i < sizeof span_defs / sizeof span_defs[0]; i++)
@@ -202,7 +202,7 @@ report_metrics_compute (const struct report_times *t, struct report_metrics *m)
     }
   diff (m, RM_MAIN_CPU, t->has_cpu_begin && t->has_cpu_end, t->cpu_begin, t->cpu_end);
   uint64_t done = 0;
-  int have_done = report_completion (t, &done);
+  int have_done = emlat_report_completion (t, &done);
   diff (m, RM_WALL, has (t, EMLAT_T_DISPATCH_BEGIN) && have_done, t->t[EMLAT_T_DISPATCH_BEGIN],
         done);
   /* Clamped at 0 by definition (seed 000 section 4). */
@@ -223,7 +223,7 @@ report_metrics_compute (const struct report_times *t, struct report_metrics *m)
 }
 
 enum report_pop
-report_population (const struct report_times *t)
+emlat_report_population (const struct report_times *t)
 {
   if (t->status == EMLAT_STATUS_SUPERSEDED)
     return POP_SUPERSEDED;

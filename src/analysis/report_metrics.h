@@ -5,7 +5,7 @@
  *
  * An interaction's raw boundaries are first gathered into a struct
  * report_times (from a loaded profile, or from a decoded INTERACTION record
- * for `emlat export --format=jsonl`), then report_metrics_compute derives
+ * for `emlat export --format=jsonl`), then emlat_report_metrics_compute derives
  * every metric whose boundaries are present.  A metric is present exactly
  * when its bit is set in the mask; an absent metric has no value at all,
  * never 0.  A duration whose end precedes its start is not computed either
@@ -71,26 +71,26 @@ struct report_metrics
 };
 
 /* The metric's JSON name ("command_ns") and its short column label. */
-const char *report_metric_name (enum report_metric m);
-const char *report_metric_label (enum report_metric m);
+const char *emlat_report_metric_name (enum report_metric m);
+const char *emlat_report_metric_label (enum report_metric m);
 /* "flushed", "no_output", "superseded" (JSON) and "flushed", "no output",
    "superseded" (text). */
-const char *report_pop_key (enum report_pop p);
-const char *report_pop_label (enum report_pop p);
+const char *emlat_report_pop_key (enum report_pop p);
+const char *emlat_report_pop_label (enum report_pop p);
 
 /* Gather IX's boundaries from P. */
-void report_times_from_profile (const struct emlat_profile *p,
+void emlat_report_times_from_profile (const struct emlat_profile *p,
                                 const struct emlat_interaction *ix,
                                 struct report_times *t);
 /* Gather a decoded INTERACTION complete record's boundaries. */
-void report_times_from_record (const struct emlat_rd_ix *r, struct report_times *t);
+void emlat_report_times_from_record (const struct emlat_rd_ix *r, struct report_times *t);
 
 /* The boundary that ends an interaction's wall time: the latest present of
    t_root_work_end, t_redisplay_end and t_flush_end, else t_interaction_end.
    Returns 0 when none is present. */
-int report_completion (const struct report_times *t, uint64_t *out);
+int emlat_report_completion (const struct report_times *t, uint64_t *out);
 
-void report_metrics_compute (const struct report_times *t, struct report_metrics *m);
-enum report_pop report_population (const struct report_times *t);
+void emlat_report_metrics_compute (const struct report_times *t, struct report_metrics *m);
+enum report_pop emlat_report_population (const struct report_times *t);
 
 #endif /* EMLAT_ANALYSIS_REPORT_METRICS_H */

@@ -31,7 +31,7 @@ push (struct report_series *s, uint64_t v)
 }
 
 void
-report_model_free (struct report_model *m)
+emlat_report_model_free (struct report_model *m)
 {
   for (int k = 0; k < REPORT_KINDS; k++)
     for (int p = 0; p < POP_COUNT; p++)
@@ -44,7 +44,7 @@ report_model_free (struct report_model *m)
 }
 
 int
-report_group_primary (const struct report_group *g)
+emlat_report_group_primary (const struct report_group *g)
 {
   static const enum report_metric order[] = {
     RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_INPUT_TO_COMMAND_MAX,
@@ -57,7 +57,7 @@ report_group_primary (const struct report_group *g)
 }
 
 int
-report_model_build (const struct emlat_profile *p, struct report_model *m)
+emlat_report_model_build (const struct emlat_profile *p, struct report_model *m)
 {
   memset (m, 0, sizeof *m);
   m->p = p;
@@ -75,9 +75,9 @@ report_model_build (const struct emlat_profile *p, struct report_model *m)
   struct report_metrics mt;
   for (size_t i = 0; i < n && rc == 0; i++)
     {
-      report_times_from_profile (p, &ix[i], &t);
-      report_metrics_compute (&t, &mt);
-      enum report_pop pop = report_population (&t);
+      emlat_report_times_from_profile (p, &ix[i], &t);
+      emlat_report_metrics_compute (&t, &mt);
+      enum report_pop pop = emlat_report_population (&t);
       unsigned kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
       struct report_group *g = &m->g[kind][pop];
       g->n++;
@@ -105,12 +105,12 @@ report_model_build (const struct emlat_profile *p, struct report_model *m)
       for (int i = 0; i < RM_COUNT && rc == 0; i++)
         {
           struct report_series *s = &m->g[k][q].s[i];
-          if (report_sort_u64 (s->v, NULL, s->n) != 0)
+          if (emlat_report_sort_u64 (s->v, NULL, s->n) != 0)
             rc = -ENOMEM;
           else
-            report_dist_of_sorted (s->v, s->n, &m->g[k][q].d[i]);
+            emlat_report_dist_of_sorted (s->v, s->n, &m->g[k][q].d[i]);
         }
   if (rc)
-    report_model_free (m);
+    emlat_report_model_free (m);
   return rc;
 }

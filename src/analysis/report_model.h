@@ -55,19 +55,19 @@ struct report_model
   /* Interactions of each population that have each boundary. */
   uint64_t present_t[POP_COUNT][EMLAT_T_FIELD_COUNT];
   uint64_t present_cpu_begin[POP_COUNT], present_cpu_end[POP_COUNT];
-  /* The tail and the slowest interactions (report_tail_pick); the model
+  /* The tail and the slowest interactions (emlat_report_tail_pick); the model
      build leaves it empty. */
   struct report_tail tail;
 };
 
 /* Build *M from P.  Returns 0 or -ENOMEM (then *M is freed). */
-int report_model_build (const struct emlat_profile *p, struct report_model *m);
-void report_model_free (struct report_model *m);
+int emlat_report_model_build (const struct emlat_profile *p, struct report_model *m);
+void emlat_report_model_free (struct report_model *m);
 
 /* The metric a group's latency chart and comparison lead with: the first
    of input_to_flush_max_ns, external_first_output_ns,
    input_to_command_max_ns, command_ns, wall_ns that the group has samples
    of; -1 when it has none. */
-int report_group_primary (const struct report_group *g);
+int emlat_report_group_primary (const struct report_group *g);
 
 #endif /* EMLAT_ANALYSIS_REPORT_MODEL_H */

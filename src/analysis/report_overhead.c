@@ -28,7 +28,7 @@ static const struct
 };
 
 const char *
-report_ovh_name (enum report_ovh_field f)
+emlat_report_ovh_name (enum report_ovh_field f)
 {
   return (unsigned)f < OVH_COUNT ? fields[f].name : "?";
 }
@@ -44,7 +44,7 @@ uint_entry (const struct emlat_kv *kv, size_t n, const char *key, uint64_t *out)
 }
 
 void
-report_overhead_of (const struct emlat_profile *p, struct report_overhead *o)
+emlat_report_overhead_of (const struct emlat_profile *p, struct report_overhead *o)
 {
   memset (o, 0, sizeof *o);
   size_t ns, nss;

@@ -41,7 +41,7 @@ struct report_overhead
 };
 
 /* The JSON key of field F ("writer_cpu_ns"). */
-const char *report_ovh_name (enum report_ovh_field f);
-void report_overhead_of (const struct emlat_profile *p, struct report_overhead *o);
+const char *emlat_report_ovh_name (enum report_ovh_field f);
+void emlat_report_overhead_of (const struct emlat_profile *p, struct report_overhead *o);
 
 #endif /* EMLAT_ANALYSIS_REPORT_OVERHEAD_H */

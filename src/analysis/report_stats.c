@@ -16,7 +16,7 @@
 #include <string.h>
 
 int
-report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n)
+emlat_report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n)
 {
   if (n < 2)
     return 0;
@@ -86,7 +86,7 @@ report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n)
 }
 
 size_t
-report_rank_index (size_t n, uint64_t num, uint64_t den)
+emlat_report_rank_index (size_t n, uint64_t num, uint64_t den)
 {
   /* ceil (num * n / den) without floating point; n < 2^40 and den <= 10^4
      in every use, so the product cannot overflow. */
@@ -95,7 +95,7 @@ report_rank_index (size_t n, uint64_t num, uint64_t den)
 }
 
 void
-report_dist_of_sorted (const uint64_t *s, size_t n, struct report_dist *d)
+emlat_report_dist_of_sorted (const uint64_t *s, size_t n, struct report_dist *d)
 {
   memset (d, 0, sizeof *d);
   d->n = n;
@@ -103,13 +103,13 @@ report_dist_of_sorted (const uint64_t *s, size_t n, struct report_dist *d)
     return;
   d->min = s[0];
   d->max = s[n - 1];
-  d->p50 = s[report_rank_index (n, 1, 2)];
-  d->p90 = s[report_rank_index (n, 90, 100)];
-  d->p95 = s[report_rank_index (n, 95, 100)];
-  d->p99 = s[report_rank_index (n, 99, 100)];
+  d->p50 = s[emlat_report_rank_index (n, 1, 2)];
+  d->p90 = s[emlat_report_rank_index (n, 90, 100)];
+  d->p95 = s[emlat_report_rank_index (n, 95, 100)];
+  d->p99 = s[emlat_report_rank_index (n, 99, 100)];
   d->has_p999 = n >= REPORT_P999_MIN_N;
   if (d->has_p999)
-    d->p999 = s[report_rank_index (n, 999, 1000)];
+    d->p999 = s[emlat_report_rank_index (n, 999, 1000)];
   uint64_t total = 0;
   for (size_t i = 0; i < n; i++)
     {

@@ -38,13 +38,13 @@ struct report_dist
 /* Sort KEYS[0..N) ascending, stably; PAYLOAD (may be NULL) moves with its
    key.  Returns 0, or -1 when the scratch memory could not be allocated
    (then the arrays are unchanged). */
-int report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n);
+int emlat_report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n);
 
 /* The 0-based index of the nearest-rank NUM/DEN quantile of N >= 1 sorted
    samples: ceil(NUM * N / DEN) - 1, at least 0.  0 < NUM <= DEN. */
-size_t report_rank_index (size_t n, uint64_t num, uint64_t den);
+size_t emlat_report_rank_index (size_t n, uint64_t num, uint64_t den);
 
 /* Summarize SORTED[0..N) (ascending) into *D. */
-void report_dist_of_sorted (const uint64_t *sorted, size_t n, struct report_dist *d);
+void emlat_report_dist_of_sorted (const uint64_t *sorted, size_t n, struct report_dist *d);
 
 #endif /* EMLAT_ANALYSIS_REPORT_STATS_H */

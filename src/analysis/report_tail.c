@@ -2,7 +2,7 @@
 /*
  * report_tail.c -- pick the tail interaction and the slowest ones (see
  * report_tail.h).  A candidate metric's value is computed exactly as
- * report_metrics_compute defines it: both boundaries present and in order.
+ * emlat_report_metrics_compute defines it: both boundaries present and in order.
  */
 #include "analysis/report_tail.h"
 
@@ -12,7 +12,7 @@
 
 #include "analysis/report_stats.h"
 
-const enum report_metric report_tail_chain[4] = {
+const enum report_metric emlat_report_tail_chain[4] = {
   RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_COMMAND, RM_WALL,
 };
 
@@ -30,8 +30,8 @@ value_of (const struct emlat_profile *p, const struct emlat_interaction *ix, int
     return emlat_profile_ix_duration (p, ix, from[c], to[c], v);
   struct report_times t;
   struct report_metrics m;
-  report_times_from_profile (p, ix, &t);
-  report_metrics_compute (&t, &m);
+  emlat_report_times_from_profile (p, ix, &t);
+  emlat_report_metrics_compute (&t, &m);
   if (!(m.mask >> RM_WALL & 1u))
     return 0;
   *v = m.v[RM_WALL];
@@ -39,7 +39,7 @@ value_of (const struct emlat_profile *p, const struct emlat_interaction *ix, int
 }
 
 int
-report_tail_pick (const struct emlat_profile *p, struct report_tail *t)
+emlat_report_tail_pick (const struct emlat_profile *p, struct report_tail *t)
 {
   memset (t, 0, sizeof *t);
   size_t n;
@@ -73,15 +73,15 @@ report_tail_pick (const struct emlat_profile *p, struct report_tail *t)
         val[k] = v;
         cause[k++] = ix[i].cause;
       }
-  if (report_sort_u64 (val, cause, k) != 0)
+  if (emlat_report_sort_u64 (val, cause, k) != 0)
     {
       free (val);
       free (cause);
       return -ENOMEM;
     }
-  size_t at = report_rank_index (k, 99, 100);
+  size_t at = emlat_report_rank_index (k, 99, 100);
   t->has = 1;
-  t->metric = report_tail_chain[c];
+  t->metric = emlat_report_tail_chain[c];
   t->n = k;
   t->rank = at + 1;
   t->cause = cause[at];

@@ -40,9 +40,9 @@ struct report_tail
 };
 
 /* The order of the candidate metrics. */
-extern const enum report_metric report_tail_chain[4];
+extern const enum report_metric emlat_report_tail_chain[4];
 
 /* Fill *T from P.  Returns 0 or -ENOMEM. */
-int report_tail_pick (const struct emlat_profile *p, struct report_tail *t);
+int emlat_report_tail_pick (const struct emlat_profile *p, struct report_tail *t);
 
 #endif /* EMLAT_ANALYSIS_REPORT_TAIL_H */

@@ -309,7 +309,7 @@ axis (struct report_waterfall *w)
   if (w->t.tmask >> EMLAT_T_DISPATCH_BEGIN & 1u)
     marks[nm++] = w->t.t[EMLAT_T_DISPATCH_BEGIN];
   uint64_t done;
-  if (report_completion (&w->t, &done))
+  if (emlat_report_completion (&w->t, &done))
     marks[nm++] = done;
   for (int i = 0; i < nm; i++)
     {
@@ -327,7 +327,7 @@ axis (struct report_waterfall *w)
 }
 
 void
-report_waterfall_free (struct report_waterfall *w)
+emlat_report_waterfall_free (struct report_waterfall *w)
 {
   free (w->rows);
   w->rows = NULL;
@@ -335,7 +335,7 @@ report_waterfall_free (struct report_waterfall *w)
 }
 
 int
-report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
+emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                         struct report_waterfall *w)
 {
   memset (w, 0, sizeof *w);
@@ -346,9 +346,9 @@ report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
   w->root_kind = ix->root_kind;
   w->status = ix->status;
   w->thread = ix->thread;
-  report_times_from_profile (p, ix, &w->t);
-  report_metrics_compute (&w->t, &w->m);
-  w->pop = report_population (&w->t);
+  emlat_report_times_from_profile (p, ix, &w->t);
+  emlat_report_metrics_compute (&w->t, &w->m);
+  w->pop = emlat_report_population (&w->t);
   for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
     if (emlat_profile_ix_counter (p, ix, (enum emlat_counter)c, &w->counters[c]))
       w->counter_mask |= 1u << c;
@@ -395,6 +395,6 @@ report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
   axis (w);
   return 0;
 nomem:
-  report_waterfall_free (w);
+  emlat_report_waterfall_free (w);
   return -ENOMEM;
 }

@@ -72,8 +72,8 @@ struct report_waterfall
 /* Build the waterfall of interaction CAUSE of P.  Returns 0, -ENOENT when P
    has no such interaction, or -ENOMEM.  A failure to fetch the spans is not
    an error: spans_error says so and the phases are drawn instead. */
-int report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
+int emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                             struct report_waterfall *w);
-void report_waterfall_free (struct report_waterfall *w);
+void emlat_report_waterfall_free (struct report_waterfall *w);
 
 #endif /* EMLAT_ANALYSIS_REPORT_WATERFALL_H */

@@ -115,7 +115,7 @@ text (const struct side *a, const struct side *b, const struct report_comparison
     {
       const struct report_cmp_pop *cp = &c->pops[i];
       printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
-              report_pop_label (cp->pop), cp->n_a, cp->n_b);
+              emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
       if (!cp->compared)
         {
           printf (" -- not compared (fewer than %u)\n", REPORT_COMPARE_MIN_N);
@@ -129,7 +129,7 @@ text (const struct side *a, const struct side *b, const struct report_comparison
           if (!cm->compared)
             {
               printf ("  %-10s not compared: A n=%" PRIu64 ", B n=%" PRIu64 " (fewer than %u)\n",
-                      report_metric_label (cm->metric), cm->n_a, cm->n_b, REPORT_COMPARE_MIN_N);
+                      emlat_report_metric_label (cm->metric), cm->n_a, cm->n_b, REPORT_COMPARE_MIN_N);
               continue;
             }
           for (int q = 0; q < REPORT_COMPARE_QUANTILES; q++)
@@ -140,7 +140,7 @@ text (const struct side *a, const struct side *b, const struct report_comparison
               snprintf (iv, sizeof iv, "[%s, %s]", report_fmt_sdur (cq->ci.lo, lo),
                         report_fmt_sdur (cq->ci.hi, hi));
               printf ("  %-10s %-6s %7s %7s %8s  %-19s %s\n",
-                      q == 0 ? report_metric_label (cm->metric) : "", report_quantile_names[q],
+                      q == 0 ? emlat_report_metric_label (cm->metric) : "", report_quantile_names[q],
                       report_fmt_dur (cq->a, va), report_fmt_dur (cq->b, vb),
                       report_fmt_sdur (cq->ci.delta, dd), iv,
                       cq->verdict == VERDICT_SAME ? "no sig. change"
@@ -161,7 +161,7 @@ json_side (struct emlat_json *j, const char *key, const struct side *s)
   emlat_json_kv_str (j, "session", u);
   emlat_json_kv_u64 (j, "interactions", s->m.n_ix);
   emlat_json_key (j, "damaged");
-  emlat_json_bool (j, report_damaged (s->p));
+  emlat_json_bool (j, emlat_report_damaged (s->p));
   emlat_json_end_object (j);
 }
 
@@ -205,7 +205,7 @@ json (const struct side *a, const struct side *b, const struct report_comparison
       const struct report_cmp_pop *cp = &c->pops[i];
       emlat_json_begin_object (&j);
       emlat_json_kv_str (&j, "root_kind", report_kind_key (cp->root_kind));
-      emlat_json_kv_str (&j, "population", report_pop_key (cp->pop));
+      emlat_json_kv_str (&j, "population", emlat_report_pop_key (cp->pop));
       emlat_json_kv_u64 (&j, "n_a", cp->n_a);
       emlat_json_kv_u64 (&j, "n_b", cp->n_b);
       emlat_json_key (&j, "compared");
@@ -216,7 +216,7 @@ json (const struct side *a, const struct side *b, const struct report_comparison
         {
           const struct report_cmp_metric *cm = &cp->m[k];
           emlat_json_begin_object (&j);
-          emlat_json_kv_str (&j, "metric", report_metric_name (cm->metric));
+          emlat_json_kv_str (&j, "metric", emlat_report_metric_name (cm->metric));
           emlat_json_kv_u64 (&j, "n_a", cm->n_a);
           emlat_json_kv_u64 (&j, "n_b", cm->n_b);
           emlat_json_key (&j, "compared");
@@ -265,12 +265,12 @@ load_side (struct side *s)
       return -1;
     }
   report_print_problems (s->p, "compare");
-  if (!report_usable (s->p))
+  if (!emlat_report_usable (s->p))
     {
       emlat_cli_error (s->path, UINT64_MAX, "compare: not a readable .emlat file");
       return -1;
     }
-  if (report_model_build (s->p, &s->m) != 0)
+  if (emlat_report_model_build (s->p, &s->m) != 0)
     {
       emlat_cli_error (s->path, UINT64_MAX, "compare: out of memory");
       return -1;
@@ -362,7 +362,7 @@ out:
   for (struct side *s = &a; s; s = s == &a ? &b : NULL)
     {
       if (s->have_model)
-        report_model_free (&s->m);
+        emlat_report_model_free (&s->m);
       emlat_profile_free (s->p);
     }
   return result;

@@ -110,7 +110,7 @@ export_main (int argc, char **argv)
       goto out;
     }
   report_print_problems (p, "export");
-  if (!report_usable (p))
+  if (!emlat_report_usable (p))
     {
       emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX,
                        "export: no readable .emlat file (or a reader limit was reached)");
@@ -127,7 +127,7 @@ export_main (int argc, char **argv)
       emlat_cli_error (out, UINT64_MAX, "export: writing failed: %s", strerror (errno));
       goto out;
     }
-  result = report_damaged (p) ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
+  result = emlat_report_damaged (p) ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
 out:
   if (out && fclose (f) != 0 && result != EMLAT_EXIT_USAGE)
     {

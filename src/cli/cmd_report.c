@@ -97,7 +97,7 @@ static void *
 wf_thread (void *arg)
 {
   struct wf_job *j = arg;
-  j->rc = report_waterfall_build (j->p, j->cause, &j->w);
+  j->rc = emlat_report_waterfall_build (j->p, j->cause, &j->w);
   return NULL;
 }
 
@@ -185,7 +185,7 @@ report_main (int argc, char **argv)
   struct report_waterfall w;
   int have_model = 0, have_w = 0;
   report_print_problems (p, "report");
-  if (!report_usable (p))
+  if (!emlat_report_usable (p))
     {
       emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX,
                        emlat_profile_totals (p)->limit_hit
@@ -194,7 +194,7 @@ report_main (int argc, char **argv)
       goto out;
     }
   struct report_tail tail;
-  if (report_tail_pick (p, &tail) != 0)
+  if (emlat_report_tail_pick (p, &tail) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "report: out of memory");
       goto out;
@@ -204,7 +204,7 @@ report_main (int argc, char **argv)
   pthread_t th;
   if (want_w)
     threaded = pthread_create (&th, NULL, wf_thread, &job) == 0;
-  int mrc = report_model_build (p, &m);
+  int mrc = emlat_report_model_build (p, &m);
   if (want_w)
     {
       if (threaded)
@@ -221,9 +221,9 @@ report_main (int argc, char **argv)
     }
   have_model = 1;
   m.tail = tail;
-  struct report_ctx ctx = { .p = p, .m = &m, .damaged = report_damaged (p),
+  struct report_ctx ctx = { .p = p, .m = &m, .damaged = emlat_report_damaged (p),
                             .unicode = unicode, .per_interaction = per_ix };
-  report_overhead_of (p, &ctx.ovh);
+  emlat_report_overhead_of (p, &ctx.ovh);
   if (want_w)
     {
       if (job.rc == -ENOENT)
@@ -265,9 +265,9 @@ report_main (int argc, char **argv)
   result = ctx.damaged ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
 out:
   if (have_w)
-    report_waterfall_free (&w);
+    emlat_report_waterfall_free (&w);
   if (have_model)
-    report_model_free (&m);
+    emlat_report_model_free (&m);
   emlat_profile_free (p);
   return result;
 }

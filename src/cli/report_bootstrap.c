@@ -119,7 +119,7 @@ report_boot_quantile_delta (const uint64_t *a, size_t na, const uint64_t *b, siz
                             uint64_t num, uint64_t den, unsigned resamples, uint64_t seed,
                             struct report_boot_ci *ci)
 {
-  size_t ka = report_rank_index (na, num, den) + 1, kb = report_rank_index (nb, num, den) + 1;
+  size_t ka = emlat_report_rank_index (na, num, den) + 1, kb = emlat_report_rank_index (nb, num, den) + 1;
   ci->delta = (int64_t)(b[kb - 1] - a[ka - 1]);
   if (resamples == 0)
     resamples = 1;
@@ -135,13 +135,13 @@ report_boot_quantile_delta (const uint64_t *a, size_t na, const uint64_t *b, siz
       uint64_t vb = b[report_boot_order_stat (&r, nb, kb)];
       d[i] = (vb - va) ^ (1ull << 63);
     }
-  if (report_sort_u64 (d, NULL, resamples) != 0)
+  if (emlat_report_sort_u64 (d, NULL, resamples) != 0)
     {
       free (d);
       return -1;
     }
-  ci->lo = (int64_t)(d[report_rank_index (resamples, 25, 1000)] ^ (1ull << 63));
-  ci->hi = (int64_t)(d[report_rank_index (resamples, 975, 1000)] ^ (1ull << 63));
+  ci->lo = (int64_t)(d[emlat_report_rank_index (resamples, 25, 1000)] ^ (1ull << 63));
+  ci->hi = (int64_t)(d[emlat_report_rank_index (resamples, 975, 1000)] ^ (1ull << 63));
   free (d);
   return 0;
 }

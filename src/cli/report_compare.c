@@ -179,8 +179,8 @@ compare_pop (const struct report_group *ga, const struct report_group *gb, unsig
       for (int q = 0; q < REPORT_COMPARE_QUANTILES; q++)
         {
           struct report_cmp_quantile *cq = &cm->q[q];
-          cq->a = sa->v[report_rank_index (sa->n, q_num[q], q_den[q])];
-          cq->b = sb->v[report_rank_index (sb->n, q_num[q], q_den[q])];
+          cq->a = sa->v[emlat_report_rank_index (sa->n, q_num[q], q_den[q])];
+          cq->b = sb->v[emlat_report_rank_index (sb->n, q_num[q], q_den[q])];
           uint64_t cell = seed ^ ((uint64_t)ga->root_kind << 32 | (uint64_t)ga->pop << 16
                                   | (uint64_t)k << 4 | (uint64_t)q);
           if (report_boot_quantile_delta (sa->v, sa->n, sb->v, sb->n, q_num[q], q_den[q],

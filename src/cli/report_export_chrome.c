@@ -123,8 +123,8 @@ interactions (struct emlat_json *j, const struct emlat_profile *p)
     {
       struct report_times t;
       struct report_metrics m;
-      report_times_from_profile (p, &ix[i], &t);
-      report_metrics_compute (&t, &m);
+      emlat_report_times_from_profile (p, &ix[i], &t);
+      emlat_report_metrics_compute (&t, &m);
       unsigned kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
       uint64_t start = 0, done = 0;
       int has_start = 0;
@@ -134,7 +134,7 @@ interactions (struct emlat_json *j, const struct emlat_profile *p)
         start = t.t[EMLAT_T_DISPATCH_BEGIN], has_start = 1;
       if (!has_start)
         continue;
-      int has_done = report_completion (&t, &done) && done >= start;
+      int has_done = emlat_report_completion (&t, &done) && done >= start;
       event_head (j, "b", report_kind_key (kind), "interaction", ix[i].thread);
       emlat_json_kv_u64 (j, "id", ix[i].cause);
       ts (j, "ts", start);
@@ -142,10 +142,10 @@ interactions (struct emlat_json *j, const struct emlat_profile *p)
       emlat_json_begin_object (j);
       emlat_json_kv_u64 (j, "cause", ix[i].cause);
       emlat_json_kv_str (j, "status", emlat_status_name (ix[i].status));
-      emlat_json_kv_str (j, "population", report_pop_key (report_population (&t)));
+      emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
       for (int k = 0; k < RM_COUNT; k++)
         if (m.mask >> k & 1u)
-          emlat_json_kv_u64 (j, report_metric_name ((enum report_metric)k), m.v[k]);
+          emlat_json_kv_u64 (j, emlat_report_metric_name ((enum report_metric)k), m.v[k]);
       emlat_json_end_object (j);
       emlat_json_end_object (j);
       if (!has_done)

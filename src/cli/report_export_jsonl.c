@@ -74,14 +74,14 @@ interaction (struct emlat_json *j, const struct emlat_rd_ix *r)
   emlat_json_end_object (j);
   struct report_times t;
   struct report_metrics m;
-  report_times_from_record (r, &t);
-  report_metrics_compute (&t, &m);
-  emlat_json_kv_str (j, "population", report_pop_key (report_population (&t)));
+  emlat_report_times_from_record (r, &t);
+  emlat_report_metrics_compute (&t, &m);
+  emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
   emlat_json_key (j, "metrics");
   emlat_json_begin_object (j);
   for (int k = 0; k < RM_COUNT; k++)
     if (m.mask >> k & 1u)
-      emlat_json_kv_u64 (j, report_metric_name ((enum report_metric)k), m.v[k]);
+      emlat_json_kv_u64 (j, emlat_report_metric_name ((enum report_metric)k), m.v[k]);
   emlat_json_end_object (j);
 }
 

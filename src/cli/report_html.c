@@ -107,10 +107,10 @@ static void
 group (const struct report_group *g, FILE *f)
 {
   char id[96];
-  const char *kk = report_kind_key (g->root_kind), *pk = report_pop_key (g->pop);
+  const char *kk = report_kind_key (g->root_kind), *pk = emlat_report_pop_key (g->pop);
   fprintf (f, "<div class=\"group\" id=\"group-%s-%s\"><h3>%s &middot; %s: %" PRIu64
               " interaction%s</h3>\n",
-           kk, pk, report_kind_label (g->root_kind), report_pop_label (g->pop), g->n,
+           kk, pk, report_kind_label (g->root_kind), emlat_report_pop_label (g->pop), g->n,
            g->n == 1 ? "" : "s");
   fprintf (f, "<table id=\"stats-%s-%s\"><tr><th class=\"l\">metric</th><th>n</th><th>min</th>"
               "<th>median</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>"
@@ -122,8 +122,8 @@ group (const struct report_group *g, FILE *f)
       if (!d->n)
         continue;
       fprintf (f, "<tr data-metric=\"%s\"><td class=\"l\">%s</td><td>%" PRIu64 "</td>",
-               report_metric_name ((enum report_metric)i),
-               report_metric_name ((enum report_metric)i), d->n);
+               emlat_report_metric_name ((enum report_metric)i),
+               emlat_report_metric_name ((enum report_metric)i), d->n);
       dur_cell (f, 1, d->min);
       dur_cell (f, 1, d->p50);
       dur_cell (f, 1, d->p90);
@@ -136,18 +136,18 @@ group (const struct report_group *g, FILE *f)
       fprintf (f, "</tr>\n");
     }
   fprintf (f, "</table>\n");
-  int lead = report_group_primary (g);
+  int lead = emlat_report_group_primary (g);
   if (lead >= 0)
     {
       const struct report_series *s = &g->s[lead];
       char title[160];
       fprintf (f, "<div class=\"charts\">\n");
       snprintf (id, sizeof id, "cdf-%s-%s", kk, pk);
-      snprintf (title, sizeof title, "CDF of %s", report_metric_name ((enum report_metric)lead));
+      snprintf (title, sizeof title, "CDF of %s", emlat_report_metric_name ((enum report_metric)lead));
       report_svg_cdf (f, id, title, s->v, s->n, pop_color[g->pop]);
       snprintf (id, sizeof id, "hist-%s-%s", kk, pk);
       snprintf (title, sizeof title, "histogram of %s",
-                report_metric_name ((enum report_metric)lead));
+                emlat_report_metric_name ((enum report_metric)lead));
       report_svg_hist (f, id, title, s->v, s->n, pop_color[g->pop]);
       fprintf (f, "</div>\n");
     }
@@ -170,11 +170,11 @@ tail (const struct report_ctx *c, FILE *f)
   unsigned kind = w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0;
   fprintf (f, "<p>Cause <b id=\"tail-cause\" data-value=\"%" PRIu64 "\">%" PRIu64 "</b> (%s, %s, "
               "status %s)",
-           w->cause, w->cause, report_kind_label (kind), report_pop_label (w->pop),
+           w->cause, w->cause, report_kind_label (kind), emlat_report_pop_label (w->pop),
            emlat_status_name (w->status));
   if (strcmp (c->w_why, "tail") == 0)
     fprintf (f, ", the p99 of %s: rank %" PRIu64 " of %" PRIu64 ", %s",
-             report_metric_name (c->m->tail.metric), c->m->tail.rank, c->m->tail.n,
+             emlat_report_metric_name (c->m->tail.metric), c->m->tail.rank, c->m->tail.n,
              report_fmt_dur (c->m->tail.value, d));
   fprintf (f, ".</p>\n");
   if (w->n_rows)
@@ -225,19 +225,19 @@ slowest (const struct report_ctx *c, FILE *f)
     }
   fprintf (f, "<table><tr><th>cause</th><th class=\"l\">root kind</th><th class=\"l\">"
               "population</th><th class=\"l\">status</th><th>%s</th></tr>\n",
-           report_metric_name (m->tail.metric));
+           emlat_report_metric_name (m->tail.metric));
   for (size_t i = 0; i < m->tail.n_slow; i++)
     {
       const struct emlat_interaction *ix = emlat_profile_find_interaction (c->p, m->tail.slow[i].cause);
       if (!ix)
         continue;
       struct report_times t;
-      report_times_from_profile (c->p, ix, &t);
+      emlat_report_times_from_profile (c->p, ix, &t);
       fprintf (f, "<tr><td>%" PRIu64 "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
                   "<td class=\"l\">%s</td>",
                ix->cause,
                report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
-               report_pop_label (report_population (&t)), emlat_status_name (ix->status));
+               emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status));
       dur_cell (f, 1, m->tail.slow[i].value);
       fprintf (f, "</tr>\n");
     }
@@ -251,7 +251,7 @@ overhead (const struct report_ctx *c, FILE *f)
   fprintf (f, "<section id=\"overhead\"><h2>Profiler overhead and loss</h2>\n<table>\n");
   for (int k = 0; k < OVH_COUNT; k++)
     {
-      fprintf (f, "<tr><td class=\"l\">%s</td>", report_ovh_name ((enum report_ovh_field)k));
+      fprintf (f, "<tr><td class=\"l\">%s</td>", emlat_report_ovh_name ((enum report_ovh_field)k));
       if (!(o->mask >> k & 1u))
         fprintf (f, "<td>not recorded</td>");
       else if (k == OVH_WRITER_CPU_NS || k == OVH_SESSION_NS)

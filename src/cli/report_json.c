@@ -104,7 +104,7 @@ counts (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_begin_object (j);
   emlat_json_kv_u64 (j, "total", m->n_ix);
   for (int q = 0; q < POP_COUNT; q++)
-    emlat_json_kv_u64 (j, report_pop_key ((enum report_pop)q), m->n_pop[q]);
+    emlat_json_kv_u64 (j, emlat_report_pop_key ((enum report_pop)q), m->n_pop[q]);
   emlat_json_key (j, "by_status");
   emlat_json_begin_object (j);
   for (unsigned s = 1; s <= EMLAT_STATUS_MAX; s++)
@@ -139,16 +139,16 @@ groups (struct emlat_json *j, const struct report_ctx *c)
           continue;
         emlat_json_begin_object (j);
         emlat_json_kv_str (j, "root_kind", report_kind_key (g->root_kind));
-        emlat_json_kv_str (j, "population", report_pop_key (g->pop));
+        emlat_json_kv_str (j, "population", emlat_report_pop_key (g->pop));
         emlat_json_kv_u64 (j, "interactions", g->n);
-        int lead = report_group_primary (g);
+        int lead = emlat_report_group_primary (g);
         emlat_json_kv_str (j, "primary_metric",
-                           lead >= 0 ? report_metric_name ((enum report_metric)lead) : NULL);
+                           lead >= 0 ? emlat_report_metric_name ((enum report_metric)lead) : NULL);
         emlat_json_key (j, "metrics");
         emlat_json_begin_object (j);
         for (int i = 0; i < RM_COUNT; i++)
           {
-            emlat_json_key (j, report_metric_name ((enum report_metric)i));
+            emlat_json_key (j, emlat_report_metric_name ((enum report_metric)i));
             dist (j, &g->d[i]);
           }
         emlat_json_end_object (j);
@@ -156,13 +156,13 @@ groups (struct emlat_json *j, const struct report_ctx *c)
         emlat_json_begin_object (j);
         for (int i = 0; i < RM_COUNT; i++)
           if (g->inverted[i])
-            emlat_json_kv_u64 (j, report_metric_name ((enum report_metric)i), g->inverted[i]);
+            emlat_json_kv_u64 (j, emlat_report_metric_name ((enum report_metric)i), g->inverted[i]);
         emlat_json_end_object (j);
         emlat_json_key (j, "clamped");
         emlat_json_begin_object (j);
         for (int i = 0; i < RM_COUNT; i++)
           if (g->clamped[i])
-            emlat_json_kv_u64 (j, report_metric_name ((enum report_metric)i), g->clamped[i]);
+            emlat_json_kv_u64 (j, emlat_report_metric_name ((enum report_metric)i), g->clamped[i]);
         emlat_json_end_object (j);
         emlat_json_key (j, "histogram");
         if (lead >= 0)
@@ -172,7 +172,7 @@ groups (struct emlat_json *j, const struct report_ctx *c)
             double edges[HIST_BUCKETS + 1];
             report_log_hist (s->v, s->n, HIST_BUCKETS, cnt, edges);
             emlat_json_begin_object (j);
-            emlat_json_kv_str (j, "metric", report_metric_name ((enum report_metric)lead));
+            emlat_json_kv_str (j, "metric", emlat_report_metric_name ((enum report_metric)lead));
             emlat_json_key (j, "edges_ns");
             emlat_json_begin_array (j);
             for (int b = 0; b <= HIST_BUCKETS; b++)
@@ -198,7 +198,7 @@ present_metrics (struct emlat_json *j, const struct report_metrics *m)
   emlat_json_begin_object (j);
   for (int i = 0; i < RM_COUNT; i++)
     if (m->mask >> i & 1u)
-      emlat_json_kv_u64 (j, report_metric_name ((enum report_metric)i), m->v[i]);
+      emlat_json_kv_u64 (j, emlat_report_metric_name ((enum report_metric)i), m->v[i]);
   emlat_json_end_object (j);
 }
 
@@ -208,7 +208,7 @@ tail (struct emlat_json *j, const struct report_ctx *c)
   const struct report_model *m = c->m;
   emlat_json_key (j, "slowest");
   emlat_json_begin_object (j);
-  emlat_json_kv_str (j, "metric", m->tail.has ? report_metric_name (m->tail.metric) : NULL);
+  emlat_json_kv_str (j, "metric", m->tail.has ? emlat_report_metric_name (m->tail.metric) : NULL);
   emlat_json_key (j, "interactions");
   emlat_json_begin_array (j);
   for (size_t i = 0; i < m->tail.n_slow; i++)
@@ -231,14 +231,14 @@ tail (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_begin_object (j);
   emlat_json_kv_str (j, "reason", c->w_why);
   int is_tail = strcmp (c->w_why, "tail") == 0;
-  emlat_json_kv_str (j, "metric", is_tail ? report_metric_name (m->tail.metric) : NULL);
+  emlat_json_kv_str (j, "metric", is_tail ? emlat_report_metric_name (m->tail.metric) : NULL);
   kv_opt (j, "rank", is_tail, m->tail.rank);
   kv_opt (j, "of", is_tail, m->tail.n);
   kv_opt (j, "value_ns", is_tail, m->tail.value);
   emlat_json_kv_u64 (j, "cause", w->cause);
   emlat_json_kv_str (j, "root_kind",
                      report_kind_key (w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0));
-  emlat_json_kv_str (j, "population", report_pop_key (w->pop));
+  emlat_json_kv_str (j, "population", emlat_report_pop_key (w->pop));
   emlat_json_kv_str (j, "status", emlat_status_name (w->status));
   emlat_json_kv_u64 (j, "thread", w->thread);
   emlat_json_key (j, "times");
@@ -309,7 +309,7 @@ overhead (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_key (j, "overhead");
   emlat_json_begin_object (j);
   for (int f = 0; f < OVH_COUNT; f++)
-    kv_opt (j, report_ovh_name ((enum report_ovh_field)f), o->mask >> f & 1u, o->v[f]);
+    kv_opt (j, emlat_report_ovh_name ((enum report_ovh_field)f), o->mask >> f & 1u, o->v[f]);
   emlat_json_key (j, "writer_share_of_core");
   if (o->has_writer_share)
     emlat_json_double (j, o->writer_share);
@@ -359,7 +359,7 @@ unavailable (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_begin_object (j);
   for (int q = 0; q < POP_COUNT; q++)
     {
-      emlat_json_key (j, report_pop_key ((enum report_pop)q));
+      emlat_json_key (j, emlat_report_pop_key ((enum report_pop)q));
       emlat_json_begin_object (j);
       emlat_json_kv_u64 (j, "interactions", m->n_pop[q]);
       emlat_json_key (j, "missing");
@@ -409,15 +409,15 @@ per_interaction (struct emlat_json *j, const struct report_ctx *c)
     {
       struct report_times t;
       struct report_metrics mt;
-      report_times_from_profile (c->p, &ix[i], &t);
-      report_metrics_compute (&t, &mt);
+      emlat_report_times_from_profile (c->p, &ix[i], &t);
+      emlat_report_metrics_compute (&t, &mt);
       emlat_json_begin_object (j);
       emlat_json_kv_u64 (j, "cause", ix[i].cause);
       emlat_json_kv_str (j, "root_kind",
                          report_kind_key (ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind
                                                                                  : 0));
       emlat_json_kv_str (j, "status", emlat_status_name (ix[i].status));
-      emlat_json_kv_str (j, "population", report_pop_key (report_population (&t)));
+      emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
       emlat_json_key (j, "metrics");
       present_metrics (j, &mt);
       emlat_json_end_object (j);

@@ -109,7 +109,7 @@ report_print_problems (const struct emlat_profile *p, const char *verb)
                        strerror (f[i].read_error));
   for (size_t i = 0; i < nd; i++)
     {
-      if (!report_diag_is_damage (d[i].kind))
+      if (!emlat_report_diag_is_damage (d[i].kind))
         continue;
       char buf[256];
       struct emlat_diag x = d[i];

@@ -120,7 +120,7 @@ group_table (const struct report_ctx *c, const struct report_group *g, FILE *f)
         any999 |= g->d[column_order[i]].has_p999;
       }
   fprintf (f, "\n%s, %s: %" PRIu64 " interaction%s\n", report_kind_label (g->root_kind),
-           report_pop_label (g->pop), g->n, g->n == 1 ? "" : "s");
+           emlat_report_pop_label (g->pop), g->n, g->n == 1 ? "" : "s");
   if (nc == 0)
     {
       fprintf (f, "  no latency metric has its boundaries in this population\n");
@@ -128,7 +128,7 @@ group_table (const struct report_ctx *c, const struct report_group *g, FILE *f)
     }
   fprintf (f, "  %-7s", "");
   for (int i = 0; i < nc; i++)
-    fprintf (f, " %10s", report_metric_label ((enum report_metric)cols[i]));
+    fprintf (f, " %10s", emlat_report_metric_label ((enum report_metric)cols[i]));
   fputc ('\n', f);
   fprintf (f, "  %-7s", "n");
   for (int i = 0; i < nc; i++)
@@ -154,7 +154,7 @@ group_table (const struct report_ctx *c, const struct report_group *g, FILE *f)
   else
     fprintf (f, "  input-arrival uncertainty: no interaction has both input bounds\n");
 
-  int lead = report_group_primary (g);
+  int lead = emlat_report_group_primary (g);
   if (lead >= 0)
     {
       const struct report_series *s = &g->s[lead];
@@ -164,7 +164,7 @@ group_table (const struct report_ctx *c, const struct report_group *g, FILE *f)
       report_log_hist (s->v, s->n, SPARK_BUCKETS, counts, edges);
       report_sparkline (counts, SPARK_BUCKETS, c->unicode, spark);
       fprintf (f, "  %-10s %7s %s%s%s %s\n",
-               report_metric_label ((enum report_metric)lead), report_fmt_dur (s->v[0], a),
+               emlat_report_metric_label ((enum report_metric)lead), report_fmt_dur (s->v[0], a),
                c->unicode ? "\u2502" : "|", spark, c->unicode ? "\u2502" : "|",
                report_fmt_dur (s->v[s->n - 1], b));
     }
@@ -176,7 +176,7 @@ slowest (const struct report_ctx *c, FILE *f)
   const struct report_model *m = c->m;
   if (!m->tail.has)
     return;
-  fprintf (f, "\nSlowest interactions by %s\n", report_metric_name (m->tail.metric));
+  fprintf (f, "\nSlowest interactions by %s\n", emlat_report_metric_name (m->tail.metric));
   fprintf (f, "  %12s  %-20s %-11s %-10s %9s\n", "cause", "root kind", "population", "status",
            "value");
   for (size_t i = 0; i < m->tail.n_slow && i < 10; i++)
@@ -186,10 +186,10 @@ slowest (const struct report_ctx *c, FILE *f)
       char d[REPORT_DUR_LEN];
       if (!ix)
         continue;
-      report_times_from_profile (c->p, ix, &t);
+      emlat_report_times_from_profile (c->p, ix, &t);
       fprintf (f, "  %12" PRIu64 "  %-20s %-11s %-10s %9s\n", ix->cause,
                report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
-               report_pop_label (report_population (&t)), emlat_status_name (ix->status),
+               emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status),
                report_fmt_dur (m->tail.slow[i].value, d));
     }
 }
@@ -372,10 +372,10 @@ unavailable (const struct report_ctx *c, FILE *f)
           }
       if (inv)
         fprintf (f, "  %s: end before start in %" PRIu64 " interactions (not computed)\n",
-                 report_metric_name ((enum report_metric)k), inv);
+                 emlat_report_metric_name ((enum report_metric)k), inv);
       if (cl)
         fprintf (f, "  %s: negative, clamped at 0 in %" PRIu64 " interactions\n",
-                 report_metric_name ((enum report_metric)k), cl);
+                 emlat_report_metric_name ((enum report_metric)k), cl);
     }
 }
 

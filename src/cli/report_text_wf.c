@@ -142,10 +142,10 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
   unsigned kind = w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0;
   fprintf (f, "\n%s interaction: cause %" PRIu64 " (%s, %s, status %s)\n",
            strcmp (c->w_why, "tail") == 0 ? "Tail" : "Requested", w->cause,
-           report_kind_label (kind), report_pop_label (w->pop), emlat_status_name (w->status));
+           report_kind_label (kind), emlat_report_pop_label (w->pop), emlat_status_name (w->status));
   if (strcmp (c->w_why, "tail") == 0)
     fprintf (f, "  chosen as the p99 of %s: rank %" PRIu64 " of %" PRIu64 ", %s\n",
-             report_metric_name (m->tail.metric), m->tail.rank, m->tail.n,
+             emlat_report_metric_name (m->tail.metric), m->tail.rank, m->tail.n,
              report_fmt_dur (m->tail.value, a));
   const struct report_metrics *mt = &w->m;
   if ((mt->mask >> RM_INPUT_TO_FLUSH_MIN & 1u) && (mt->mask >> RM_INPUT_TO_FLUSH_MAX & 1u))
