@@ -1322,7 +1322,8 @@ latency_scheduled_by (Lisp_Object object)
     {
       int j = ((latency_scheduled_next - k + LATENCY_SCHEDULED)
 	       % LATENCY_SCHEDULED);
-      if (latency_scheduled[j].used && EQ (latency_scheduled[j].object, object))
+      if (latency_scheduled[j].used
+	  && EQ (latency_scheduled[j].object, object))
 	return latency_scheduled[j].cause;
     }
   return 0;
@@ -1887,7 +1888,8 @@ latency_session_meta (struct latency_meta *m)
   if (STRINGP (Vemacs_version))
     meta_str (m, "emacs.version", SSDATA (Vemacs_version),
 	      SBYTES (Vemacs_version));
-  Lisp_Object build = find_symbol_value (intern_c_string ("emacs-build-number"));
+  Lisp_Object build
+    = find_symbol_value (intern_c_string ("emacs-build-number"));
   if (FIXNATP (build))
     meta_uint (m, "emacs.build_number", XFIXNAT (build));
   Lisp_Object revision
@@ -1911,7 +1913,8 @@ latency_session_meta (struct latency_meta *m)
   if (FLOATP (Vgc_cons_percentage))
     {
       char buf[32];
-      int n = snprintf (buf, sizeof buf, "%g", XFLOAT_DATA (Vgc_cons_percentage));
+      int n = snprintf (buf, sizeof buf, "%g",
+			XFLOAT_DATA (Vgc_cons_percentage));
       meta_str (m, "gc.cons_percentage", buf, n);
     }
   /* libemlat adds the clock, OS and CPU identity itself.  */
@@ -2174,7 +2177,7 @@ syms_of_latency (void)
 
   DEFVAR_BOOL ("latency-profile-input-observer",
 	       latency_profile_input_observer,
-	       doc: /* Non-nil means a latency profile watches terminal input from a thread.
+	       doc: /* Non-nil means a latency profile watches input from a thread.
 A profile started while this is non-nil runs an input observer thread:
 it polls each terminal without reading from it and notes when input
 first became readable while Emacs was busy, which bounds the arrival of
