@@ -9,6 +9,8 @@
 ;; profile the profiled Emacs recorded.  Each command has a known
 ;; behaviour, so the test can check the numbers of its interaction:
 ;;
+;;   <f4>   waits in `sit-for' for up to 2 s: a key typed meanwhile is
+;;          read by `sit-for' and put back into `unread-command-events'
 ;;   <f5>   burns 20 ms of CPU
 ;;   <f6>   sleeps 30 ms
 ;;   <f7>   signals an error
@@ -43,6 +45,11 @@ The loop conses a float per turn; no garbage collection may add to it."
   (let ((gc-cons-threshold most-positive-fixnum)
         (end (+ (float-time) 0.400)))
     (while (< (float-time) end))))
+
+(defun emlat-test-qzcmdsitforqz ()
+  "Wait in `sit-for' for up to 2 s."
+  (interactive)
+  (sit-for 2))
 
 (defun emlat-test-qzcmdsleepqz ()
   "Sleep 30 ms."
@@ -103,6 +110,7 @@ root has a redisplay and a flush of its own."
   (interactive)
   (insert "QZBUFFERTEXTQZ"))
 
+(global-set-key (kbd "<f4>") #'emlat-test-qzcmdsitforqz)
 (global-set-key (kbd "<f5>") #'emlat-test-qzcmdburnqz)
 (global-set-key (kbd "<f6>") #'emlat-test-qzcmdsleepqz)
 (global-set-key (kbd "<f7>") #'emlat-test-qzcmderrorqz)

@@ -27,6 +27,10 @@
 #             resize below;
 #   text      typed one key at a time, then a burst faster than redisplay:
 #             superseded interactions, none with a flush end;
+#   <f4> y    "y" typed during `sit-for', which reads it and puts it back
+#             into `unread-command-events': its interaction keeps its
+#             physical source (tty_command, decisive batch, arrival before
+#             <f4>'s command ended);
 #   C-x <1 s> C-f  the pause is prefix dwell (prefix_dwell_min >= 0.8 s)
 #             and the decisive key's arrival bounds start after it;
 # and C-x C-c.  Then:
@@ -97,6 +101,10 @@ paste "typed ahead in one burst"
 pause 600ms
 resize 30x100
 pause 600ms
+key F4
+pause 300ms
+type "y"
+pause 500ms
 key C-x
 pause 1s
 key C-f
@@ -219,6 +227,26 @@ grep -q 'status=superseded' emacs.ix || fail "the burst produced no superseded i
 if grep 'status=superseded' emacs.ix | grep -q 't_flush_end='; then
   fail "a superseded interaction has a flush end"
 fi
+
+# <f4> y: the key that sit-for put back keeps its provenance.  <f4> is the
+# one-key normal command that ran between 200 ms and 1.9 s; "y" is the
+# next key sequence.
+grep -E 'kind=(tty|synthetic)_command ' emacs.ix | awk '
+  {
+    delete t
+    for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) t[kv[1]] = kv[2]
+    c = t["t_command_end"] - t["t_command_begin"]
+    if (after) {
+      print "key after <f4>: kind " t["kind"] ", decisive batch " t["decisive_source_batch"]
+      ok = t["kind"] == "tty_command" && ("decisive_source_batch" in t) \
+           && t["t_input_latest"] <= end
+      exit
+    }
+    if (t["status"] == "normal" && t["key_sequence_length"] == 1 && c > 2e8 && c < 1.9e9) {
+      after = 1; end = t["t_command_end"]
+    }
+  }
+  END { exit !ok }' || fail "the key put back by sit-for lost its provenance"
 
 # C-x <1 s> C-f: the pause is prefix dwell.
 awk '
