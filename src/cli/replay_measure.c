@@ -44,7 +44,9 @@ static void close_obs (struct replay_measure *m, enum replay_obs_state st)
       return;
     }
   emlat_ix_count (o->cause, EMLAT_C_TTY_BYTES, o->out_bytes);
-  if (st == REPLAY_OBS_QUIET)
+  /* A send that produced no output has no quiescence time: absent, never 0
+     (t_last is only set by output). */
+  if (st == REPLAY_OBS_QUIET && o->t_first)
     emlat_ix_time (o->cause, EMLAT_T_EXTERNAL_QUIESCENT, o->t_last);
   emlat_ix_end (o->cause, st == REPLAY_OBS_SUPERSEDED ? EMLAT_STATUS_SUPERSEDED
                                                       : EMLAT_STATUS_NORMAL);

@@ -152,12 +152,47 @@ out:
   free (script);
 }
 
+/* Keys that produce no output at all: measured as silent, and their
+   profile interactions have neither a first-output nor a quiescence time
+   (absent, never 0). */
+static void silent (const char *dir)
+{
+  char *script = tu_strf ("%s/silent.script", dir);
+  char *profile = tu_strf ("%s/silent.emlat", dir);
+  const char *text = "set gap 120ms\nkey a*3\n";
+  CHECK_OK (tu_write_file (script, text, strlen (text)));
+  char *prog = rt_prog ("pty_echo");
+  char *args[] = { "--script", script, "-o", profile, "--", prog, "-n", "0", NULL };
+  struct tu_result res;
+  if (rt_replay (args, 60000, &res))
+    goto out;
+  CHECK_EQ_I64 (res.exit_code, 0);
+  struct rt_profile v;
+  if (rt_load (&v, profile) == 0)
+    {
+      CHECK_EQ_U64 (v.n_ix, 3);
+      for (size_t i = 0; i < v.n_ix; i++)
+        {
+          CHECK_EQ_U64 (rt_time (&v, &v.ix[i], EMLAT_T_EXTERNAL_FIRST_OUTPUT), UINT64_MAX);
+          CHECK_EQ_U64 (rt_time (&v, &v.ix[i], EMLAT_T_EXTERNAL_QUIESCENT), UINT64_MAX);
+          CHECK (rt_time (&v, &v.ix[i], EMLAT_T_EXTERNAL_SEND) != UINT64_MAX, "send time present");
+        }
+      rt_free (&v);
+    }
+  tu_result_free (&res);
+out:
+  free (prog);
+  free (profile);
+  free (script);
+}
+
 int main (void)
 {
   const char *dir = tu_tmpdir ();
   if (!dir)
     return 1;
   known_timing (dir);
+  silent (dir);
   superseded (dir);
   TEST_DONE ();
 }
