@@ -81,8 +81,16 @@ main (int argc, char **argv)
 }
 EOF
 have_lossy=0
-if command -v cc >/dev/null 2>&1 \
-   && cc -std=c17 -I"$SRCDIR/include" -o "$tmp/lossy" "$tmp/lossy.c" \
+# Build it the way this libemlat.a was built: an ASan+UBSan library (make
+# asan-test) needs the sanitizer runtimes at link time.
+lossy_cc=cc
+lossy_san=
+if nm "$BUILD/libemlat.a" 2>/dev/null | grep -q __asan_; then
+  lossy_cc=clang
+  lossy_san=-fsanitize=address,undefined
+fi
+if command -v $lossy_cc >/dev/null 2>&1 \
+   && $lossy_cc -std=c17 $lossy_san -I"$SRCDIR/include" -o "$tmp/lossy" "$tmp/lossy.c" \
         "$BUILD/libemlat.a" -pthread -lm 2> "$tmp/cc.log"; then
   "$tmp/lossy" "$tmp/lossy.emlat" || fail "the lossy producer failed"
   have_lossy=1
