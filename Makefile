@@ -1,19 +1,27 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # emlat build.  Sources are picked up by directory, so adding a file to one of
-# the source folders needs no edit here:
-#   src/common src/record src/format src/reader  -> libemlat (.a and .so)
-#   src/analysis (report computations)          -> libemlat too
-#   src/cli                                      -> the emlat command
-#   src/tty                                      -> libemlat-tty.so (LD_PRELOAD)
-#   tests/<area>/test_*.c                        -> one test program each
-#   tests/<area>/test_*.sh                       -> shell tests
-#   tests/progs/*.c                              -> helper programs for tests
-#   bench/bench_*.c                              -> benchmarks
-#   fuzz/fuzz_*.c                                -> libFuzzer targets (clang)
+# the source folders needs no edit here.  One folder, one concern, one link
+# target (README "Architecture"):
+#   src/common src/format src/record  -> the recorder core: libemlat and,
+#                                        alone, inside libemlat-tty.so
+#   src/reader src/analysis           -> the rest of libemlat (.a and .so)
+#   src/render                        -> libemlat-render.a (internal): text,
+#                                        JSON, HTML, SVG, exports
+#   src/replay                        -> libemlat-replay.a (internal): the
+#                                        PTY driver of `emlat replay`
+#   src/workload                      -> libemlat-workload.a (internal): the
+#                                        synthetic session of `emlat demo`
+#   src/cli                           -> the emlat command (verbs only)
+#   src/tty                           -> libemlat-tty.so (LD_PRELOAD)
+#   tests/<area>/test_*.c             -> one test program each
+#   tests/<area>/test_*.sh            -> shell tests
+#   tests/progs/*.c                   -> helper programs for tests
+#   bench/bench_*.c                   -> benchmarks
+#   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
 #
-# Targets: all, demo, check, test, asan-test, tsan-test, fuzz-check, bench, install,
-# uninstall, clean, deps.  See README.md.
+# Targets: all, demo, check, test, test-lib, asan-test, tsan-test, fuzz-check,
+# bench, install, uninstall, clean, deps.  See README.md.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -39,11 +47,15 @@ OPT := -O2 -g
 SAN_LDFLAGS :=
 endif
 CFLAGS ?=
-LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -DEMLAT_BUILDING_LIBRARY $(CFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections -DEMLAT_BUILDING_LIBRARY $(CFLAGS)
 APP_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 LDLIBS := -pthread -lm
 
-LIB_SRCS := $(sort $(wildcard src/common/*.c src/record/*.c src/format/*.c src/reader/*.c src/analysis/*.c))
+CORE_SRCS := $(sort $(wildcard src/common/*.c src/format/*.c src/record/*.c))
+LIB_SRCS := $(CORE_SRCS) $(sort $(wildcard src/reader/*.c src/analysis/*.c))
+RENDER_SRCS := $(sort $(wildcard src/render/*.c))
+REPLAY_SRCS := $(sort $(wildcard src/replay/*.c))
+WORKLOAD_SRCS := $(sort $(wildcard src/workload/*.c))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 TTY_SRCS := $(sort $(wildcard src/tty/*.c))
 TEST_SRCS := $(sort $(wildcard tests/*/test_*.c))
@@ -52,7 +64,11 @@ PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+RENDER_OBJS := $(RENDER_SRCS:%.c=$(BUILD)/obj/%.o)
+REPLAY_OBJS := $(REPLAY_SRCS:%.c=$(BUILD)/obj/%.o)
+WORKLOAD_OBJS := $(WORKLOAD_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 TTY_OBJS := $(TTY_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -62,7 +78,13 @@ BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
 STATIC_LIB := $(BUILD)/libemlat.a
 SHARED_LIB := $(BUILD)/libemlat.so.$(SOVERSION)
+RENDER_LIB := $(BUILD)/internal/libemlat-render.a
+REPLAY_LIB := $(BUILD)/internal/libemlat-replay.a
+WORKLOAD_LIB := $(BUILD)/internal/libemlat-workload.a
+# What the command and the tests link, in link order.
+TOOL_LIBS := $(RENDER_LIB) $(REPLAY_LIB) $(WORKLOAD_LIB) $(STATIC_LIB)
 TTY_LIB := $(BUILD)/libemlat-tty.so
+TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
 .PHONY: all lib demo check test asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
@@ -87,14 +109,24 @@ $(SHARED_LIB): $(LIB_OBJS)
 $(BUILD)/libemlat.so: $(SHARED_LIB)
 	ln -sf libemlat.so.$(SOVERSION) $@
 
-# The command links the static library: one self-contained binary.
-$(EMLAT): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
+$(RENDER_LIB): $(RENDER_OBJS)
+$(REPLAY_LIB): $(REPLAY_OBJS)
+$(WORKLOAD_LIB): $(WORKLOAD_OBJS)
+$(RENDER_LIB) $(REPLAY_LIB) $(WORKLOAD_LIB):
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
 
-# The interposition library carries its own copy of the recorder, so that it
-# can be preloaded into any program without libemlat.so on the search path.
-$(TTY_LIB): $(TTY_OBJS) $(LIB_OBJS)
-	$(CC) -shared $(SAN_LDFLAGS) -o $@ $(TTY_OBJS) $(LIB_OBJS) $(LDLIBS) -ldl
+# The command links the static libraries: one self-contained binary.
+$(EMLAT): $(CLI_OBJS) $(TOOL_LIBS)
+	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(TOOL_LIBS) $(LDLIBS)
+
+# The interposition library carries its own copy of the recorder core (not
+# the reader or the analysis), so that it can be preloaded into any program
+# without libemlat.so on the search path; the version script exports only
+# the interposed calls.
+$(TTY_LIB): $(TTY_OBJS) $(CORE_OBJS) $(TTY_MAP)
+	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(CORE_OBJS) $(LDLIBS) -ldl
 
 $(BUILD)/emlat.pc: emlat.pc.in Makefile
 	@mkdir -p $(dir $@)
@@ -102,17 +134,17 @@ $(BUILD)/emlat.pc: emlat.pc.in Makefile
 
 # Tests and helper programs: compiled as applications against the static
 # library, with access to internal headers under src/.
-$(BUILD)/tests/%: tests/%.c $(STATIC_LIB) $(TEST_LIB_OBJS)
+$(BUILD)/tests/%: tests/%.c $(TOOL_LIBS) $(TEST_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -Itests/lib $(SAN_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(STATIC_LIB) $(LDLIBS) -lutil
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
 
 $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP -c $< -o $@
 
-$(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
+$(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS)
 
 tests-build: all $(TEST_BINS) $(PROG_BINS)
 
@@ -184,4 +216,4 @@ clean:
 # Emacs build (emacs/emacs.mk): make emacs, make install-emacs.
 -include emacs/emacs.mk
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/bench -name '*.d' 2>/dev/null)

@@ -132,11 +132,9 @@ mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
 for h in "$root"/include/emlat/*.h; do
   copy_if_changed "$h" "$cache/emlat/include/emlat/$(basename "$h")" || true
 done
-# The report computations' headers (src/analysis), for latencysum.c.
-mkdir -p "$cache/emlat/include/analysis"
-for h in "$root"/src/analysis/*.h; do
-  copy_if_changed "$h" "$cache/emlat/include/analysis/$(basename "$h")" || true
-done
+# (The analysis API latencysum.c uses is the public emlat_report.h; older
+# caches held internal headers here.)
+rm -rf "$cache/emlat/include/analysis"
 if copy_if_changed "$lib" "$cache/emlat/lib/libemlat.a"; then
   say "new libemlat.a: relinking temacs"
   rm -f "$tree/src/temacs"

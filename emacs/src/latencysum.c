@@ -48,10 +48,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <string.h>
 
 #include <emlat/emlat_reader.h>
-#include <analysis/report_judge.h>
-#include <analysis/report_model.h>
-#include <analysis/report_overhead.h>
-#include <analysis/report_waterfall.h>
+#include <emlat/emlat_report.h>
 
 #include "lisp.h"
 #include "coding.h"
@@ -60,9 +57,9 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 struct latency_summary
 {
   struct emlat_profile *profile;
-  struct report_model model;
+  struct emlat_report_model model;
   bool model_built;
-  struct report_waterfall waterfall;
+  struct emlat_report_waterfall waterfall;
   bool waterfall_built;
   char **paths;
   ptrdiff_t npaths;
@@ -113,7 +110,7 @@ file_name_of (const char *path)
 }
 
 static Lisp_Object
-population_symbol (enum report_pop pop)
+population_symbol (enum emlat_report_pop pop)
 {
   return name_symbol (emlat_report_pop_key (pop));
 }
@@ -126,7 +123,7 @@ kind_symbol (uint32_t kind)
 }
 
 static Lisp_Object
-dist_plist (const struct report_dist *d)
+dist_plist (const struct emlat_report_dist *d)
 {
   bool h = d->n > 0;
   return list (QCn, make_uint (d->n),
@@ -143,10 +140,10 @@ dist_plist (const struct report_dist *d)
 
 /* An alist (METRIC . COUNT) of the nonzero COUNTS.  */
 static Lisp_Object
-metric_counts (const uint64_t counts[RM_COUNT])
+metric_counts (const uint64_t counts[EMLAT_RM_COUNT])
 {
   Lisp_Object result = Qnil;
-  for (int i = RM_COUNT - 1; i >= 0; i--)
+  for (int i = EMLAT_RM_COUNT - 1; i >= 0; i--)
     if (counts[i])
       result = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 			     make_uint (counts[i])),
@@ -156,10 +153,10 @@ metric_counts (const uint64_t counts[RM_COUNT])
 
 /* An alist (METRIC . VALUE) of the metrics present in M.  */
 static Lisp_Object
-present_metrics (const struct report_metrics *m)
+present_metrics (const struct emlat_report_metrics *m)
 {
   Lisp_Object result = Qnil;
-  for (int i = RM_COUNT - 1; i >= 0; i--)
+  for (int i = EMLAT_RM_COUNT - 1; i >= 0; i--)
     if (m->mask >> i & 1u)
       result = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 			     make_uint (m->v[i])),
@@ -222,7 +219,7 @@ session_meta (const struct emlat_profile *p)
 }
 
 static Lisp_Object
-interaction_counts (const struct report_model *m)
+interaction_counts (const struct emlat_report_model *m)
 {
   Lisp_Object by_status = Qnil, by_kind = Qnil;
   by_status = Fcons (Fcons (intern ("unknown"), make_uint (m->n_status[0])),
@@ -231,29 +228,29 @@ interaction_counts (const struct report_model *m)
     by_status = Fcons (Fcons (name_symbol (emlat_status_name (s)),
 			      make_uint (m->n_status[s])),
 		       by_status);
-  for (int k = REPORT_KINDS - 1; k >= 0; k--)
+  for (int k = EMLAT_REPORT_KINDS - 1; k >= 0; k--)
     by_kind = Fcons (Fcons (kind_symbol (k), make_uint (m->n_kind[k])),
 		     by_kind);
   return list (QCtotal, make_uint (m->n_ix),
-	       QCflushed, make_uint (m->n_pop[POP_FLUSHED]),
-	       QCno_output, make_uint (m->n_pop[POP_NO_OUTPUT]),
-	       QCsuperseded, make_uint (m->n_pop[POP_SUPERSEDED]),
+	       QCflushed, make_uint (m->n_pop[EMLAT_POP_FLUSHED]),
+	       QCno_output, make_uint (m->n_pop[EMLAT_POP_NO_OUTPUT]),
+	       QCsuperseded, make_uint (m->n_pop[EMLAT_POP_SUPERSEDED]),
 	       QCby_status, by_status,
 	       QCby_root_kind, by_kind);
 }
 
 static Lisp_Object
-groups_list (const struct report_model *m)
+groups_list (const struct emlat_report_model *m)
 {
   Lisp_Object result = Qnil;
-  for (int k = REPORT_KINDS - 1; k >= 0; k--)
-    for (int q = POP_COUNT - 1; q >= 0; q--)
+  for (int k = EMLAT_REPORT_KINDS - 1; k >= 0; k--)
+    for (int q = EMLAT_POP_COUNT - 1; q >= 0; q--)
       {
-	const struct report_group *g = &m->g[k][q];
+	const struct emlat_report_group *g = &m->g[k][q];
 	if (!g->n)
 	  continue;
 	Lisp_Object metrics = Qnil;
-	for (int i = RM_COUNT - 1; i >= 0; i--)
+	for (int i = EMLAT_RM_COUNT - 1; i >= 0; i--)
 	  metrics = Fcons (Fcons (name_symbol (emlat_report_metric_name (i)),
 				  dist_plist (&g->d[i])),
 			   metrics);
@@ -274,7 +271,7 @@ groups_list (const struct report_model *m)
 }
 
 static Lisp_Object
-slowest_plist (const struct report_tail *t)
+slowest_plist (const struct emlat_report_tail *t)
 {
   Lisp_Object items = Qnil;
   for (size_t i = t->n_slow; i-- > 0; )
@@ -287,15 +284,15 @@ slowest_plist (const struct report_tail *t)
 }
 
 static Lisp_Object
-waterfall_rows (const struct report_waterfall *w)
+waterfall_rows (const struct emlat_report_waterfall *w)
 {
   static const char *const types[] = { "input", "first_input", "span",
 				       "phase" };
   Lisp_Object result = Qnil;
   for (size_t i = w->n_rows; i-- > 0; )
     {
-      const struct report_wf_row *r = &w->rows[i];
-      bool span = r->type == WF_SPAN;
+      const struct emlat_report_wf_row *r = &w->rows[i];
+      bool span = r->type == EMLAT_WF_SPAN;
       result = Fcons (list (QCtype, name_symbol (types[r->type]),
 			    QCname, build_string (r->name),
 			    QCdepth, make_int (r->depth),
@@ -314,7 +311,7 @@ waterfall_rows (const struct report_waterfall *w)
 }
 
 static Lisp_Object
-tail_plist (const struct report_waterfall *w, const struct report_tail *t,
+tail_plist (const struct emlat_report_waterfall *w, const struct emlat_report_tail *t,
 	    bool requested)
 {
   Lisp_Object times = Qnil;
@@ -360,13 +357,13 @@ tail_plist (const struct report_waterfall *w, const struct report_tail *t,
 static Lisp_Object
 overhead_alist (const struct emlat_profile *p)
 {
-  struct report_overhead o;
+  struct emlat_report_overhead o;
   emlat_report_overhead_of (p, &o);
   Lisp_Object result
     = list (Fcons (intern ("writer-share-of-core"),
 		   o.has_writer_share ? make_float (o.writer_share) : Qnil),
 	    Fcons (intern ("final-stats"), o.final_stats ? Qt : Qnil));
-  for (int f = OVH_COUNT - 1; f >= 0; f--)
+  for (int f = EMLAT_OVH_COUNT - 1; f >= 0; f--)
     result = Fcons (Fcons (name_symbol (emlat_report_ovh_name (f)),
 			   opt_uint (o.mask >> f & 1u, o.v[f])),
 		    result);
@@ -401,10 +398,10 @@ losses_plist (const struct emlat_profile *p)
 }
 
 static Lisp_Object
-unavailable_alist (const struct report_model *m)
+unavailable_alist (const struct emlat_report_model *m)
 {
   Lisp_Object result = Qnil;
-  for (int q = POP_COUNT - 1; q >= 0; q--)
+  for (int q = EMLAT_POP_COUNT - 1; q >= 0; q--)
     {
       uint64_t n = m->n_pop[q];
       Lisp_Object missing
@@ -580,7 +577,7 @@ contain no usable profile or CAUSE names no interaction.  */)
 	     : "No readable latency profile");
     }
 
-  struct report_tail tail;
+  struct emlat_report_tail tail;
   if (emlat_report_tail_pick (p, &tail) != 0)
     memory_full (0);
   if (emlat_report_model_build (p, &s->model) != 0)

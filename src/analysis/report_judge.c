@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_judge.c -- usable / damaged judgement of a loaded profile (see
- * report_judge.h).  Pure: reads the profile's file summaries and
+ * emlat_report.h, "judge").  Pure: reads the profile's file summaries and
  * diagnostics, prints nothing.
  */
-#include "analysis/report_judge.h"
+#include "emlat/emlat_report.h"
 
 int
 emlat_report_usable (const struct emlat_profile *p)

@@ -1,118 +1,118 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_metrics.c -- derive an interaction's metrics from its present
- * boundaries (definitions in report_metrics.h and docs/REPORT.md).
+ * boundaries (definitions in emlat_report.h and docs/REPORT.md).
  *
  * Invariant: a metric bit is set only when every boundary it needs is
  * present; no value is ever read from an absent boundary.
  */
-#include "analysis/report_metrics.h"
+#include "emlat/emlat_report.h"
 
 #include <string.h>
 
 /* Metrics that are a plain difference of two time fields. */
 struct span_def
 {
-  enum report_metric m;
+  enum emlat_report_metric m;
   enum emlat_time_field from, to;
 };
 
 static const struct span_def span_defs[] = {
-  { RM_BATCH_READY_WAIT, EMLAT_T_INPUT_READY, EMLAT_T_READ_BEGIN },
-  { RM_INPUT_QUEUE, EMLAT_T_QUEUE_INSERT, EMLAT_T_QUEUE_REMOVE },
-  { RM_KEY_DECODE, EMLAT_T_QUEUE_REMOVE, EMLAT_T_KEY_DECODE_DONE },
-  { RM_PRE_COMMAND, EMLAT_T_PRE_COMMAND_BEGIN, EMLAT_T_PRE_COMMAND_END },
-  { RM_COMMAND, EMLAT_T_COMMAND_BEGIN, EMLAT_T_COMMAND_END },
-  { RM_POST_COMMAND, EMLAT_T_POST_COMMAND_BEGIN, EMLAT_T_POST_COMMAND_END },
-  { RM_REDISPLAY_WAIT, EMLAT_T_ROOT_WORK_END, EMLAT_T_REDISPLAY_BEGIN },
-  { RM_REDISPLAY, EMLAT_T_REDISPLAY_BEGIN, EMLAT_T_REDISPLAY_END },
-  { RM_TTY_EMIT, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END },
-  { RM_INPUT_TO_COMMAND_MIN, EMLAT_T_INPUT_LATEST, EMLAT_T_COMMAND_END },
-  { RM_INPUT_TO_COMMAND_MAX, EMLAT_T_INPUT_EARLIEST, EMLAT_T_COMMAND_END },
-  { RM_INPUT_TO_FLUSH_MIN, EMLAT_T_INPUT_LATEST, EMLAT_T_FLUSH_END },
-  { RM_INPUT_TO_FLUSH_MAX, EMLAT_T_INPUT_EARLIEST, EMLAT_T_FLUSH_END },
-  { RM_PREFIX_DWELL_MAX, EMLAT_T_FIRST_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST },
-  { RM_INPUT_UNCERTAINTY, EMLAT_T_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST },
-  { RM_EXTERNAL_FIRST_OUTPUT, EMLAT_T_EXTERNAL_SEND, EMLAT_T_EXTERNAL_FIRST_OUTPUT },
-  { RM_EXTERNAL_QUIESCENT, EMLAT_T_EXTERNAL_SEND, EMLAT_T_EXTERNAL_QUIESCENT },
+  { EMLAT_RM_BATCH_READY_WAIT, EMLAT_T_INPUT_READY, EMLAT_T_READ_BEGIN },
+  { EMLAT_RM_INPUT_QUEUE, EMLAT_T_QUEUE_INSERT, EMLAT_T_QUEUE_REMOVE },
+  { EMLAT_RM_KEY_DECODE, EMLAT_T_QUEUE_REMOVE, EMLAT_T_KEY_DECODE_DONE },
+  { EMLAT_RM_PRE_COMMAND, EMLAT_T_PRE_COMMAND_BEGIN, EMLAT_T_PRE_COMMAND_END },
+  { EMLAT_RM_COMMAND, EMLAT_T_COMMAND_BEGIN, EMLAT_T_COMMAND_END },
+  { EMLAT_RM_POST_COMMAND, EMLAT_T_POST_COMMAND_BEGIN, EMLAT_T_POST_COMMAND_END },
+  { EMLAT_RM_REDISPLAY_WAIT, EMLAT_T_ROOT_WORK_END, EMLAT_T_REDISPLAY_BEGIN },
+  { EMLAT_RM_REDISPLAY, EMLAT_T_REDISPLAY_BEGIN, EMLAT_T_REDISPLAY_END },
+  { EMLAT_RM_TTY_EMIT, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END },
+  { EMLAT_RM_INPUT_TO_COMMAND_MIN, EMLAT_T_INPUT_LATEST, EMLAT_T_COMMAND_END },
+  { EMLAT_RM_INPUT_TO_COMMAND_MAX, EMLAT_T_INPUT_EARLIEST, EMLAT_T_COMMAND_END },
+  { EMLAT_RM_INPUT_TO_FLUSH_MIN, EMLAT_T_INPUT_LATEST, EMLAT_T_FLUSH_END },
+  { EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_T_INPUT_EARLIEST, EMLAT_T_FLUSH_END },
+  { EMLAT_RM_PREFIX_DWELL_MAX, EMLAT_T_FIRST_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST },
+  { EMLAT_RM_INPUT_UNCERTAINTY, EMLAT_T_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST },
+  { EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_T_EXTERNAL_SEND, EMLAT_T_EXTERNAL_FIRST_OUTPUT },
+  { EMLAT_RM_EXTERNAL_QUIESCENT, EMLAT_T_EXTERNAL_SEND, EMLAT_T_EXTERNAL_QUIESCENT },
 };
 
-static const char *const names[RM_COUNT] = {
-  [RM_BATCH_READY_WAIT] = "batch_ready_wait_ns",
-  [RM_INPUT_QUEUE] = "input_queue_ns",
-  [RM_KEY_DECODE] = "key_decode_ns",
-  [RM_PRE_COMMAND] = "pre_command_ns",
-  [RM_COMMAND] = "command_ns",
-  [RM_POST_COMMAND] = "post_command_ns",
-  [RM_REDISPLAY_WAIT] = "redisplay_wait_ns",
-  [RM_REDISPLAY] = "redisplay_ns",
-  [RM_TTY_EMIT] = "tty_emit_ns",
-  [RM_INPUT_TO_COMMAND_MIN] = "input_to_command_min_ns",
-  [RM_INPUT_TO_COMMAND_MAX] = "input_to_command_max_ns",
-  [RM_INPUT_TO_FLUSH_MIN] = "input_to_flush_min_ns",
-  [RM_INPUT_TO_FLUSH_MAX] = "input_to_flush_max_ns",
-  [RM_MAIN_CPU] = "main_cpu_ns",
-  [RM_MAIN_OFF_CPU] = "main_off_cpu_ns",
-  [RM_PREFIX_DWELL_MIN] = "prefix_dwell_min_ns",
-  [RM_PREFIX_DWELL_MAX] = "prefix_dwell_max_ns",
-  [RM_WALL] = "wall_ns",
-  [RM_INPUT_UNCERTAINTY] = "input_uncertainty_ns",
-  [RM_EXTERNAL_FIRST_OUTPUT] = "external_first_output_ns",
-  [RM_EXTERNAL_QUIESCENT] = "external_quiescent_ns",
+static const char *const names[EMLAT_RM_COUNT] = {
+  [EMLAT_RM_BATCH_READY_WAIT] = "batch_ready_wait_ns",
+  [EMLAT_RM_INPUT_QUEUE] = "input_queue_ns",
+  [EMLAT_RM_KEY_DECODE] = "key_decode_ns",
+  [EMLAT_RM_PRE_COMMAND] = "pre_command_ns",
+  [EMLAT_RM_COMMAND] = "command_ns",
+  [EMLAT_RM_POST_COMMAND] = "post_command_ns",
+  [EMLAT_RM_REDISPLAY_WAIT] = "redisplay_wait_ns",
+  [EMLAT_RM_REDISPLAY] = "redisplay_ns",
+  [EMLAT_RM_TTY_EMIT] = "tty_emit_ns",
+  [EMLAT_RM_INPUT_TO_COMMAND_MIN] = "input_to_command_min_ns",
+  [EMLAT_RM_INPUT_TO_COMMAND_MAX] = "input_to_command_max_ns",
+  [EMLAT_RM_INPUT_TO_FLUSH_MIN] = "input_to_flush_min_ns",
+  [EMLAT_RM_INPUT_TO_FLUSH_MAX] = "input_to_flush_max_ns",
+  [EMLAT_RM_MAIN_CPU] = "main_cpu_ns",
+  [EMLAT_RM_MAIN_OFF_CPU] = "main_off_cpu_ns",
+  [EMLAT_RM_PREFIX_DWELL_MIN] = "prefix_dwell_min_ns",
+  [EMLAT_RM_PREFIX_DWELL_MAX] = "prefix_dwell_max_ns",
+  [EMLAT_RM_WALL] = "wall_ns",
+  [EMLAT_RM_INPUT_UNCERTAINTY] = "input_uncertainty_ns",
+  [EMLAT_RM_EXTERNAL_FIRST_OUTPUT] = "external_first_output_ns",
+  [EMLAT_RM_EXTERNAL_QUIESCENT] = "external_quiescent_ns",
 };
 
 /* At most 10 characters: the column width of the text tables. */
-static const char *const labels[RM_COUNT] = {
-  [RM_BATCH_READY_WAIT] = "ready wait",
-  [RM_INPUT_QUEUE] = "queue",
-  [RM_KEY_DECODE] = "key decode",
-  [RM_PRE_COMMAND] = "pre-cmd",
-  [RM_COMMAND] = "command",
-  [RM_POST_COMMAND] = "post-cmd",
-  [RM_REDISPLAY_WAIT] = "redisp wt",
-  [RM_REDISPLAY] = "redisplay",
-  [RM_TTY_EMIT] = "tty emit",
-  [RM_INPUT_TO_COMMAND_MIN] = "in>cmd min",
-  [RM_INPUT_TO_COMMAND_MAX] = "in>cmd max",
-  [RM_INPUT_TO_FLUSH_MIN] = "in>fl min",
-  [RM_INPUT_TO_FLUSH_MAX] = "in>fl max",
-  [RM_MAIN_CPU] = "main cpu",
-  [RM_MAIN_OFF_CPU] = "off-cpu",
-  [RM_PREFIX_DWELL_MIN] = "dwell min",
-  [RM_PREFIX_DWELL_MAX] = "dwell max",
-  [RM_WALL] = "wall",
-  [RM_INPUT_UNCERTAINTY] = "input unc",
-  [RM_EXTERNAL_FIRST_OUTPUT] = "ext first",
-  [RM_EXTERNAL_QUIESCENT] = "ext quiet",
+static const char *const labels[EMLAT_RM_COUNT] = {
+  [EMLAT_RM_BATCH_READY_WAIT] = "ready wait",
+  [EMLAT_RM_INPUT_QUEUE] = "queue",
+  [EMLAT_RM_KEY_DECODE] = "key decode",
+  [EMLAT_RM_PRE_COMMAND] = "pre-cmd",
+  [EMLAT_RM_COMMAND] = "command",
+  [EMLAT_RM_POST_COMMAND] = "post-cmd",
+  [EMLAT_RM_REDISPLAY_WAIT] = "redisp wt",
+  [EMLAT_RM_REDISPLAY] = "redisplay",
+  [EMLAT_RM_TTY_EMIT] = "tty emit",
+  [EMLAT_RM_INPUT_TO_COMMAND_MIN] = "in>cmd min",
+  [EMLAT_RM_INPUT_TO_COMMAND_MAX] = "in>cmd max",
+  [EMLAT_RM_INPUT_TO_FLUSH_MIN] = "in>fl min",
+  [EMLAT_RM_INPUT_TO_FLUSH_MAX] = "in>fl max",
+  [EMLAT_RM_MAIN_CPU] = "main cpu",
+  [EMLAT_RM_MAIN_OFF_CPU] = "off-cpu",
+  [EMLAT_RM_PREFIX_DWELL_MIN] = "dwell min",
+  [EMLAT_RM_PREFIX_DWELL_MAX] = "dwell max",
+  [EMLAT_RM_WALL] = "wall",
+  [EMLAT_RM_INPUT_UNCERTAINTY] = "input unc",
+  [EMLAT_RM_EXTERNAL_FIRST_OUTPUT] = "ext first",
+  [EMLAT_RM_EXTERNAL_QUIESCENT] = "ext quiet",
 };
 
 const char *
-emlat_report_metric_name (enum report_metric m)
+emlat_report_metric_name (enum emlat_report_metric m)
 {
-  return (unsigned)m < RM_COUNT ? names[m] : "?";
+  return (unsigned)m < EMLAT_RM_COUNT ? names[m] : "?";
 }
 
 const char *
-emlat_report_metric_label (enum report_metric m)
+emlat_report_metric_label (enum emlat_report_metric m)
 {
-  return (unsigned)m < RM_COUNT ? labels[m] : "?";
+  return (unsigned)m < EMLAT_RM_COUNT ? labels[m] : "?";
 }
 
 const char *
-emlat_report_pop_key (enum report_pop p)
+emlat_report_pop_key (enum emlat_report_pop p)
 {
-  return p == POP_FLUSHED ? "flushed" : p == POP_NO_OUTPUT ? "no_output" : "superseded";
+  return p == EMLAT_POP_FLUSHED ? "flushed" : p == EMLAT_POP_NO_OUTPUT ? "no_output" : "superseded";
 }
 
 const char *
-emlat_report_pop_label (enum report_pop p)
+emlat_report_pop_label (enum emlat_report_pop p)
 {
-  return p == POP_FLUSHED ? "flushed" : p == POP_NO_OUTPUT ? "no output" : "superseded";
+  return p == EMLAT_POP_FLUSHED ? "flushed" : p == EMLAT_POP_NO_OUTPUT ? "no output" : "superseded";
 }
 
 void
 emlat_report_times_from_profile (const struct emlat_profile *p,
-                           const struct emlat_interaction *ix, struct report_times *t)
+                           const struct emlat_interaction *ix, struct emlat_report_times *t)
 {
   t->status = ix->status;
   t->tmask = ix->time_mask & ((1u << EMLAT_T_FIELD_COUNT) - 1u);
@@ -127,7 +127,7 @@ emlat_report_times_from_profile (const struct emlat_profile *p,
 }
 
 void
-emlat_report_times_from_record (const struct emlat_rd_ix *r, struct report_times *t)
+emlat_report_times_from_record (const struct emlat_rd_ix *r, struct emlat_report_times *t)
 {
   t->status = r->status;
   t->tmask = r->time_mask & ((1u << EMLAT_T_FIELD_COUNT) - 1u);
@@ -143,13 +143,13 @@ emlat_report_times_from_record (const struct emlat_rd_ix *r, struct report_times
 }
 
 static int
-has (const struct report_times *t, enum emlat_time_field f)
+has (const struct emlat_report_times *t, enum emlat_time_field f)
 {
   return (t->tmask >> f) & 1u;
 }
 
 int
-emlat_report_completion (const struct report_times *t, uint64_t *out)
+emlat_report_completion (const struct emlat_report_times *t, uint64_t *out)
 {
   static const enum emlat_time_field ends[] = {
     EMLAT_T_ROOT_WORK_END, EMLAT_T_REDISPLAY_END, EMLAT_T_FLUSH_END,
@@ -173,7 +173,7 @@ emlat_report_completion (const struct report_times *t, uint64_t *out)
 }
 
 static void
-set (struct report_metrics *m, enum report_metric k, uint64_t v)
+set (struct emlat_report_metrics *m, enum emlat_report_metric k, uint64_t v)
 {
   m->mask |= 1u << k;
   m->v[k] = v;
@@ -181,7 +181,7 @@ set (struct report_metrics *m, enum report_metric k, uint64_t v)
 
 /* TO - FROM when both are present and in order; else inverted or absent. */
 static void
-diff (struct report_metrics *m, enum report_metric k, int have, uint64_t from, uint64_t to)
+diff (struct emlat_report_metrics *m, enum emlat_report_metric k, int have, uint64_t from, uint64_t to)
 {
   if (!have)
     return;
@@ -192,7 +192,7 @@ diff (struct report_metrics *m, enum report_metric k, int have, uint64_t from, u
 }
 
 void
-emlat_report_metrics_compute (const struct report_times *t, struct report_metrics *m)
+emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_report_metrics *m)
 {
   memset (m, 0, sizeof *m);
   for (unsigned i = 0; i < sizeof span_defs / sizeof span_defs[0]; i++)
@@ -200,34 +200,34 @@ emlat_report_metrics_compute (const struct report_times *t, struct report_metric
       const struct span_def *d = &span_defs[i];
       diff (m, d->m, has (t, d->from) && has (t, d->to), t->t[d->from], t->t[d->to]);
     }
-  diff (m, RM_MAIN_CPU, t->has_cpu_begin && t->has_cpu_end, t->cpu_begin, t->cpu_end);
+  diff (m, EMLAT_RM_MAIN_CPU, t->has_cpu_begin && t->has_cpu_end, t->cpu_begin, t->cpu_end);
   uint64_t done = 0;
   int have_done = emlat_report_completion (t, &done);
-  diff (m, RM_WALL, has (t, EMLAT_T_DISPATCH_BEGIN) && have_done, t->t[EMLAT_T_DISPATCH_BEGIN],
+  diff (m, EMLAT_RM_WALL, has (t, EMLAT_T_DISPATCH_BEGIN) && have_done, t->t[EMLAT_T_DISPATCH_BEGIN],
         done);
   /* Clamped at 0 by definition (seed 000 section 4). */
-  if ((m->mask >> RM_WALL & 1u) && (m->mask >> RM_MAIN_CPU & 1u))
+  if ((m->mask >> EMLAT_RM_WALL & 1u) && (m->mask >> EMLAT_RM_MAIN_CPU & 1u))
     {
-      uint64_t wall = m->v[RM_WALL], cpu = m->v[RM_MAIN_CPU];
+      uint64_t wall = m->v[EMLAT_RM_WALL], cpu = m->v[EMLAT_RM_MAIN_CPU];
       if (cpu > wall)
-        m->clamped |= 1u << RM_MAIN_OFF_CPU;
-      set (m, RM_MAIN_OFF_CPU, cpu > wall ? 0 : wall - cpu);
+        m->clamped |= 1u << EMLAT_RM_MAIN_OFF_CPU;
+      set (m, EMLAT_RM_MAIN_OFF_CPU, cpu > wall ? 0 : wall - cpu);
     }
   if (has (t, EMLAT_T_INPUT_EARLIEST) && has (t, EMLAT_T_FIRST_INPUT_LATEST))
     {
       uint64_t a = t->t[EMLAT_T_FIRST_INPUT_LATEST], b = t->t[EMLAT_T_INPUT_EARLIEST];
       if (b < a)
-        m->clamped |= 1u << RM_PREFIX_DWELL_MIN;
-      set (m, RM_PREFIX_DWELL_MIN, b < a ? 0 : b - a);
+        m->clamped |= 1u << EMLAT_RM_PREFIX_DWELL_MIN;
+      set (m, EMLAT_RM_PREFIX_DWELL_MIN, b < a ? 0 : b - a);
     }
 }
 
-enum report_pop
-emlat_report_population (const struct report_times *t)
+enum emlat_report_pop
+emlat_report_population (const struct emlat_report_times *t)
 {
   if (t->status == EMLAT_STATUS_SUPERSEDED)
-    return POP_SUPERSEDED;
+    return EMLAT_POP_SUPERSEDED;
   if (has (t, EMLAT_T_FLUSH_END) || has (t, EMLAT_T_EXTERNAL_FIRST_OUTPUT))
-    return POP_FLUSHED;
-  return POP_NO_OUTPUT;
+    return EMLAT_POP_FLUSHED;
+  return EMLAT_POP_NO_OUTPUT;
 }

@@ -2,20 +2,20 @@
 /*
  * report_model.c -- one pass over a profile's interactions that derives
  * every metric, files each sample under its root kind and population, then
- * sorts and summarizes (rules in report_model.h and docs/REPORT.md).
+ * sorts and summarizes (rules in emlat_report.h and docs/REPORT.md).
  *
- * Cost: one report_times gathering per interaction, appends to growable
+ * Cost: one emlat_report_times gathering per interaction, appends to growable
  * arrays, then one radix sort per (group, metric) -- linear in the number
  * of samples.
  */
-#include "analysis/report_model.h"
+#include "emlat/emlat_report.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int
-push (struct report_series *s, uint64_t v)
+push (struct emlat_report_series *s, uint64_t v)
 {
   if (s->n == s->cap)
     {
@@ -31,11 +31,11 @@ push (struct report_series *s, uint64_t v)
 }
 
 void
-emlat_report_model_free (struct report_model *m)
+emlat_report_model_free (struct emlat_report_model *m)
 {
-  for (int k = 0; k < REPORT_KINDS; k++)
-    for (int p = 0; p < POP_COUNT; p++)
-      for (int i = 0; i < RM_COUNT; i++)
+  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+    for (int p = 0; p < EMLAT_POP_COUNT; p++)
+      for (int i = 0; i < EMLAT_RM_COUNT; i++)
         {
           free (m->g[k][p].s[i].v);
           m->g[k][p].s[i].v = NULL;
@@ -44,11 +44,11 @@ emlat_report_model_free (struct report_model *m)
 }
 
 int
-emlat_report_group_primary (const struct report_group *g)
+emlat_report_group_primary (const struct emlat_report_group *g)
 {
-  static const enum report_metric order[] = {
-    RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_INPUT_TO_COMMAND_MAX,
-    RM_COMMAND, RM_WALL,
+  static const enum emlat_report_metric order[] = {
+    EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_INPUT_TO_COMMAND_MAX,
+    EMLAT_RM_COMMAND, EMLAT_RM_WALL,
   };
   for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
     if (g->s[order[i]].n)
@@ -57,29 +57,29 @@ emlat_report_group_primary (const struct report_group *g)
 }
 
 int
-emlat_report_model_build (const struct emlat_profile *p, struct report_model *m)
+emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_model *m)
 {
   memset (m, 0, sizeof *m);
   m->p = p;
-  for (int k = 0; k < REPORT_KINDS; k++)
-    for (int q = 0; q < POP_COUNT; q++)
+  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+    for (int q = 0; q < EMLAT_POP_COUNT; q++)
       {
         m->g[k][q].root_kind = (uint32_t)k;
-        m->g[k][q].pop = (enum report_pop)q;
+        m->g[k][q].pop = (enum emlat_report_pop)q;
       }
   int rc = 0;
 
   size_t n;
   const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
-  struct report_times t;
-  struct report_metrics mt;
+  struct emlat_report_times t;
+  struct emlat_report_metrics mt;
   for (size_t i = 0; i < n && rc == 0; i++)
     {
       emlat_report_times_from_profile (p, &ix[i], &t);
       emlat_report_metrics_compute (&t, &mt);
-      enum report_pop pop = emlat_report_population (&t);
+      enum emlat_report_pop pop = emlat_report_population (&t);
       unsigned kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
-      struct report_group *g = &m->g[kind][pop];
+      struct emlat_report_group *g = &m->g[kind][pop];
       g->n++;
       m->n_ix++;
       m->n_pop[pop]++;
@@ -100,11 +100,11 @@ emlat_report_model_build (const struct emlat_profile *p, struct report_model *m)
       for (uint32_t b = mt.clamped; b; b &= b - 1)
         g->clamped[__builtin_ctz (b)]++;
     }
-  for (int k = 0; k < REPORT_KINDS && rc == 0; k++)
-    for (int q = 0; q < POP_COUNT && rc == 0; q++)
-      for (int i = 0; i < RM_COUNT && rc == 0; i++)
+  for (int k = 0; k < EMLAT_REPORT_KINDS && rc == 0; k++)
+    for (int q = 0; q < EMLAT_POP_COUNT && rc == 0; q++)
+      for (int i = 0; i < EMLAT_RM_COUNT && rc == 0; i++)
         {
-          struct report_series *s = &m->g[k][q].s[i];
+          struct emlat_report_series *s = &m->g[k][q].s[i];
           if (emlat_report_sort_u64 (s->v, NULL, s->n) != 0)
             rc = -ENOMEM;
           else

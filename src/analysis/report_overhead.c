@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_overhead.c -- read the recorder's STATS and clock calibration out
- * of a profile (see report_overhead.h).  Only unsigned entries are used; an
+ * of a profile (see emlat_report.h).  Only unsigned entries are used; an
  * entry of another type is treated as not recorded.
  */
-#include "analysis/report_overhead.h"
+#include "emlat/emlat_report.h"
 
 #include <string.h>
 
@@ -12,25 +12,25 @@ static const struct
 {
   const char *name;  /* JSON key */
   const char *key;   /* STATS key */
-} fields[OVH_COUNT] = {
-  [OVH_WRITER_CPU_NS] = { "writer_cpu_ns", "stats.writer_cpu_ns" },
-  [OVH_RECORDS_ACCEPTED] = { "records_accepted", "stats.records_accepted" },
-  [OVH_RECORDS_WRITTEN] = { "records_written", "stats.records_written" },
-  [OVH_RECORDS_DROPPED] = { "records_dropped", "stats.records_dropped" },
-  [OVH_BYTES_WRITTEN] = { "bytes_written", "stats.bytes_written" },
-  [OVH_CHUNKS_WRITTEN] = { "chunks_written", "stats.chunks_written" },
-  [OVH_THREADS] = { "threads", "stats.threads" },
-  [OVH_RING_HIGH_WATER] = { "ring_high_water", "stats.ring_high_water" },
-  [OVH_RING_SLOTS] = { "ring_slots", "stats.ring_slots" },
-  [OVH_CLOCK_READ_NS] = { "clock_read_ns", "stats.clock_read_ns" },
-  [OVH_WRITE_ERRORS] = { "write_errors", "stats.write_errors" },
-  [OVH_SESSION_NS] = { "session_ns", NULL },
+} fields[EMLAT_OVH_COUNT] = {
+  [EMLAT_OVH_WRITER_CPU_NS] = { "writer_cpu_ns", "stats.writer_cpu_ns" },
+  [EMLAT_OVH_RECORDS_ACCEPTED] = { "records_accepted", "stats.records_accepted" },
+  [EMLAT_OVH_RECORDS_WRITTEN] = { "records_written", "stats.records_written" },
+  [EMLAT_OVH_RECORDS_DROPPED] = { "records_dropped", "stats.records_dropped" },
+  [EMLAT_OVH_BYTES_WRITTEN] = { "bytes_written", "stats.bytes_written" },
+  [EMLAT_OVH_CHUNKS_WRITTEN] = { "chunks_written", "stats.chunks_written" },
+  [EMLAT_OVH_THREADS] = { "threads", "stats.threads" },
+  [EMLAT_OVH_RING_HIGH_WATER] = { "ring_high_water", "stats.ring_high_water" },
+  [EMLAT_OVH_RING_SLOTS] = { "ring_slots", "stats.ring_slots" },
+  [EMLAT_OVH_CLOCK_READ_NS] = { "clock_read_ns", "stats.clock_read_ns" },
+  [EMLAT_OVH_WRITE_ERRORS] = { "write_errors", "stats.write_errors" },
+  [EMLAT_OVH_SESSION_NS] = { "session_ns", NULL },
 };
 
 const char *
-emlat_report_ovh_name (enum report_ovh_field f)
+emlat_report_ovh_name (enum emlat_report_ovh_field f)
 {
-  return (unsigned)f < OVH_COUNT ? fields[f].name : "?";
+  return (unsigned)f < EMLAT_OVH_COUNT ? fields[f].name : "?";
 }
 
 static int
@@ -44,31 +44,31 @@ uint_entry (const struct emlat_kv *kv, size_t n, const char *key, uint64_t *out)
 }
 
 void
-emlat_report_overhead_of (const struct emlat_profile *p, struct report_overhead *o)
+emlat_report_overhead_of (const struct emlat_profile *p, struct emlat_report_overhead *o)
 {
   memset (o, 0, sizeof *o);
   size_t ns, nss;
   const struct emlat_kv *st = emlat_profile_stats (p, &ns);
   const struct emlat_kv *se = emlat_profile_session (p, &nss);
-  for (int f = 0; f < OVH_COUNT; f++)
+  for (int f = 0; f < EMLAT_OVH_COUNT; f++)
     if (fields[f].key && uint_entry (st, ns, fields[f].key, &o->v[f]))
       o->mask |= 1u << f;
   /* The start-up calibration when no STATS chunk says it. */
-  if (!(o->mask >> OVH_CLOCK_READ_NS & 1u)
-      && uint_entry (se, nss, "clock.read_cost_ns", &o->v[OVH_CLOCK_READ_NS]))
-    o->mask |= 1u << OVH_CLOCK_READ_NS;
+  if (!(o->mask >> EMLAT_OVH_CLOCK_READ_NS & 1u)
+      && uint_entry (se, nss, "clock.read_cost_ns", &o->v[EMLAT_OVH_CLOCK_READ_NS]))
+    o->mask |= 1u << EMLAT_OVH_CLOCK_READ_NS;
   uint64_t fin, when;
   o->final_stats = uint_entry (st, ns, "stats.final", &fin) && fin == 1;
   const struct emlat_file_header *h = emlat_profile_header (p);
   if (h && uint_entry (st, ns, "stats.time", &when) && when >= h->monotonic_start)
     {
-      o->v[OVH_SESSION_NS] = when - h->monotonic_start;
-      o->mask |= 1u << OVH_SESSION_NS;
+      o->v[EMLAT_OVH_SESSION_NS] = when - h->monotonic_start;
+      o->mask |= 1u << EMLAT_OVH_SESSION_NS;
     }
-  if ((o->mask >> OVH_SESSION_NS & 1u) && (o->mask >> OVH_WRITER_CPU_NS & 1u)
-      && o->v[OVH_SESSION_NS] > 0)
+  if ((o->mask >> EMLAT_OVH_SESSION_NS & 1u) && (o->mask >> EMLAT_OVH_WRITER_CPU_NS & 1u)
+      && o->v[EMLAT_OVH_SESSION_NS] > 0)
     {
       o->has_writer_share = 1;
-      o->writer_share = (double)o->v[OVH_WRITER_CPU_NS] / (double)o->v[OVH_SESSION_NS];
+      o->writer_share = (double)o->v[EMLAT_OVH_WRITER_CPU_NS] / (double)o->v[EMLAT_OVH_SESSION_NS];
     }
 }

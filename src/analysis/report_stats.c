@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_stats.c -- radix sort, nearest-rank quantiles and distribution
- * summaries (see report_stats.h for the rules).
+ * summaries (see emlat_report.h for the rules).
  *
  * The sort is a least-significant-digit radix sort with 8-bit digits: each
  * pass is a stable counting sort, so the whole sort is stable.  A pass whose
@@ -10,7 +10,7 @@
  * milliseconds, which keeps `emlat report` on a million interactions well
  * under its 2 s budget (bench/bench_report.c).
  */
-#include "analysis/report_stats.h"
+#include "emlat/emlat_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +95,7 @@ emlat_report_rank_index (size_t n, uint64_t num, uint64_t den)
 }
 
 void
-emlat_report_dist_of_sorted (const uint64_t *s, size_t n, struct report_dist *d)
+emlat_report_dist_of_sorted (const uint64_t *s, size_t n, struct emlat_report_dist *d)
 {
   memset (d, 0, sizeof *d);
   d->n = n;
@@ -107,7 +107,7 @@ emlat_report_dist_of_sorted (const uint64_t *s, size_t n, struct report_dist *d)
   d->p90 = s[emlat_report_rank_index (n, 90, 100)];
   d->p95 = s[emlat_report_rank_index (n, 95, 100)];
   d->p99 = s[emlat_report_rank_index (n, 99, 100)];
-  d->has_p999 = n >= REPORT_P999_MIN_N;
+  d->has_p999 = n >= EMLAT_REPORT_P999_MIN_N;
   if (d->has_p999)
     d->p999 = s[emlat_report_rank_index (n, 999, 1000)];
   uint64_t total = 0;

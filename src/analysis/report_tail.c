@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_tail.c -- pick the tail interaction and the slowest ones (see
- * report_tail.h).  A candidate metric's value is computed exactly as
+ * emlat_report.h, "tail").  A candidate metric's value is computed exactly as
  * emlat_report_metrics_compute defines it: both boundaries present and in order.
  */
-#include "analysis/report_tail.h"
+#include "emlat/emlat_report.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report_stats.h"
 
-const enum report_metric emlat_report_tail_chain[4] = {
-  RM_INPUT_TO_FLUSH_MAX, RM_EXTERNAL_FIRST_OUTPUT, RM_COMMAND, RM_WALL,
+const enum emlat_report_metric emlat_report_tail_chain[4] = {
+  EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_COMMAND, EMLAT_RM_WALL,
 };
 
 /* Candidate C's value for IX: 1 and *V when present. */
@@ -28,18 +27,18 @@ value_of (const struct emlat_profile *p, const struct emlat_interaction *ix, int
   };
   if (c < 3)
     return emlat_profile_ix_duration (p, ix, from[c], to[c], v);
-  struct report_times t;
-  struct report_metrics m;
+  struct emlat_report_times t;
+  struct emlat_report_metrics m;
   emlat_report_times_from_profile (p, ix, &t);
   emlat_report_metrics_compute (&t, &m);
-  if (!(m.mask >> RM_WALL & 1u))
+  if (!(m.mask >> EMLAT_RM_WALL & 1u))
     return 0;
-  *v = m.v[RM_WALL];
+  *v = m.v[EMLAT_RM_WALL];
   return 1;
 }
 
 int
-emlat_report_tail_pick (const struct emlat_profile *p, struct report_tail *t)
+emlat_report_tail_pick (const struct emlat_profile *p, struct emlat_report_tail *t)
 {
   memset (t, 0, sizeof *t);
   size_t n;
@@ -86,7 +85,7 @@ emlat_report_tail_pick (const struct emlat_profile *p, struct report_tail *t)
   t->rank = at + 1;
   t->cause = cause[at];
   t->value = val[at];
-  for (size_t i = 0; i < REPORT_SLOWEST && i < k; i++)
+  for (size_t i = 0; i < EMLAT_REPORT_SLOWEST && i < k; i++)
     {
       t->slow[i].cause = cause[k - 1 - i];
       t->slow[i].value = val[k - 1 - i];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * report_waterfall.c -- lay out one interaction (see report_waterfall.h).
+ * report_waterfall.c -- lay out one interaction (see emlat_report.h).
  *
  * Spans come from emlat_profile_ix_spans, sorted by start.  They are
  * nested by parent id: each span follows its parent, children in start
@@ -9,7 +9,7 @@
  * cycle; spans not reached from any root are appended as roots, so every
  * span is shown exactly once and the walk always terminates.
  */
-#include "analysis/report_waterfall.h"
+#include "emlat/emlat_report.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,30 +41,30 @@ find_id (const struct emlat_span *s, const size_t *by_id, size_t n, uint64_t id)
   return lo < n && s[by_id[lo]].id == id ? (long)by_id[lo] : -1;
 }
 
-static struct report_wf_row *
-add_row (struct report_waterfall *w, size_t *cap)
+static struct emlat_report_wf_row *
+add_row (struct emlat_report_waterfall *w, size_t *cap)
 {
   if (w->n_rows == *cap)
     {
       size_t nc = *cap ? *cap * 2 : 16;
-      struct report_wf_row *r = realloc (w->rows, nc * sizeof *r);
+      struct emlat_report_wf_row *r = realloc (w->rows, nc * sizeof *r);
       if (!r)
         return NULL;
       w->rows = r;
       *cap = nc;
     }
-  struct report_wf_row *r = &w->rows[w->n_rows++];
+  struct emlat_report_wf_row *r = &w->rows[w->n_rows++];
   memset (r, 0, sizeof *r);
   return r;
 }
 
 static int
-span_row (struct report_waterfall *w, size_t *cap, const struct emlat_span *s, int depth)
+span_row (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_span *s, int depth)
 {
-  struct report_wf_row *r = add_row (w, cap);
+  struct emlat_report_wf_row *r = add_row (w, cap);
   if (!r)
     return -1;
-  r->type = WF_SPAN;
+  r->type = EMLAT_WF_SPAN;
   r->name = emlat_span_kind_name (s->kind);
   r->depth = depth;
   r->start = s->start;
@@ -80,7 +80,7 @@ span_row (struct report_waterfall *w, size_t *cap, const struct emlat_span *s, i
 
 /* Depth-first rows of the span tree. */
 static int
-span_rows (struct report_waterfall *w, size_t *cap, const struct emlat_span_set *set)
+span_rows (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_span_set *set)
 {
   size_t n = set->n;
   const struct emlat_span *s = set->spans;
@@ -161,7 +161,7 @@ out:
 
 /* Phases from the interaction's own boundaries. */
 static int
-phase_rows (struct report_waterfall *w, size_t *cap)
+phase_rows (struct emlat_report_waterfall *w, size_t *cap)
 {
   static const struct
   {
@@ -178,16 +178,16 @@ phase_rows (struct report_waterfall *w, size_t *cap)
     { "tty emit", EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END },
     { "replay: first output", EMLAT_T_EXTERNAL_SEND, EMLAT_T_EXTERNAL_FIRST_OUTPUT },
   };
-  const struct report_times *t = &w->t;
+  const struct emlat_report_times *t = &w->t;
   for (unsigned i = 0; i < sizeof ph / sizeof ph[0]; i++)
     {
       if (!(t->tmask >> ph[i].from & 1u) || !(t->tmask >> ph[i].to & 1u)
           || t->t[ph[i].to] < t->t[ph[i].from])
         continue;
-      struct report_wf_row *r = add_row (w, cap);
+      struct emlat_report_wf_row *r = add_row (w, cap);
       if (!r)
         return -1;
-      r->type = WF_PHASE;
+      r->type = EMLAT_WF_PHASE;
       r->name = ph[i].name;
       r->start = t->t[ph[i].from];
       r->end = t->t[ph[i].to];
@@ -198,13 +198,13 @@ phase_rows (struct report_waterfall *w, size_t *cap)
 }
 
 static int
-input_row (struct report_waterfall *w, size_t *cap, enum report_wf_type type,
+input_row (struct emlat_report_waterfall *w, size_t *cap, enum emlat_report_wf_type type,
            enum emlat_time_field lo, enum emlat_time_field hi, const char *name)
 {
-  const struct report_times *t = &w->t;
+  const struct emlat_report_times *t = &w->t;
   if (!(t->tmask >> lo & 1u) || !(t->tmask >> hi & 1u))
     return 0;
-  struct report_wf_row *r = add_row (w, cap);
+  struct emlat_report_wf_row *r = add_row (w, cap);
   if (!r)
     return -1;
   r->type = type;
@@ -219,7 +219,7 @@ input_row (struct report_waterfall *w, size_t *cap, enum report_wf_type type,
 /* Measured waits: wait/event_poll spans of the interaction's thread not
    nested in another such span, clipped to [LO, HI). */
 static void
-sum_waits (struct report_waterfall *w, const struct emlat_span_set *set, int clip,
+sum_waits (struct emlat_report_waterfall *w, const struct emlat_span_set *set, int clip,
            uint64_t lo, uint64_t hi)
 {
   /* Same-thread spans nest properly (F-67), so after sorting by start a
@@ -256,15 +256,15 @@ sum_waits (struct report_waterfall *w, const struct emlat_span_set *set, int cli
 }
 
 static void
-split (struct report_waterfall *w, const struct emlat_span_set *set)
+split (struct emlat_report_waterfall *w, const struct emlat_span_set *set)
 {
-  const struct report_metrics *m = &w->m;
-  w->has_wall = m->mask >> RM_WALL & 1u;
-  w->wall = m->v[RM_WALL];
-  w->has_cpu = m->mask >> RM_MAIN_CPU & 1u;
-  w->cpu = m->v[RM_MAIN_CPU];
-  w->has_tty_emit = m->mask >> RM_TTY_EMIT & 1u;
-  w->tty_emit = m->v[RM_TTY_EMIT];
+  const struct emlat_report_metrics *m = &w->m;
+  w->has_wall = m->mask >> EMLAT_RM_WALL & 1u;
+  w->wall = m->v[EMLAT_RM_WALL];
+  w->has_cpu = m->mask >> EMLAT_RM_MAIN_CPU & 1u;
+  w->cpu = m->v[EMLAT_RM_MAIN_CPU];
+  w->has_tty_emit = m->mask >> EMLAT_RM_TTY_EMIT & 1u;
+  w->tty_emit = m->v[EMLAT_RM_TTY_EMIT];
   uint64_t lo = w->t.t[EMLAT_T_DISPATCH_BEGIN];
   if (set)
     sum_waits (w, set, w->has_wall, lo, lo + w->wall);
@@ -288,14 +288,14 @@ split (struct report_waterfall *w, const struct emlat_span_set *set)
    empty long before), and would squeeze every span into one column; the
    renderers mark a row that starts before the axis. */
 static void
-axis (struct report_waterfall *w)
+axis (struct emlat_report_waterfall *w)
 {
   int any = 0;
   for (int pass = 0; pass < 2 && !any; pass++)
     for (size_t i = 0; i < w->n_rows; i++)
       {
-        const struct report_wf_row *r = &w->rows[i];
-        int input = r->type == WF_INPUT || r->type == WF_FIRST_INPUT;
+        const struct emlat_report_wf_row *r = &w->rows[i];
+        int input = r->type == EMLAT_WF_INPUT || r->type == EMLAT_WF_FIRST_INPUT;
         if (pass == 0 && input)
           continue;
         if (!any || r->start < w->t0)
@@ -327,7 +327,7 @@ axis (struct report_waterfall *w)
 }
 
 void
-emlat_report_waterfall_free (struct report_waterfall *w)
+emlat_report_waterfall_free (struct emlat_report_waterfall *w)
 {
   free (w->rows);
   w->rows = NULL;
@@ -336,7 +336,7 @@ emlat_report_waterfall_free (struct report_waterfall *w)
 
 int
 emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
-                        struct report_waterfall *w)
+                        struct emlat_report_waterfall *w)
 {
   memset (w, 0, sizeof *w);
   const struct emlat_interaction *ix = emlat_profile_find_interaction (p, cause);
@@ -354,9 +354,9 @@ emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
       w->counter_mask |= 1u << c;
 
   size_t cap = 0;
-  if (input_row (w, &cap, WF_FIRST_INPUT, EMLAT_T_FIRST_INPUT_EARLIEST,
+  if (input_row (w, &cap, EMLAT_WF_FIRST_INPUT, EMLAT_T_FIRST_INPUT_EARLIEST,
                  EMLAT_T_FIRST_INPUT_LATEST, "first input arrival") != 0
-      || input_row (w, &cap, WF_INPUT, EMLAT_T_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST,
+      || input_row (w, &cap, EMLAT_WF_INPUT, EMLAT_T_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST,
                     "input arrival") != 0)
     goto nomem;
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "render/json.h"
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 

@@ -2,7 +2,7 @@
 /*
  * cmd_compare.c -- `emlat compare A B`: are two sessions comparable, and
  * when they are, how did the latency of each population move from A to B
- * (rules in report_compare.h, docs/REPORT.md "Comparison")?
+ * (rules in emlat_report.h, docs/REPORT.md "Comparison")?
  *
  * A and B are one path each: one file per session (a rotated set is
  * reported on with `emlat report`, not compared).
@@ -24,17 +24,17 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/json.h"
-#include "cli/report_compare.h"
-#include "cli/report_fmt.h"
-#include "cli/report_load.h"
-#include "cli/report_render.h"
+#include "render/json.h"
+#include "emlat/emlat_report.h"
+#include "render/report_fmt.h"
+#include "cli/load.h"
+#include "render/report_render.h"
 
 struct side
 {
   const char *path;
   struct emlat_profile *p;
-  struct report_model m;
+  struct emlat_report_model m;
   int have_model;
 };
 
@@ -59,8 +59,8 @@ usage (FILE *f)
            "\n"
            "Exit codes: 0 compared, refused or nothing comparable yet (said\n"
            "plainly); 1 a file missing or unreadable; 2 invalid arguments.\n",
-           REPORT_COMPARE_MIN_N, REPORT_BOOT_DEFAULT_RESAMPLES,
-           (unsigned long long)REPORT_BOOT_DEFAULT_SEED);
+           EMLAT_REPORT_COMPARE_MIN_N, EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES,
+           (unsigned long long)EMLAT_REPORT_BOOT_DEFAULT_SEED);
 }
 
 static int
@@ -86,7 +86,7 @@ session_id (const struct emlat_profile *p, char out[37])
 }
 
 static void
-text (const struct side *a, const struct side *b, const struct report_comparison *c)
+text (const struct side *a, const struct side *b, const struct emlat_report_comparison *c)
 {
   char ua[37], ub[37];
   session_id (a->p, ua);
@@ -98,7 +98,7 @@ text (const struct side *a, const struct side *b, const struct report_comparison
     {
       printf ("\nNOT COMPARABLE: %zu guard%s failed\n", c->n_fails, c->n_fails == 1 ? "" : "s");
       for (size_t i = 0; i < c->n_fails; i++)
-        printf ("  %-8s %s: A %s, B %s\n", report_guard_name (c->fails[i].guard), c->fails[i].key,
+        printf ("  %-8s %s: A %s, B %s\n", emlat_report_guard_name (c->fails[i].guard), c->fails[i].key,
                 c->fails[i].a, c->fails[i].b);
       printf ("No deltas are computed for sessions that are not comparable.\n");
       return;
@@ -110,41 +110,41 @@ text (const struct side *a, const struct side *b, const struct report_comparison
   if (c->n_compared == 0)
     printf ("\nNothing comparable yet: no population has %u or more interactions in both "
             "sessions.\n",
-            REPORT_COMPARE_MIN_N);
+            EMLAT_REPORT_COMPARE_MIN_N);
   for (size_t i = 0; i < c->n_pops; i++)
     {
-      const struct report_cmp_pop *cp = &c->pops[i];
+      const struct emlat_report_cmp_pop *cp = &c->pops[i];
       printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
               emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
       if (!cp->compared)
         {
-          printf (" -- not compared (fewer than %u)\n", REPORT_COMPARE_MIN_N);
+          printf (" -- not compared (fewer than %u)\n", EMLAT_REPORT_COMPARE_MIN_N);
           continue;
         }
       printf ("\n  %-10s %-6s %7s %7s %8s  %-19s %s\n", "metric", "", "A", "B", "delta",
               "95% interval", "verdict");
       for (size_t k = 0; k < cp->n_m; k++)
         {
-          const struct report_cmp_metric *cm = &cp->m[k];
+          const struct emlat_report_cmp_metric *cm = &cp->m[k];
           if (!cm->compared)
             {
               printf ("  %-10s not compared: A n=%" PRIu64 ", B n=%" PRIu64 " (fewer than %u)\n",
-                      emlat_report_metric_label (cm->metric), cm->n_a, cm->n_b, REPORT_COMPARE_MIN_N);
+                      emlat_report_metric_label (cm->metric), cm->n_a, cm->n_b, EMLAT_REPORT_COMPARE_MIN_N);
               continue;
             }
-          for (int q = 0; q < REPORT_COMPARE_QUANTILES; q++)
+          for (int q = 0; q < EMLAT_REPORT_COMPARE_QUANTILES; q++)
             {
-              const struct report_cmp_quantile *cq = &cm->q[q];
+              const struct emlat_report_cmp_quantile *cq = &cm->q[q];
               char va[REPORT_DUR_LEN], vb[REPORT_DUR_LEN], dd[REPORT_DUR_LEN], lo[REPORT_DUR_LEN],
                 hi[REPORT_DUR_LEN], iv[48];
               snprintf (iv, sizeof iv, "[%s, %s]", report_fmt_sdur (cq->ci.lo, lo),
                         report_fmt_sdur (cq->ci.hi, hi));
               printf ("  %-10s %-6s %7s %7s %8s  %-19s %s\n",
-                      q == 0 ? emlat_report_metric_label (cm->metric) : "", report_quantile_names[q],
+                      q == 0 ? emlat_report_metric_label (cm->metric) : "", emlat_report_quantile_names[q],
                       report_fmt_dur (cq->a, va), report_fmt_dur (cq->b, vb),
                       report_fmt_sdur (cq->ci.delta, dd), iv,
-                      cq->verdict == VERDICT_SAME ? "no sig. change"
-                                                  : report_verdict_name (cq->verdict));
+                      cq->verdict == EMLAT_VERDICT_SAME ? "no sig. change"
+                                                  : emlat_report_verdict_name (cq->verdict));
             }
         }
     }
@@ -166,7 +166,7 @@ json_side (struct emlat_json *j, const char *key, const struct side *s)
 }
 
 static int
-json (const struct side *a, const struct side *b, const struct report_comparison *c)
+json (const struct side *a, const struct side *b, const struct emlat_report_comparison *c)
 {
   struct emlat_json j;
   emlat_json_init (&j, stdout);
@@ -181,7 +181,7 @@ json (const struct side *a, const struct side *b, const struct report_comparison
   for (size_t i = 0; i < c->n_fails; i++)
     {
       emlat_json_begin_object (&j);
-      emlat_json_kv_str (&j, "guard", report_guard_name (c->fails[i].guard));
+      emlat_json_kv_str (&j, "guard", emlat_report_guard_name (c->fails[i].guard));
       emlat_json_kv_str (&j, "key", c->fails[i].key);
       emlat_json_kv_str (&j, "a", c->fails[i].a);
       emlat_json_kv_str (&j, "b", c->fails[i].b);
@@ -195,14 +195,14 @@ json (const struct side *a, const struct side *b, const struct report_comparison
   emlat_json_key (&j, "confidence");
   emlat_json_double (&j, 0.95);
   emlat_json_kv_str (&j, "delta", "b_minus_a");
-  emlat_json_kv_u64 (&j, "min_samples", REPORT_COMPARE_MIN_N);
+  emlat_json_kv_u64 (&j, "min_samples", EMLAT_REPORT_COMPARE_MIN_N);
   emlat_json_end_object (&j);
   emlat_json_kv_u64 (&j, "populations_compared", c->n_compared);
   emlat_json_key (&j, "populations");
   emlat_json_begin_array (&j);
   for (size_t i = 0; i < c->n_pops; i++)
     {
-      const struct report_cmp_pop *cp = &c->pops[i];
+      const struct emlat_report_cmp_pop *cp = &c->pops[i];
       emlat_json_begin_object (&j);
       emlat_json_kv_str (&j, "root_kind", report_kind_key (cp->root_kind));
       emlat_json_kv_str (&j, "population", emlat_report_pop_key (cp->pop));
@@ -214,7 +214,7 @@ json (const struct side *a, const struct side *b, const struct report_comparison
       emlat_json_begin_array (&j);
       for (size_t k = 0; k < cp->n_m; k++)
         {
-          const struct report_cmp_metric *cm = &cp->m[k];
+          const struct emlat_report_cmp_metric *cm = &cp->m[k];
           emlat_json_begin_object (&j);
           emlat_json_kv_str (&j, "metric", emlat_report_metric_name (cm->metric));
           emlat_json_kv_u64 (&j, "n_a", cm->n_a);
@@ -223,11 +223,11 @@ json (const struct side *a, const struct side *b, const struct report_comparison
           emlat_json_bool (&j, cm->compared);
           emlat_json_key (&j, "quantiles");
           emlat_json_begin_array (&j);
-          for (int q = 0; cm->compared && q < REPORT_COMPARE_QUANTILES; q++)
+          for (int q = 0; cm->compared && q < EMLAT_REPORT_COMPARE_QUANTILES; q++)
             {
-              const struct report_cmp_quantile *cq = &cm->q[q];
+              const struct emlat_report_cmp_quantile *cq = &cm->q[q];
               emlat_json_begin_object (&j);
-              emlat_json_kv_str (&j, "quantile", report_quantile_names[q]);
+              emlat_json_kv_str (&j, "quantile", emlat_report_quantile_names[q]);
               emlat_json_kv_u64 (&j, "a_ns", cq->a);
               emlat_json_kv_u64 (&j, "b_ns", cq->b);
               emlat_json_key (&j, "delta_ns");
@@ -236,8 +236,8 @@ json (const struct side *a, const struct side *b, const struct report_comparison
               emlat_json_i64 (&j, cq->ci.lo);
               emlat_json_key (&j, "ci_high_ns");
               emlat_json_i64 (&j, cq->ci.hi);
-              emlat_json_kv_str (&j, "verdict", cq->verdict == VERDICT_FASTER   ? "faster"
-                                                : cq->verdict == VERDICT_SLOWER ? "slower"
+              emlat_json_kv_str (&j, "verdict", cq->verdict == EMLAT_VERDICT_FASTER   ? "faster"
+                                                : cq->verdict == EMLAT_VERDICT_SLOWER ? "slower"
                                                                                 : "no_change");
               emlat_json_end_object (&j);
             }
@@ -292,7 +292,7 @@ compare_main (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   int as_json = 0, c;
-  uint64_t resamples = REPORT_BOOT_DEFAULT_RESAMPLES, seed = REPORT_BOOT_DEFAULT_SEED;
+  uint64_t resamples = EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES, seed = EMLAT_REPORT_BOOT_DEFAULT_SEED;
   while ((c = getopt_long (argc, argv, "+jhV", longopts, NULL)) != -1)
     switch (c)
       {
@@ -333,11 +333,11 @@ compare_main (int argc, char **argv)
     }
   struct side a = { .path = argv[optind] }, b = { .path = argv[optind + 1] };
   int result = EMLAT_EXIT_FAIL;
-  struct report_comparison cmp;
+  struct emlat_report_comparison cmp;
   int have_cmp = 0;
   if (load_side (&a) != 0 || load_side (&b) != 0)
     goto out;
-  if (report_compare (a.p, &a.m, b.p, &b.m, (unsigned)resamples, seed, &cmp) != 0)
+  if (emlat_report_compare (a.p, &a.m, b.p, &b.m, (unsigned)resamples, seed, &cmp) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "compare: out of memory");
       goto out;
@@ -358,7 +358,7 @@ compare_main (int argc, char **argv)
   result = EMLAT_EXIT_OK;
 out:
   if (have_cmp)
-    report_comparison_free (&cmp);
+    emlat_report_comparison_free (&cmp);
   for (struct side *s = &a; s; s = s == &a ? &b : NULL)
     {
       if (s->have_model)

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/demo_workload.h"
+#include "workload/demo_workload.h"
 #include "emlat/emlat.h"
 
 #define DEMO_DEFAULT_LINES 30

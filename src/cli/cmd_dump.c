@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "render/json.h"
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 

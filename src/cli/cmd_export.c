@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/report_export.h"
-#include "cli/report_load.h"
+#include "render/report_export.h"
+#include "cli/load.h"
 
 static void
 usage (FILE *f)

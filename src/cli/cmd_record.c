@@ -18,7 +18,7 @@
  */
 #include "cli/cli.h"
 #include "emlat/emlat_reader.h"
-#include "tty/statedir.h"
+#include "common/statedir.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -29,12 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/replay_measure.h"
-#include "cli/replay_pty.h"
-#include "cli/replay_run.h"
-#include "cli/replay_script.h"
-#include "cli/replay_term.h"
-#include "cli/replay_workload.h"
+#include "replay/replay_measure.h"
+#include "replay/replay_pty.h"
+#include "replay/replay_run.h"
+#include "replay/replay_script.h"
+#include "replay/replay_term.h"
+#include "replay/replay_workload.h"
 #include "emlat/emlat.h"
 
 extern char **environ;

@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/report_load.h"
-#include "cli/report_render.h"
+#include "cli/load.h"
+#include "render/report_render.h"
 
 static void
 usage (FILE *f)
@@ -89,7 +89,7 @@ struct wf_job
 {
   const struct emlat_profile *p;
   uint64_t cause;
-  struct report_waterfall w;
+  struct emlat_report_waterfall w;
   int rc;
 };
 
@@ -181,8 +181,8 @@ report_main (int argc, char **argv)
       return EMLAT_EXIT_USAGE;
     }
   int result = EMLAT_EXIT_USAGE;
-  struct report_model m;
-  struct report_waterfall w;
+  struct emlat_report_model m;
+  struct emlat_report_waterfall w;
   int have_model = 0, have_w = 0;
   report_print_problems (p, "report");
   if (!emlat_report_usable (p))
@@ -193,7 +193,7 @@ report_main (int argc, char **argv)
                          : "report: no readable .emlat file; nothing reported");
       goto out;
     }
-  struct report_tail tail;
+  struct emlat_report_tail tail;
   if (emlat_report_tail_pick (p, &tail) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "report: out of memory");

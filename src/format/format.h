@@ -3,7 +3,7 @@
  * format.h -- the single source of truth for the bytes of an .emlat file.
  *
  * Mirrors docs/FORMAT.md section by section; rule identifiers (F-n) refer to
- * that document.  The encoder (src/record/encode.c), the decoder
+ * that document.  The encoder (src/format/encode.c), the decoder
  * (src/format/decode.c) and the conformance tests include this file and no
  * other place spells an offset or a tag.  Change both in the same commit.
  *

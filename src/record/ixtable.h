@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/encode.h"
+#include "format/encode.h"
 
 #define EMLAT_IX_OPEN_MAX (1u << 20)
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "emlat/emlat.h"
-#include "record/encode.h"
+#include "format/encode.h"
 #include "record/fileout.h"
 #include "record/ixtable.h"
 #include "record/spans.h"

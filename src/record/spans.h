@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/encode.h"
+#include "format/encode.h"
 
 #define EMLAT_SPAN_STACK_MAX 4096
 

@@ -22,7 +22,7 @@
  * parent's session nor stops it at exit.
  */
 #include "tty.h"
-#include "tty/statedir.h"
+#include "common/statedir.h"
 
 #include <errno.h>
 #include <limits.h>

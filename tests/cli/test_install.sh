@@ -3,7 +3,7 @@
 #
 # test_install.sh -- `make install` honours PREFIX and DESTDIR, installs the
 # command, both libraries, the public headers and a pkg-config file that a
-# program can build against; the shared library exports only the public
+# program can build against (recording, reading and the analysis API); the shared library exports only the public
 # API (emlat_* symbols); `make uninstall` removes what install put there.
 
 set -u
@@ -29,6 +29,7 @@ if ! make -s -C "$SRCDIR" BUILD="$BUILD" PREFIX=$prefix DESTDIR="$dest" install 
 fi
 for f in bin/emlat lib/libemlat.a lib/libemlat.so.0 lib/libemlat.so \
          include/emlat/emlat.h include/emlat/emlat_types.h include/emlat/emlat_reader.h \
+         include/emlat/emlat_report.h \
          lib/pkgconfig/emlat.pc; do
   [ -e "$dest$prefix/$f" ] || fail "missing $prefix/$f"
 done
@@ -48,6 +49,7 @@ nm -D --defined-only "$dest$prefix/lib/libemlat.so.0" | grep -q ' T emlat_span_b
 cat >"$tmp/prog.c" <<'PROG'
 #include <emlat/emlat.h>
 #include <emlat/emlat_reader.h>
+#include <emlat/emlat_report.h>
 #include <stdio.h>
 #include <stdlib.h>
 int main (int argc, char **argv)
@@ -63,6 +65,14 @@ int main (int argc, char **argv)
   struct emlat_scan_result r;
   emlat_scan (buf, len, &p, &r);
   free (buf);
+  /* The analysis API (emlat_report.h) from the shared library too. */
+  const char *paths[] = { argv[1] };
+  struct emlat_profile *prof;
+  if (emlat_profile_load (paths, 1, NULL, 0, &prof) != 0) return 5;
+  struct emlat_report_model m;
+  if (!emlat_report_usable (prof) || emlat_report_model_build (prof, &m) != 0) return 6;
+  emlat_report_model_free (&m);
+  emlat_profile_free (prof);
   printf ("%llu\n", (unsigned long long)r.records_by_kind[EMLAT_REC_SPAN_COMPLETE]);
   return r.stop == EMLAT_STOP_CLEAN ? 0 : 4;
 }

@@ -6,15 +6,15 @@
  * cursor tracking, DECCKM, text window, split input) and the built-in
  * workloads (exact keystroke counts, valid scripts).
  *
- * The sources are compiled into this test directly: they live in src/cli,
- * which is not part of libemlat.
+ * The driver is linked from its internal library (src/replay,
+ * libemlat-replay.a), as `emlat replay` links it.
  */
 #include "tap.h"
 
-#include "cli/replay_keys.c"
-#include "cli/replay_script.c"
-#include "cli/replay_term.c"
-#include "cli/replay_workload.c"
+#include "replay/replay_keys.h"
+#include "replay/replay_script.h"
+#include "replay/replay_term.h"
+#include "replay/replay_workload.h"
 
 static void check_key_n (const char *name, int app, const char *bytes,
                          size_t len)

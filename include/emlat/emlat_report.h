@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * emlat_report.h -- the analysis API of libemlat: what a loaded profile
+ * (emlat_reader.h) says about latency, computed the same way for
+ * `emlat report`, `emlat compare`, the exports and the Emacs summary
+ * primitive.  docs/REPORT.md defines every number.
+ *
+ * The sections below, in dependency order:
+ *   judge      is a profile usable, did reading it lose data;
+ *   stats      exact order statistics (nearest rank) of nanosecond samples;
+ *   metrics    the derived metrics of one interaction and its population;
+ *   tail       which interaction the waterfall shows, and the slowest ones;
+ *   model      per root kind and population, every metric's distribution;
+ *   overhead   the profiler's own cost as the recorder wrote it;
+ *   waterfall  one interaction on a time axis, and the split of its wall time;
+ *   bootstrap  confidence intervals of a quantile's difference;
+ *   compare    are two sessions comparable, and how did their quantiles move.
+ *
+ * Invariants: every value has a presence flag or mask, and an absent value
+ * is never 0; results point into the profile they were computed from, which
+ * must outlive them; no function prints anything.
+ */
+#ifndef EMLAT_REPORT_H
+#define EMLAT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emlat_reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* judge                                                              */
+/*
+ * what reading a profile lost, judged the way `emlat
+ * check` judges it; shared by report, compare, export and the Emacs
+ * summary primitive so that all of them call the same profile damaged.
+ *
+ *   usable    at least one file of the session has a valid header and no
+ *             reader limit stopped the load;
+ *   damaged   usable, but reading lost data: a file stopped before its end
+ *             or could not be read, invalid or skipped chunks, sequence
+ *             gaps, a missing or repeated rotated file, files of another
+ *             session, duplicate records, a reader limit.
+ *
+ * LOSS records are not damage: the recorder said what it dropped.
+ */
+
+/* 1 when P has a usable session (see above). */
+EMLAT_API int emlat_report_usable (const struct emlat_profile *p);
+/* 1 when reading P lost data. */
+EMLAT_API int emlat_report_damaged (const struct emlat_profile *p);
+/* 1 when a diagnostic of kind K means that data was lost. */
+EMLAT_API int emlat_report_diag_is_damage (enum emlat_diag_kind k);
+
+/* ------------------------------------------------------------------ */
+/* stats                                                              */
+/*
+ * exact order statistics of nanosecond samples: a stable
+ * LSD radix sort of uint64_t keys (optionally carrying a uint64_t payload),
+ * nearest-rank quantiles and the distribution summary every report prints.
+ *
+ * The percentile rule (docs/REPORT.md "Percentiles"): for n sorted samples
+ * x[1..n] and a fraction p in (0, 1], the p-quantile is x[ceil(p * n)]
+ * (nearest rank), computed in integer arithmetic from p = num / den, so the
+ * result is always one of the samples and never interpolated.  min is
+ * x[1], max is x[n], the median is x[ceil(n / 2)].  p99.9 is reported only
+ * when n >= 1000, the smallest n at which its rank (ceil(0.999 n)) differs
+ * from the maximum's.
+ *
+ * Invariants: a summary of n = 0 samples has n = 0 and nothing else valid;
+ * totals saturate at UINT64_MAX instead of wrapping (total_saturated says
+ * so); the sort is stable, so equal keys keep their input order.
+ */
+
+/* Smallest sample count for which p99.9 is reported. */
+#define EMLAT_REPORT_P999_MIN_N 1000u
+
+struct emlat_report_dist
+{
+  uint64_t n;
+  uint64_t min, p50, p90, p95, p99, p999, max;
+  int has_p999;        /* n >= EMLAT_REPORT_P999_MIN_N */
+  uint64_t total;      /* sum of the samples, saturating */
+  int total_saturated;
+  double mean;         /* total / n (from the exact sum) */
+};
+
+/* Sort KEYS[0..N) ascending, stably; PAYLOAD (may be NULL) moves with its
+   key.  Returns 0, or -1 when the scratch memory could not be allocated
+   (then the arrays are unchanged). */
+EMLAT_API int emlat_report_sort_u64 (uint64_t *keys, uint64_t *payload, size_t n);
+
+/* The 0-based index of the nearest-rank NUM/DEN quantile of N >= 1 sorted
+   samples: ceil(NUM * N / DEN) - 1, at least 0.  0 < NUM <= DEN. */
+EMLAT_API size_t emlat_report_rank_index (size_t n, uint64_t num, uint64_t den);
+
+/* Summarize SORTED[0..N) (ascending) into *D. */
+EMLAT_API void emlat_report_dist_of_sorted (const uint64_t *sorted, size_t n, struct emlat_report_dist *d);
+
+/* ------------------------------------------------------------------ */
+/* metrics                                                            */
+/*
+ * the derived metrics of one interaction (seed 000
+ * section 4, docs/REPORT.md "Metrics") and its population.
+ *
+ * An interaction's raw boundaries are first gathered into a struct
+ * emlat_report_times (from a loaded profile, or from a decoded INTERACTION record
+ * for `emlat export --format=jsonl`), then emlat_report_metrics_compute derives
+ * every metric whose boundaries are present.  A metric is present exactly
+ * when its bit is set in the mask; an absent metric has no value at all,
+ * never 0.  A duration whose end precedes its start is not computed either
+ * (it is counted in the inverted mask instead), except where the definition
+ * itself clamps at 0 (prefix_dwell_min_ns, main_off_cpu_ns).
+ *
+ * Populations (docs/REPORT.md "Populations"), decided in this order:
+ *   superseded  status is superseded;
+ *   flushed     t_flush_end is present (a stdio flush completed its output)
+ *               or t_external_first_output is (emlat replay saw output);
+ *   no output   every other interaction (including open ones).
+ */
+
+enum emlat_report_metric {
+  EMLAT_RM_BATCH_READY_WAIT,
+  EMLAT_RM_INPUT_QUEUE,
+  EMLAT_RM_KEY_DECODE,
+  EMLAT_RM_PRE_COMMAND,
+  EMLAT_RM_COMMAND,
+  EMLAT_RM_POST_COMMAND,
+  EMLAT_RM_REDISPLAY_WAIT,
+  EMLAT_RM_REDISPLAY,
+  EMLAT_RM_TTY_EMIT,
+  EMLAT_RM_INPUT_TO_COMMAND_MIN,
+  EMLAT_RM_INPUT_TO_COMMAND_MAX,
+  EMLAT_RM_INPUT_TO_FLUSH_MIN,
+  EMLAT_RM_INPUT_TO_FLUSH_MAX,
+  EMLAT_RM_MAIN_CPU,
+  EMLAT_RM_MAIN_OFF_CPU,
+  EMLAT_RM_PREFIX_DWELL_MIN,
+  EMLAT_RM_PREFIX_DWELL_MAX,
+  EMLAT_RM_WALL,
+  EMLAT_RM_INPUT_UNCERTAINTY,
+  EMLAT_RM_EXTERNAL_FIRST_OUTPUT,
+  EMLAT_RM_EXTERNAL_QUIESCENT,
+  EMLAT_RM_COUNT
+};
+
+enum emlat_report_pop { EMLAT_POP_FLUSHED = 0, EMLAT_POP_NO_OUTPUT = 1, EMLAT_POP_SUPERSEDED = 2, EMLAT_POP_COUNT = 3 };
+
+/* The raw boundaries of one interaction. */
+struct emlat_report_times
+{
+  uint32_t status;
+  uint32_t tmask;                   /* bit f: t[f] present */
+  uint64_t t[EMLAT_T_FIELD_COUNT];
+  int has_cpu_begin, has_cpu_end;
+  uint64_t cpu_begin, cpu_end;      /* thread CPU clock readings */
+};
+
+struct emlat_report_metrics
+{
+  uint32_t mask;                    /* bit m: v[m] present */
+  uint32_t inverted;                /* bit m: boundaries present, end < start */
+  uint32_t clamped;                 /* bit m: a clamped-at-0 metric was negative */
+  uint64_t v[EMLAT_RM_COUNT];
+};
+
+/* The metric's JSON name ("command_ns") and its short column label. */
+EMLAT_API const char *emlat_report_metric_name (enum emlat_report_metric m);
+EMLAT_API const char *emlat_report_metric_label (enum emlat_report_metric m);
+/* "flushed", "no_output", "superseded" (JSON) and "flushed", "no output",
+   "superseded" (text). */
+EMLAT_API const char *emlat_report_pop_key (enum emlat_report_pop p);
+EMLAT_API const char *emlat_report_pop_label (enum emlat_report_pop p);
+
+/* Gather IX's boundaries from P. */
+EMLAT_API void emlat_report_times_from_profile (const struct emlat_profile *p,
+                                const struct emlat_interaction *ix,
+                                struct emlat_report_times *t);
+/* Gather a decoded INTERACTION complete record's boundaries. */
+EMLAT_API void emlat_report_times_from_record (const struct emlat_rd_ix *r, struct emlat_report_times *t);
+
+/* The boundary that ends an interaction's wall time: the latest present of
+   t_root_work_end, t_redisplay_end and t_flush_end, else t_interaction_end.
+   Returns 0 when none is present. */
+EMLAT_API int emlat_report_completion (const struct emlat_report_times *t, uint64_t *out);
+
+EMLAT_API void emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_report_metrics *m);
+EMLAT_API enum emlat_report_pop emlat_report_population (const struct emlat_report_times *t);
+
+/* ------------------------------------------------------------------ */
+/* tail                                                               */
+/*
+ * which interaction the waterfall shows, and the slowest
+ * interactions (docs/REPORT.md "The tail interaction").
+ *
+ * The tail metric is the first of input_to_flush_max_ns,
+ * external_first_output_ns, command_ns, wall_ns that at least one
+ * interaction has.  The interactions having it are ordered by (value,
+ * cause id); the tail is the one at the nearest-rank p99 of that order and
+ * the slowest are its last EMLAT_REPORT_SLOWEST, slowest first.
+ *
+ * This is a pass of its own, cheaper than the report model (two
+ * boundaries per interaction for the usual metric), so that `emlat report`
+ * can fetch the tail's spans on a second thread while it builds the model.
+ */
+
+#define EMLAT_REPORT_SLOWEST 20
+
+struct emlat_report_slow
+{
+  uint64_t cause, value;
+};
+
+struct emlat_report_tail
+{
+  int has;                          /* some interaction has a tail metric */
+  enum emlat_report_metric metric;
+  uint64_t n, rank;                 /* 1-based rank among n */
+  uint64_t cause, value;
+  struct emlat_report_slow slow[EMLAT_REPORT_SLOWEST];
+  size_t n_slow;
+};
+
+/* The order of the candidate metrics. */
+EMLAT_API extern const enum emlat_report_metric emlat_report_tail_chain[4];
+
+/* Fill *T from P.  Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_tail_pick (const struct emlat_profile *p, struct emlat_report_tail *t);
+
+/* ------------------------------------------------------------------ */
+/* model                                                              */
+/*
+ * everything `emlat report` and `emlat compare` compute
+ * from a loaded profile before anything is printed: per root kind and
+ * population, the sorted samples and the distribution of every metric;
+ * per population, how often each boundary was missing.
+ *
+ * Root kinds outside 1..EMLAT_ROOT_KIND_MAX (damaged or newer files) are
+ * counted as kind 0, "unknown".
+ *
+ * The tail interaction is picked separately (report_tail.h) and stored
+ * in the model by the caller.
+ *
+ * Invariant: the model points into the profile (it does not copy it), so
+ * the profile must outlive it.
+ */
+
+#define EMLAT_REPORT_KINDS (EMLAT_ROOT_KIND_MAX + 1)
+
+struct emlat_report_series
+{
+  uint64_t *v;          /* ascending once the model is built */
+  size_t n, cap;
+};
+
+struct emlat_report_group
+{
+  uint32_t root_kind;
+  enum emlat_report_pop pop;
+  uint64_t n;                          /* interactions in the group */
+  struct emlat_report_series s[EMLAT_RM_COUNT];
+  struct emlat_report_dist d[EMLAT_RM_COUNT];
+  uint64_t inverted[EMLAT_RM_COUNT];         /* boundaries present but reversed */
+  uint64_t clamped[EMLAT_RM_COUNT];          /* clamped at 0 */
+};
+
+struct emlat_report_model
+{
+  const struct emlat_profile *p;
+  struct emlat_report_group g[EMLAT_REPORT_KINDS][EMLAT_POP_COUNT];
+  uint64_t n_ix;
+  uint64_t n_pop[EMLAT_POP_COUNT];
+  uint64_t n_status[EMLAT_STATUS_MAX + 1];     /* index 0: out of range */
+  uint64_t n_kind[EMLAT_REPORT_KINDS];
+  /* Interactions of each population that have each boundary. */
+  uint64_t present_t[EMLAT_POP_COUNT][EMLAT_T_FIELD_COUNT];
+  uint64_t present_cpu_begin[EMLAT_POP_COUNT], present_cpu_end[EMLAT_POP_COUNT];
+  /* The tail and the slowest interactions (emlat_report_tail_pick); the model
+     build leaves it empty. */
+  struct emlat_report_tail tail;
+};
+
+/* Build *M from P.  Returns 0 or -ENOMEM (then *M is freed). */
+EMLAT_API int emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_model *m);
+EMLAT_API void emlat_report_model_free (struct emlat_report_model *m);
+
+/* The metric a group's latency chart and comparison lead with: the first
+   of input_to_flush_max_ns, external_first_output_ns,
+   input_to_command_max_ns, command_ns, wall_ns that the group has samples
+   of; -1 when it has none. */
+EMLAT_API int emlat_report_group_primary (const struct emlat_report_group *g);
+
+/* ------------------------------------------------------------------ */
+/* overhead                                                           */
+/*
+ * the profiler's own cost and completeness, as the
+ * recorder wrote it: the last STATS entries (FORMAT.md 8.2), the SESSION
+ * clock calibration, and the session's span from the file header's start
+ * to the last STATS time.
+ *
+ * Every field has a presence flag: a statistic the file does not carry is
+ * reported as not recorded, never as 0.
+ */
+
+enum emlat_report_ovh_field {
+  EMLAT_OVH_WRITER_CPU_NS,
+  EMLAT_OVH_RECORDS_ACCEPTED,
+  EMLAT_OVH_RECORDS_WRITTEN,
+  EMLAT_OVH_RECORDS_DROPPED,
+  EMLAT_OVH_BYTES_WRITTEN,
+  EMLAT_OVH_CHUNKS_WRITTEN,
+  EMLAT_OVH_THREADS,
+  EMLAT_OVH_RING_HIGH_WATER,
+  EMLAT_OVH_RING_SLOTS,
+  EMLAT_OVH_CLOCK_READ_NS,
+  EMLAT_OVH_WRITE_ERRORS,
+  EMLAT_OVH_SESSION_NS,        /* stats.time - header monotonic start */
+  EMLAT_OVH_COUNT
+};
+
+struct emlat_report_overhead
+{
+  uint32_t mask;         /* bit f: v[f] present */
+  uint64_t v[EMLAT_OVH_COUNT];
+  int final_stats;       /* stats.final = 1: the session stopped cleanly */
+  int has_writer_share;
+  double writer_share;   /* writer CPU / session time (one core = 1.0) */
+};
+
+/* The JSON key of field F ("writer_cpu_ns"). */
+EMLAT_API const char *emlat_report_ovh_name (enum emlat_report_ovh_field f);
+EMLAT_API void emlat_report_overhead_of (const struct emlat_profile *p, struct emlat_report_overhead *o);
+
+/* ------------------------------------------------------------------ */
+/* waterfall                                                          */
+/*
+ * one interaction laid out on a time axis: its input
+ * arrival bounds as an interval, its spans nested by parent, and the split
+ * of its wall time (docs/REPORT.md "The waterfall").
+ *
+ * The split:
+ *   wall            wall_ns: t_dispatch_begin to completion (the latest of
+ *                   t_root_work_end, t_redisplay_end, t_flush_end, else
+ *                   t_interaction_end);
+ *   main CPU        thread_cpu_end - thread_cpu_begin;
+ *   measured waits  the time covered by wait and event_poll spans on the
+ *                   interaction's thread, clipped to the wall interval
+ *                   (a wait span inside another is not counted twice);
+ *   unknown off-CPU wall - main CPU - measured waits, never negative: when
+ *                   the subtraction would go below 0 it is 0 and `excess`
+ *                   says by how much CPU + waits exceeded wall;
+ *   TTY emission    tty_emit_ns = t_flush_end - t_output_begin, part of the
+ *                   wall time (it overlaps the CPU and wait parts).
+ * Each part is present only when its boundaries are.
+ *
+ * When the interaction has no spans, its phases (queue, key decode, pre-
+ * command, command, post-command, redisplay wait, redisplay, TTY emission)
+ * are drawn from its boundaries instead.
+ */
+
+enum emlat_report_wf_type { EMLAT_WF_INPUT = 0, EMLAT_WF_FIRST_INPUT = 1, EMLAT_WF_SPAN = 2, EMLAT_WF_PHASE = 3 };
+
+struct emlat_report_wf_row
+{
+  enum emlat_report_wf_type type;
+  const char *name;     /* static: span kind name or phase name */
+  int depth;
+  uint64_t start, end;
+  int has_end;          /* incomplete spans have none */
+  uint32_t kind;        /* span kind (EMLAT_WF_SPAN) */
+  uint32_t status;      /* span status (EMLAT_WF_SPAN) */
+  uint64_t id, parent, thread;
+};
+
+struct emlat_report_waterfall
+{
+  uint64_t cause;
+  uint32_t root_kind, status;
+  enum emlat_report_pop pop;
+  uint64_t thread;
+  struct emlat_report_times t;
+  struct emlat_report_metrics m;
+  uint64_t t0, t1;                 /* the axis; a row may start before t0
+                                      (input arrival only), never after t1 */
+  struct emlat_report_wf_row *rows;
+  size_t n_rows;
+  size_t n_spans;
+  int spans_error;                 /* negative errno of emlat_profile_ix_spans */
+  int has_wall, has_cpu, has_unknown, has_tty_emit;
+  uint64_t wall, cpu, waits, unknown, excess, tty_emit;
+  size_t n_wait_spans;
+  uint32_t counter_mask;           /* the interaction's own counters */
+  uint64_t counters[EMLAT_C_COUNTER_COUNT];
+  uint32_t span_counter_mask;      /* sums over its spans */
+  uint64_t span_counters[EMLAT_C_COUNTER_COUNT];
+};
+
+/* Build the waterfall of interaction CAUSE of P.  Returns 0, -ENOENT when P
+   has no such interaction, or -ENOMEM.  A failure to fetch the spans is not
+   an error: spans_error says so and the phases are drawn instead. */
+EMLAT_API int emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
+                            struct emlat_report_waterfall *w);
+EMLAT_API void emlat_report_waterfall_free (struct emlat_report_waterfall *w);
+
+/* ------------------------------------------------------------------ */
+/* bootstrap                                                          */
+/*
+ * bootstrap confidence intervals for the difference
+ * of one quantile between two samples, deterministic for a given seed
+ * (docs/REPORT.md "Comparison").
+ *
+ * Method: percentile bootstrap.  Each of R resamples draws n_A values from
+ * A and n_B from B with replacement, takes the nearest-rank q-quantile of
+ * each and records delta = qB* - qA*.  The interval is the nearest-rank
+ * 2.5th and 97.5th percentile of the R deltas.
+ *
+ * A resample's k-th order statistic is drawn directly instead of drawing
+ * n values: the k-th smallest of n uniform indices floor(n U_i) is
+ * floor(n U_(k)), and U_(k) ~ Beta(k, n - k + 1).  This is exact (the
+ * mapping U -> floor(n U) is monotone) and costs O(1) per resample, so a
+ * million-sample session bootstraps as fast as a small one.
+ *
+ * The generator is xoshiro256** seeded through splitmix64; Beta variates
+ * come from two Gamma variates (Marsaglia and Tsang's method, shape >= 1
+ * here since 1 <= k <= n), normals from the polar method.
+ */
+
+#define EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES 2000u
+#define EMLAT_REPORT_BOOT_DEFAULT_SEED 0x656d6c6174ull /* "emlat" */
+
+struct emlat_report_rng
+{
+  uint64_t s[4];
+};
+
+EMLAT_API void emlat_report_rng_seed (struct emlat_report_rng *r, uint64_t seed);
+EMLAT_API uint64_t emlat_report_rng_next (struct emlat_report_rng *r);
+/* Uniform in (0, 1), never 0 or 1. */
+EMLAT_API double emlat_report_rng_uniform (struct emlat_report_rng *r);
+/* Beta(a, b) for a, b >= 1. */
+EMLAT_API double emlat_report_rng_beta (struct emlat_report_rng *r, double a, double b);
+
+/* The 0-based index, in a sorted sample of N, of the K-th smallest (K
+   1-based) of N draws with replacement. */
+EMLAT_API size_t emlat_report_boot_order_stat (struct emlat_report_rng *r, size_t n, size_t k);
+
+struct emlat_report_boot_ci
+{
+  int64_t delta;     /* qB - qA of the samples themselves */
+  int64_t lo, hi;    /* the 95% interval of the bootstrap deltas */
+};
+
+/* The interval for quantile NUM/DEN (nearest rank) of sorted A[0..NA) and
+   B[0..NB), both non-empty, with RESAMPLES resamples from SEED.  Returns
+   0, or -1 when memory for the deltas could not be allocated. */
+EMLAT_API int emlat_report_boot_quantile_delta (const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                                uint64_t num, uint64_t den, unsigned resamples, uint64_t seed,
+                                struct emlat_report_boot_ci *ci);
+
+/* ------------------------------------------------------------------ */
+/* compare                                                            */
+/*
+ * is session B comparable with session A, and if so,
+ * how did each population's latency quantiles move (docs/REPORT.md
+ * "Comparison")?
+ *
+ * Guards (each failing key is named with both values; a key present in
+ * one session and absent in the other fails too):
+ *   identity  every SESSION key under program., build. or emacs.;
+ *   terminal  tty.term, tty.rows, tty.cols (libemlat-tty),
+ *             replay.term, replay.rows, replay.cols (emlat replay),
+ *             terminal.type, terminal.rows, terminal.cols (Emacs, demo);
+ *   profiler  every SESSION key under profiler.;
+ *   workload  replay.workload, demo.workload.
+ * Any failing guard makes the sessions not comparable: no delta is
+ * computed.
+ *
+ * Populations (root kind x flushed / no output / superseded) are compared
+ * only when both sessions have at least EMLAT_REPORT_COMPARE_MIN_N interactions
+ * in them; the others are listed with both counts.  In a compared
+ * population each metric of input_to_flush_max_ns,
+ * external_first_output_ns, input_to_command_max_ns, command_ns, wall_ns
+ * with at least EMLAT_REPORT_COMPARE_MIN_N samples on both sides gets the delta
+ * B - A of its median, p90 and p99 with a bootstrap 95% interval, and a
+ * verdict: slower (the interval is above 0), faster (below 0) or no
+ * significant change (it contains 0).
+ */
+
+#define EMLAT_REPORT_COMPARE_MIN_N 30u
+#define EMLAT_REPORT_COMPARE_METRICS 5
+#define EMLAT_REPORT_COMPARE_QUANTILES 3
+
+enum emlat_report_guard { EMLAT_GUARD_IDENTITY, EMLAT_GUARD_TERMINAL, EMLAT_GUARD_PROFILER, EMLAT_GUARD_WORKLOAD };
+
+struct emlat_report_guard_fail
+{
+  enum emlat_report_guard guard;
+  char key[72];
+  char a[80], b[80];   /* printable values, "(absent)" when absent */
+};
+
+enum emlat_report_verdict { EMLAT_VERDICT_SAME = 0, EMLAT_VERDICT_FASTER = 1, EMLAT_VERDICT_SLOWER = 2 };
+
+struct emlat_report_cmp_quantile
+{
+  uint64_t a, b;                /* the quantile in A and in B */
+  struct emlat_report_boot_ci ci;
+  enum emlat_report_verdict verdict;
+};
+
+struct emlat_report_cmp_metric
+{
+  enum emlat_report_metric metric;
+  uint64_t n_a, n_b;
+  int compared;                 /* both have >= EMLAT_REPORT_COMPARE_MIN_N */
+  struct emlat_report_cmp_quantile q[EMLAT_REPORT_COMPARE_QUANTILES];
+};
+
+struct emlat_report_cmp_pop
+{
+  uint32_t root_kind;
+  enum emlat_report_pop pop;
+  uint64_t n_a, n_b;
+  int compared;
+  struct emlat_report_cmp_metric m[EMLAT_REPORT_COMPARE_METRICS];
+  size_t n_m;
+};
+
+struct emlat_report_comparison
+{
+  struct emlat_report_guard_fail *fails;
+  size_t n_fails;
+  struct emlat_report_cmp_pop *pops;
+  size_t n_pops;
+  size_t n_compared;            /* populations compared */
+  unsigned resamples;
+  uint64_t seed;
+};
+
+EMLAT_API extern const char *const emlat_report_quantile_names[EMLAT_REPORT_COMPARE_QUANTILES];
+EMLAT_API const char *emlat_report_guard_name (enum emlat_report_guard g);
+EMLAT_API const char *emlat_report_verdict_name (enum emlat_report_verdict v);
+
+/* Compare A (profile PA, model MA) with B.  Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_compare (const struct emlat_profile *pa, const struct emlat_report_model *ma,
+                    const struct emlat_profile *pb, const struct emlat_report_model *mb,
+                    unsigned resamples, uint64_t seed, struct emlat_report_comparison *out);
+EMLAT_API void emlat_report_comparison_free (struct emlat_report_comparison *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMLAT_REPORT_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * load.c -- profile loading with a progress indicator, and the
+ * printing of what reading lost (judged by the library, src/analysis/report_judge.c).
+ *
+ * The indicator: emlat_profile_load has no progress callback, so the load
+ * runs on a second thread while the calling thread wakes every 100 ms and,
+ * once 0.3 s have passed, rewrites one stderr line with the elapsed time
+ * and the total size of the files.  Only the loading thread touches the
+ * profile until it is joined; the two threads share one atomic flag.
+ */
+#include "cli/load.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli.h"
+
+struct load_job
+{
+  const char *const *paths;
+  size_t n;
+  unsigned flags;
+  struct emlat_profile *p;
+  int rc;
+  atomic_int done;
+};
+
+static void *
+load_thread (void *arg)
+{
+  struct load_job *j = arg;
+  j->rc = emlat_profile_load (j->paths, j->n, NULL, j->flags, &j->p);
+  /* Release: publishes j->rc and j->p to the waiting thread, which reads
+     them only after pthread_join (itself a full barrier); the flag only
+     ends the progress loop early. */
+  atomic_store_explicit (&j->done, 1, memory_order_release);
+  return NULL;
+}
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+report_load (const char *const *paths, size_t n, unsigned flags, int progress,
+             struct emlat_profile **out)
+{
+  if (!progress)
+    return emlat_profile_load (paths, n, NULL, flags, out);
+  struct load_job j = { .paths = paths, .n = n, .flags = flags };
+  atomic_init (&j.done, 0);
+  pthread_t th;
+  if (pthread_create (&th, NULL, load_thread, &j) != 0)
+    return emlat_profile_load (paths, n, NULL, flags, out);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct stat st;
+      if (stat (paths[i], &st) == 0 && st.st_size > 0)
+        bytes += (uint64_t)st.st_size;
+    }
+  double t0 = now_s ();
+  int shown = 0;
+  static const char spin[] = "|/-\\";
+  unsigned tick = 0;
+  /* Acquire: pairs with the release store in load_thread (see there). */
+  while (!atomic_load_explicit (&j.done, memory_order_acquire))
+    {
+      struct timespec d = { 0, 100 * 1000 * 1000 };
+      nanosleep (&d, NULL);
+      double el = now_s () - t0;
+      if (el < 0.3 || atomic_load_explicit (&j.done, memory_order_acquire))
+        continue;
+      fprintf (stderr, "\r%c loading %zu file%s, %.1f MB ... %.1f s", spin[tick++ % 4], n,
+               n == 1 ? "" : "s", (double)bytes / 1e6, el);
+      fflush (stderr);
+      shown = 1;
+    }
+  pthread_join (th, NULL);
+  if (shown)
+    {
+      fputs ("\r\033[K", stderr);
+      fflush (stderr);
+    }
+  *out = j.p;
+  return j.rc;
+}
+
+void
+report_print_problems (const struct emlat_profile *p, const char *verb)
+{
+  size_t nf, nd;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
+  for (size_t i = 0; i < nf; i++)
+    if (f[i].read_error)
+      emlat_cli_error (f[i].path, UINT64_MAX, "%s: cannot read: %s", verb,
+                       strerror (f[i].read_error));
+  for (size_t i = 0; i < nd; i++)
+    {
+      if (!emlat_report_diag_is_damage (d[i].kind))
+        continue;
+      char buf[256];
+      struct emlat_diag x = d[i];
+      x.offset = UINT64_MAX;
+      emlat_diag_format (&x, buf, sizeof buf);
+      emlat_cli_error (d[i].file < nf ? f[d[i].file].path : NULL, d[i].offset, "%s: %s", verb,
+                       buf);
+    }
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  if (t->diagnostics_dropped)
+    emlat_cli_error (NULL, UINT64_MAX, "%s: %" PRIu64 " more diagnostics were not kept", verb,
+                     t->diagnostics_dropped);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * load.h -- load a profile for report, compare and export, with a
+ * progress indicator on a terminal, and say what reading it lost.
+ *
+ * Whether a profile is usable or damaged is judged in the library
+ * (emlat_report.h, "judge": the same criteria as `emlat check`), so
+ * that the Emacs summary primitive judges it the same way.  Every problem
+ * is printed to stderr through emlat_cli_error, naming the
+ * file and, when the reader gives one, the byte offset.
+ */
+#ifndef EMLAT_CLI_LOAD_H
+#define EMLAT_CLI_LOAD_H
+
+#include <stddef.h>
+
+#include "emlat/emlat_report.h"
+#include "emlat/emlat_reader.h"
+
+/* Load PATHS[0..N) with FLAGS (emlat_profile_load).  When PROGRESS is
+   nonzero and loading takes longer than 0.3 s, a one-line indicator on
+   stderr shows the elapsed time and the bytes being read, and is erased
+   when loading ends.  Returns 0 or a negative errno (see
+   emlat_profile_load). */
+int report_load (const char *const *paths, size_t n, unsigned flags, int progress,
+                 struct emlat_profile **out);
+
+/* Print every file error and damage of P to stderr (VERB names the verb). */
+void report_print_problems (const struct emlat_profile *p, const char *verb);
+
+#endif /* EMLAT_CLI_LOAD_H */

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * report_json.c -- `emlat report --json`: the text report's content as one
+ * JSON document (schema "emlat-report/1", documented field by field in
+ * docs/REPORT.md "JSON schema").
+ *
+ * Invariants: an absent value is null or a missing key, never 0; times are
+ * integer nanoseconds of the profiler clock (absolute) or durations; every
+ * LOSS record the reader kept is listed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "render/json.h"
+#include "render/report_fmt.h"
+#include "render/report_render.h"
+
+#define HIST_BUCKETS 40
+
+static void
+kv_opt (struct emlat_json *j, const char *key, int has, uint64_t v)
+{
+  emlat_json_key (j, key);
+  if (has)
+    emlat_json_u64 (j, v);
+  else
+    emlat_json_null (j);
+}
+
+static void
+dist (struct emlat_json *j, const struct emlat_report_dist *d)
+{
+  int h = d->n > 0;
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "n", d->n);
+  kv_opt (j, "min", h, d->min);
+  kv_opt (j, "median", h, d->p50);
+  kv_opt (j, "p90", h, d->p90);
+  kv_opt (j, "p95", h, d->p95);
+  kv_opt (j, "p99", h, d->p99);
+  kv_opt (j, "p99_9", d->has_p999, d->p999);
+  kv_opt (j, "max", h, d->max);
+  emlat_json_key (j, "mean");
+  if (h)
+    emlat_json_double (j, d->mean);
+  else
+    emlat_json_null (j);
+  kv_opt (j, "total", h && !d->total_saturated, d->total);
+  emlat_json_end_object (j);
+}
+
+static void
+session_meta (struct emlat_json *j, const struct emlat_profile *p)
+{
+  size_t n;
+  const struct emlat_kv *kv = emlat_profile_session (p, &n);
+  emlat_json_key (j, "session_meta");
+  emlat_json_begin_object (j);
+  for (size_t i = 0; i < n; i++)
+    {
+      char key[80];
+      size_t kl = kv[i].key_len < sizeof key - 1 ? kv[i].key_len : sizeof key - 1;
+      memcpy (key, kv[i].key, kl);
+      key[kl] = 0;
+      emlat_json_key (j, key);
+      if (kv[i].type == 0)
+        emlat_json_u64 (j, kv[i].u);
+      else if (kv[i].type == 1)
+        emlat_json_i64 (j, kv[i].i);
+      else
+        emlat_json_strn (j, kv[i].s, kv[i].s_len);
+    }
+  emlat_json_end_object (j);
+}
+
+static void
+files (struct emlat_json *j, const struct report_ctx *c)
+{
+  size_t nf;
+  const struct emlat_file_summary *f = emlat_profile_files (c->p, &nf);
+  emlat_json_key (j, "files");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < nf; i++)
+    {
+      emlat_json_begin_object (j);
+      emlat_json_kv_str (j, "path", f[i].path);
+      emlat_json_key (j, "ignored");
+      emlat_json_bool (j, f[i].ignored);
+      emlat_json_kv_str (j, "read_error", f[i].read_error ? strerror (f[i].read_error) : NULL);
+      emlat_json_kv_str (j, "stop", emlat_stop_name (f[i].scan.stop));
+      emlat_json_kv_u64 (j, "stop_offset", f[i].scan.stop_offset);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+}
+
+static void
+counts (struct emlat_json *j, const struct report_ctx *c)
+{
+  const struct emlat_report_model *m = c->m;
+  const struct emlat_profile_totals *t = emlat_profile_totals (c->p);
+  emlat_json_key (j, "interactions");
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "total", m->n_ix);
+  for (int q = 0; q < EMLAT_POP_COUNT; q++)
+    emlat_json_kv_u64 (j, emlat_report_pop_key ((enum emlat_report_pop)q), m->n_pop[q]);
+  emlat_json_key (j, "by_status");
+  emlat_json_begin_object (j);
+  for (unsigned s = 1; s <= EMLAT_STATUS_MAX; s++)
+    emlat_json_kv_u64 (j, emlat_status_name (s), m->n_status[s]);
+  emlat_json_kv_u64 (j, "unknown", m->n_status[0]);
+  emlat_json_end_object (j);
+  emlat_json_key (j, "by_root_kind");
+  emlat_json_begin_object (j);
+  for (unsigned k = 0; k < EMLAT_REPORT_KINDS; k++)
+    emlat_json_kv_u64 (j, report_kind_key (k), m->n_kind[k]);
+  emlat_json_end_object (j);
+  emlat_json_end_object (j);
+  emlat_json_key (j, "spans");
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "complete", t->spans_complete);
+  emlat_json_kv_u64 (j, "incomplete", t->spans_incomplete);
+  emlat_json_kv_u64 (j, "orphan_ends", t->spans_orphan_end);
+  emlat_json_end_object (j);
+  emlat_json_kv_u64 (j, "input_batches", t->input_batches);
+}
+
+static void
+groups (struct emlat_json *j, const struct report_ctx *c)
+{
+  emlat_json_key (j, "groups");
+  emlat_json_begin_array (j);
+  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+    for (int q = 0; q < EMLAT_POP_COUNT; q++)
+      {
+        const struct emlat_report_group *g = &c->m->g[k][q];
+        if (!g->n)
+          continue;
+        emlat_json_begin_object (j);
+        emlat_json_kv_str (j, "root_kind", report_kind_key (g->root_kind));
+        emlat_json_kv_str (j, "population", emlat_report_pop_key (g->pop));
+        emlat_json_kv_u64 (j, "interactions", g->n);
+        int lead = emlat_report_group_primary (g);
+        emlat_json_kv_str (j, "primary_metric",
+                           lead >= 0 ? emlat_report_metric_name ((enum emlat_report_metric)lead) : NULL);
+        emlat_json_key (j, "metrics");
+        emlat_json_begin_object (j);
+        for (int i = 0; i < EMLAT_RM_COUNT; i++)
+          {
+            emlat_json_key (j, emlat_report_metric_name ((enum emlat_report_metric)i));
+            dist (j, &g->d[i]);
+          }
+        emlat_json_end_object (j);
+        emlat_json_key (j, "inverted");
+        emlat_json_begin_object (j);
+        for (int i = 0; i < EMLAT_RM_COUNT; i++)
+          if (g->inverted[i])
+            emlat_json_kv_u64 (j, emlat_report_metric_name ((enum emlat_report_metric)i), g->inverted[i]);
+        emlat_json_end_object (j);
+        emlat_json_key (j, "clamped");
+        emlat_json_begin_object (j);
+        for (int i = 0; i < EMLAT_RM_COUNT; i++)
+          if (g->clamped[i])
+            emlat_json_kv_u64 (j, emlat_report_metric_name ((enum emlat_report_metric)i), g->clamped[i]);
+        emlat_json_end_object (j);
+        emlat_json_key (j, "histogram");
+        if (lead >= 0)
+          {
+            const struct emlat_report_series *s = &g->s[lead];
+            uint64_t cnt[HIST_BUCKETS];
+            double edges[HIST_BUCKETS + 1];
+            report_log_hist (s->v, s->n, HIST_BUCKETS, cnt, edges);
+            emlat_json_begin_object (j);
+            emlat_json_kv_str (j, "metric", emlat_report_metric_name ((enum emlat_report_metric)lead));
+            emlat_json_key (j, "edges_ns");
+            emlat_json_begin_array (j);
+            for (int b = 0; b <= HIST_BUCKETS; b++)
+              emlat_json_double (j, edges[b]);
+            emlat_json_end_array (j);
+            emlat_json_key (j, "counts");
+            emlat_json_begin_array (j);
+            for (int b = 0; b < HIST_BUCKETS; b++)
+              emlat_json_u64 (j, cnt[b]);
+            emlat_json_end_array (j);
+            emlat_json_end_object (j);
+          }
+        else
+          emlat_json_null (j);
+        emlat_json_end_object (j);
+      }
+  emlat_json_end_array (j);
+}
+
+static void
+present_metrics (struct emlat_json *j, const struct emlat_report_metrics *m)
+{
+  emlat_json_begin_object (j);
+  for (int i = 0; i < EMLAT_RM_COUNT; i++)
+    if (m->mask >> i & 1u)
+      emlat_json_kv_u64 (j, emlat_report_metric_name ((enum emlat_report_metric)i), m->v[i]);
+  emlat_json_end_object (j);
+}
+
+static void
+tail (struct emlat_json *j, const struct report_ctx *c)
+{
+  const struct emlat_report_model *m = c->m;
+  emlat_json_key (j, "slowest");
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "metric", m->tail.has ? emlat_report_metric_name (m->tail.metric) : NULL);
+  emlat_json_key (j, "interactions");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < m->tail.n_slow; i++)
+    {
+      emlat_json_begin_object (j);
+      emlat_json_kv_u64 (j, "cause", m->tail.slow[i].cause);
+      emlat_json_kv_u64 (j, "value_ns", m->tail.slow[i].value);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+  emlat_json_end_object (j);
+
+  const struct emlat_report_waterfall *w = c->w;
+  emlat_json_key (j, "tail");
+  if (!w)
+    {
+      emlat_json_null (j);
+      return;
+    }
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "reason", c->w_why);
+  int is_tail = strcmp (c->w_why, "tail") == 0;
+  emlat_json_kv_str (j, "metric", is_tail ? emlat_report_metric_name (m->tail.metric) : NULL);
+  kv_opt (j, "rank", is_tail, m->tail.rank);
+  kv_opt (j, "of", is_tail, m->tail.n);
+  kv_opt (j, "value_ns", is_tail, m->tail.value);
+  emlat_json_kv_u64 (j, "cause", w->cause);
+  emlat_json_kv_str (j, "root_kind",
+                     report_kind_key (w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0));
+  emlat_json_kv_str (j, "population", emlat_report_pop_key (w->pop));
+  emlat_json_kv_str (j, "status", emlat_status_name (w->status));
+  emlat_json_kv_u64 (j, "thread", w->thread);
+  emlat_json_key (j, "times");
+  emlat_json_begin_object (j);
+  for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
+    if (w->t.tmask >> f & 1u)
+      emlat_json_kv_u64 (j, emlat_time_field_name (f), w->t.t[f]);
+  emlat_json_end_object (j);
+  emlat_json_key (j, "metrics");
+  present_metrics (j, &w->m);
+  emlat_json_key (j, "axis");
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "t0", w->t0);
+  emlat_json_kv_u64 (j, "t1", w->t1);
+  emlat_json_end_object (j);
+  emlat_json_kv_str (j, "spans_error", w->spans_error ? strerror (-w->spans_error) : NULL);
+  static const char *const types[] = { "input", "first_input", "span", "phase" };
+  emlat_json_key (j, "rows");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < w->n_rows; i++)
+    {
+      const struct emlat_report_wf_row *r = &w->rows[i];
+      emlat_json_begin_object (j);
+      emlat_json_kv_str (j, "type", types[r->type]);
+      emlat_json_kv_str (j, "name", r->name);
+      emlat_json_kv_u64 (j, "depth", (uint64_t)r->depth);
+      emlat_json_kv_u64 (j, "start_ns", r->start);
+      kv_opt (j, "end_ns", r->has_end, r->end);
+      emlat_json_kv_u64 (j, "thread", r->thread);
+      if (r->type == EMLAT_WF_SPAN)
+        {
+          emlat_json_kv_u64 (j, "id", r->id);
+          emlat_json_kv_u64 (j, "parent", r->parent);
+          emlat_json_kv_str (j, "status", emlat_span_status_name (r->status));
+        }
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+  emlat_json_key (j, "split");
+  emlat_json_begin_object (j);
+  kv_opt (j, "wall_ns", w->has_wall, w->wall);
+  kv_opt (j, "main_cpu_ns", w->has_cpu, w->cpu);
+  emlat_json_kv_u64 (j, "measured_wait_ns", w->waits);
+  emlat_json_kv_u64 (j, "wait_spans", w->n_wait_spans);
+  kv_opt (j, "unknown_off_cpu_ns", w->has_unknown, w->unknown);
+  kv_opt (j, "unknown_off_cpu_excess_ns", w->has_unknown, w->excess);
+  kv_opt (j, "tty_emit_ns", w->has_tty_emit, w->tty_emit);
+  emlat_json_end_object (j);
+  emlat_json_key (j, "counters");
+  emlat_json_begin_object (j);
+  for (unsigned k = 0; k < EMLAT_C_COUNTER_COUNT; k++)
+    if (w->counter_mask >> k & 1u)
+      emlat_json_kv_u64 (j, emlat_counter_name (k), w->counters[k]);
+  emlat_json_end_object (j);
+  emlat_json_key (j, "span_counters");
+  emlat_json_begin_object (j);
+  for (unsigned k = 0; k < EMLAT_C_COUNTER_COUNT; k++)
+    if (w->span_counter_mask >> k & 1u)
+      emlat_json_kv_u64 (j, emlat_counter_name (k), w->span_counters[k]);
+  emlat_json_end_object (j);
+  emlat_json_end_object (j);
+}
+
+static void
+overhead (struct emlat_json *j, const struct report_ctx *c)
+{
+  const struct emlat_report_overhead *o = &c->ovh;
+  emlat_json_key (j, "overhead");
+  emlat_json_begin_object (j);
+  for (int f = 0; f < EMLAT_OVH_COUNT; f++)
+    kv_opt (j, emlat_report_ovh_name ((enum emlat_report_ovh_field)f), o->mask >> f & 1u, o->v[f]);
+  emlat_json_key (j, "writer_share_of_core");
+  if (o->has_writer_share)
+    emlat_json_double (j, o->writer_share);
+  else
+    emlat_json_null (j);
+  emlat_json_key (j, "final_stats");
+  emlat_json_bool (j, o->final_stats);
+  emlat_json_end_object (j);
+}
+
+static void
+losses (struct emlat_json *j, const struct report_ctx *c)
+{
+  size_t n, nf;
+  const struct emlat_loss_entry *l = emlat_profile_losses (c->p, &n);
+  const struct emlat_file_summary *fs = emlat_profile_files (c->p, &nf);
+  const struct emlat_profile_totals *t = emlat_profile_totals (c->p);
+  emlat_json_key (j, "losses");
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "loss_records", t->loss_records);
+  emlat_json_kv_u64 (j, "lost_records", t->lost_records);
+  emlat_json_kv_u64 (j, "lost_bytes", t->lost_bytes);
+  emlat_json_key (j, "intervals");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < n; i++)
+    {
+      emlat_json_begin_object (j);
+      emlat_json_kv_u64 (j, "stream", l[i].loss.stream);
+      emlat_json_kv_str (j, "reason", emlat_loss_reason_name (l[i].loss.reason));
+      emlat_json_kv_u64 (j, "first_ns", l[i].loss.first);
+      emlat_json_kv_u64 (j, "last_ns", l[i].loss.last);
+      emlat_json_kv_u64 (j, "records", l[i].loss.records);
+      emlat_json_kv_u64 (j, "bytes", l[i].loss.bytes);
+      emlat_json_kv_str (j, "file", l[i].file < nf ? fs[l[i].file].path : NULL);
+      emlat_json_kv_u64 (j, "offset", l[i].offset);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+  emlat_json_end_object (j);
+}
+
+static void
+unavailable (struct emlat_json *j, const struct report_ctx *c)
+{
+  const struct emlat_report_model *m = c->m;
+  emlat_json_key (j, "unavailable");
+  emlat_json_begin_object (j);
+  for (int q = 0; q < EMLAT_POP_COUNT; q++)
+    {
+      emlat_json_key (j, emlat_report_pop_key ((enum emlat_report_pop)q));
+      emlat_json_begin_object (j);
+      emlat_json_kv_u64 (j, "interactions", m->n_pop[q]);
+      emlat_json_key (j, "missing");
+      emlat_json_begin_object (j);
+      for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
+        emlat_json_kv_u64 (j, emlat_time_field_name (f), m->n_pop[q] - m->present_t[q][f]);
+      emlat_json_kv_u64 (j, "thread_cpu_begin", m->n_pop[q] - m->present_cpu_begin[q]);
+      emlat_json_kv_u64 (j, "thread_cpu_end", m->n_pop[q] - m->present_cpu_end[q]);
+      emlat_json_end_object (j);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_object (j);
+}
+
+static void
+diagnostics (struct emlat_json *j, const struct report_ctx *c)
+{
+  size_t nd, nf;
+  const struct emlat_diag *d = emlat_profile_diags (c->p, &nd);
+  const struct emlat_file_summary *fs = emlat_profile_files (c->p, &nf);
+  emlat_json_key (j, "diagnostics");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < nd; i++)
+    {
+      char buf[256];
+      struct emlat_diag x = d[i];
+      x.offset = UINT64_MAX;
+      emlat_diag_format (&x, buf, sizeof buf);
+      emlat_json_begin_object (j);
+      emlat_json_kv_str (j, "kind", emlat_diag_kind_name (d[i].kind));
+      emlat_json_kv_str (j, "file", d[i].file < nf ? fs[d[i].file].path : NULL);
+      kv_opt (j, "offset", d[i].offset != UINT64_MAX, d[i].offset);
+      emlat_json_kv_str (j, "message", buf);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+}
+
+static void
+per_interaction (struct emlat_json *j, const struct report_ctx *c)
+{
+  size_t n;
+  const struct emlat_interaction *ix = emlat_profile_interactions (c->p, &n);
+  emlat_json_key (j, "per_interaction");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct emlat_report_times t;
+      struct emlat_report_metrics mt;
+      emlat_report_times_from_profile (c->p, &ix[i], &t);
+      emlat_report_metrics_compute (&t, &mt);
+      emlat_json_begin_object (j);
+      emlat_json_kv_u64 (j, "cause", ix[i].cause);
+      emlat_json_kv_str (j, "root_kind",
+                         report_kind_key (ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind
+                                                                                 : 0));
+      emlat_json_kv_str (j, "status", emlat_status_name (ix[i].status));
+      emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
+      emlat_json_key (j, "metrics");
+      present_metrics (j, &mt);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+}
+
+int
+report_json (const struct report_ctx *c, FILE *f)
+{
+  struct emlat_json j;
+  emlat_json_init (&j, f);
+  emlat_json_begin_object (&j);
+  emlat_json_kv_str (&j, "schema", "emlat-report/1");
+  const struct emlat_file_header *h = emlat_profile_header (c->p);
+  char uuid[37];
+  if (h)
+    emlat_cli_uuid (h->uuid, uuid);
+  emlat_json_kv_str (&j, "session", h ? uuid : NULL);
+  files (&j, c);
+  emlat_json_key (&j, "damaged");
+  emlat_json_bool (&j, c->damaged);
+  session_meta (&j, c->p);
+  emlat_json_key (&j, "percentiles");
+  emlat_json_begin_object (&j);
+  emlat_json_kv_str (&j, "rule", "nearest-rank: x[ceil(p*n)] of the n sorted samples");
+  emlat_json_kv_u64 (&j, "p99_9_min_n", EMLAT_REPORT_P999_MIN_N);
+  emlat_json_end_object (&j);
+  counts (&j, c);
+  groups (&j, c);
+  tail (&j, c);
+  overhead (&j, c);
+  losses (&j, c);
+  unavailable (&j, c);
+  diagnostics (&j, c);
+  if (c->per_interaction)
+    per_interaction (&j, c);
+  emlat_json_end_object (&j);
+  emlat_json_line (&j);
+  return j.error ? -1 : 0;
+}
