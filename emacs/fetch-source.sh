@@ -11,7 +11,7 @@
 #    its own package lists and its own package cache.
 #  - DEST is created atomically: unpacked into DEST.tmp, then renamed, so an
 #    interrupted run never leaves a half-unpacked tree that looks complete.
-#  - Only version 28.2 is accepted (the hook map and patch are for 28.2).
+#  - Only version 28.2 is accepted (the patches are for 28.2).
 set -eu
 
 dest=${1:?usage: fetch-source.sh DEST}

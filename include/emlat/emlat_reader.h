@@ -526,7 +526,7 @@ EMLAT_API int emlat_profile_ix_value (const struct emlat_profile *p,
 EMLAT_API int emlat_profile_ix_counter (const struct emlat_profile *p,
                                         const struct emlat_interaction *ix,
                                         enum emlat_counter c, uint64_t *out);
-/* TO - FROM when both boundaries are present and TO >= FROM (section 10);
+/* TO - FROM when both boundaries are present and TO >= FROM (FORMAT.md 10);
    else 0 and *OUT untouched. */
 EMLAT_API int emlat_profile_ix_duration (const struct emlat_profile *p,
                                          const struct emlat_interaction *ix,

@@ -104,8 +104,8 @@ EMLAT_API void emlat_report_dist_of_sorted (const uint64_t *sorted, size_t n, st
 /* ------------------------------------------------------------------ */
 /* metrics                                                            */
 /*
- * the derived metrics of one interaction (seed 000
- * section 4, docs/REPORT.md "Metrics") and its population.
+ * the derived metrics of one interaction (DESIGN.md
+ * §5, docs/REPORT.md "Metrics") and its population.
  *
  * An interaction's raw boundaries are first gathered into a struct
  * emlat_report_times (from a loaded profile, or from a decoded INTERACTION record
@@ -340,7 +340,7 @@ EMLAT_API void emlat_report_overhead_of (const struct emlat_profile *p, struct e
 /*
  * one interaction laid out on a time axis: its input
  * arrival bounds as an interval, its spans nested by parent, and the split
- * of its wall time (docs/REPORT.md "The waterfall").
+ * of its wall time (docs/REPORT.md "The tail interaction").
  *
  * The split:
  *   wall            wall_ns: t_dispatch_begin to completion (the latest of

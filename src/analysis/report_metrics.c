@@ -205,7 +205,7 @@ emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_r
   int have_done = emlat_report_completion (t, &done);
   diff (m, EMLAT_RM_WALL, has (t, EMLAT_T_DISPATCH_BEGIN) && have_done, t->t[EMLAT_T_DISPATCH_BEGIN],
         done);
-  /* Clamped at 0 by definition (seed 000 section 4). */
+  /* Clamped at 0 by definition (docs/REPORT.md, "Metrics"). */
   if ((m->mask >> EMLAT_RM_WALL & 1u) && (m->mask >> EMLAT_RM_MAIN_CPU & 1u))
     {
       uint64_t wall = m->v[EMLAT_RM_WALL], cpu = m->v[EMLAT_RM_MAIN_CPU];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * registry.c -- the pool of per-thread rings: allocation at session start,
- * claim on a thread's first record, release at thread exit (seed 002
- * sections 4.1 and 4.4, without the locks: a claim is a compare-and-swap).
+ * claim on a thread's first record, release at thread exit (DESIGN.md
+ * §14: no registry lock, a claim is a compare-and-swap).
  *
  * Ring states (ring.h) and who moves them:
  *   FREE -> CLAIMING   claiming producer, CAS (acq_rel)

@@ -52,7 +52,7 @@ tty_active (void)
 extern __thread unsigned tty_nest TTY_TLS;
 
 /* A wait (read, poll) that took at least this long is taken to have blocked
-   on an empty descriptor: see docs/TTY.md, "Inferred emptiness". */
+   on an empty descriptor: see docs/TTY.md, "Arrival bounds". */
 #define TTY_BLOCK_NS 1000000u
 
 /* The recorder's writer period in the library (tty_session.c): 100 ms. */

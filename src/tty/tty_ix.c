@@ -167,7 +167,7 @@ tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
   if (s->t_ready)
     return; /* readable since an earlier observation */
   /* A wait that reports input only after blocking found none at its start
-     (docs/TTY.md, "Inferred emptiness"). */
+     (docs/TTY.md, "Arrival bounds"). */
   if (blocked && t0 > s->t_empty)
     {
       s->t_empty = t0;
@@ -291,8 +291,8 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
     }
   else
     {
-      /* The first batch's bounds, kept apart from the decisive ones (seed
-         000 section 3: prefix dwell). */
+      /* The first batch's bounds, kept apart from the decisive ones (DESIGN.md
+         §3.4: prefix dwell). */
       if (s->extra_reads == 1)
         {
           if (s->first_earliest)

@@ -2,7 +2,7 @@
 /*
  * demo_workload.c -- a simulated terminal editor session for `emlat demo`,
  * recorded through the public producer API the way a real integration
- * (Emacs, seed 000 sections 2-6) records one.
+ * (Emacs, DESIGN.md §2 to §6) records one.
  *
  * The main thread plays the editor's command loop.  Between interactions it
  * waits for terminal input (an event-poll span); "the user" types while it
@@ -488,8 +488,8 @@ tty_command (struct editor *ed, enum demo_cmd cmd, const struct batch *b,
   burn_ns (rng_range (&ed->rng, 10, 40) * US);
   emlat_ix_mark (cause, EMLAT_T_KEY_DECODE_DONE);
   emlat_span_end (decode, EMLAT_SPAN_OK, 0);
-  /* Wall time and main-thread CPU cover the same window (seed 000 section
-     4: main_off_cpu = interaction wall - CPU): both start at dispatch. */
+  /* Wall time and main-thread CPU cover the same window (REPORT.md
+     "Metrics": main_off_cpu = wall - CPU): both start at dispatch. */
   emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
   emlat_ix_mark (cause, EMLAT_T_DISPATCH_BEGIN);
 

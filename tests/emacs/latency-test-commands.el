@@ -43,7 +43,7 @@ The loop conses a float per turn; no garbage collection may add to it."
   "Burn 400 ms of CPU without waiting or collecting garbage.
 It first asks whether input is pending, which makes Emacs drain the
 terminal and find it empty: only then is the input observer armed
-again (seed 000 section 2), so that it can see a key typed during the
+again (DESIGN.md section 2.5), so that it can see a key typed during the
 burn.  Without that check, whether Emacs happened to read again after
 the key that ran this command would decide the test."
   (interactive)
