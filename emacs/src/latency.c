@@ -352,7 +352,7 @@ latency_pop_above (int i)
 }
 
 /* ------------------------------------------------------------------ */
-/* The input observer thread (emlat's DESIGN.md §2.5).
+/* The input observer thread (emlat's DESIGN.md section 2.5).
 
    An optional thread that polls the terminal descriptors without
    reading them and notes the first time each is readable after the
@@ -390,7 +390,7 @@ latency_pop_above (int i)
 
    The gate: the observer's CPU time may not exceed LATENCY_OBSERVER_GATE
    of the wall time since it started (the continuous-mode CPU budget of
-   DESIGN.md §8.5); the main thread checks this at most once a second,
+   DESIGN.md section 8.5); the main thread checks this at most once a second,
    when it rearms, and stops the observer for good if not.  */
 
 enum latency_observer_state
@@ -970,7 +970,7 @@ latency_batch (uint64_t id)
    arrived after the descriptor was last seen empty, if it was, and
    were in the kernel no later than the end of the read that returned
    them.  The first readable observation is a tighter upper bound, but
-   only for the first byte after an empty state (DESIGN.md §2.4): when
+   only for the first byte after an empty state (DESIGN.md section 2.4): when
    the event is that one byte alone.  */
 static void
 latency_arrival (uint64_t cause, const struct latency_batch *b,
@@ -1270,7 +1270,7 @@ latency_command_error (bool quit)
    open is nested in it: its parent is that interaction if it is still
    working (not awaiting its redisplay), and it ends with its own work.
    A root that begins while nothing is open owns the redisplay done
-   before the event loop waits again (DESIGN.md §3.5).  An idle root
+   before the event loop waits again (DESIGN.md section 3.5).  An idle root
    that finished before any redisplay began leaves that redisplay to
    this one: one redisplay then shows the work of both.  */
 static struct latency_interaction *

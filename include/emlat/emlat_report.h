@@ -105,7 +105,7 @@ EMLAT_API void emlat_report_dist_of_sorted (const uint64_t *sorted, size_t n, st
 /* metrics                                                            */
 /*
  * the derived metrics of one interaction (DESIGN.md
- * §5, docs/REPORT.md "Metrics") and its population.
+ * section 5, docs/REPORT.md "Metrics") and its population.
  *
  * An interaction's raw boundaries are first gathered into a struct
  * emlat_report_times (from a loaded profile, or from a decoded INTERACTION record

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-/* Root kind of an interaction (DESIGN.md §3.1). */
+/* Root kind of an interaction (DESIGN.md section 3.1). */
 enum emlat_root_kind {
   EMLAT_ROOT_TTY_COMMAND = 1,
   EMLAT_ROOT_SYNTHETIC_COMMAND = 2,
@@ -50,7 +50,7 @@ enum emlat_ix_status {
   EMLAT_STATUS_MAX = 7
 };
 
-/* Raw monotonic timestamps of an interaction (DESIGN.md §4.1).  Each is
+/* Raw monotonic timestamps of an interaction (DESIGN.md section 4.1).  Each is
    nanoseconds of the session's profiler clock.  The enumerator is the bit
    index in the INTERACTION record's time mask. */
 enum emlat_time_field {
@@ -90,7 +90,7 @@ enum emlat_time_field {
   EMLAT_T_FIELD_COUNT = 28
 };
 
-/* Quality of a timestamp (DESIGN.md §2.3).  Every time field has a
+/* Quality of a timestamp (DESIGN.md section 2.3).  Every time field has a
    default quality (docs/FORMAT.md); a record stores only the exceptions. */
 enum emlat_quality {
   EMLAT_Q_OBSERVER_READY = 1,
@@ -127,7 +127,7 @@ enum emlat_value_field {
   EMLAT_V_FIELD_COUNT = 15
 };
 
-/* Counters of an interaction or a span (DESIGN.md §6.2). */
+/* Counters of an interaction or a span (DESIGN.md section 6.2). */
 enum emlat_counter {
   EMLAT_C_QUEUE_DEPTH_INSERT = 0,
   EMLAT_C_QUEUE_DEPTH_REMOVE = 1,
@@ -161,7 +161,7 @@ enum emlat_counter {
   EMLAT_C_COUNTER_COUNT = 29
 };
 
-/* Semantic span kinds (DESIGN.md §6.1). */
+/* Semantic span kinds (DESIGN.md section 6.1). */
 enum emlat_span_kind {
   EMLAT_SPAN_INPUT_READY = 1,
   EMLAT_SPAN_READ = 2,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * clock.h -- the profiler-private monotonic clock (DESIGN.md §2.1).
+ * clock.h -- the profiler-private monotonic clock (DESIGN.md section 2.1).
  *
  * One clock is chosen once per process, on first use: CLOCK_MONOTONIC_RAW
  * when clock_gettime accepts it, else CLOCK_MONOTONIC.  Neither counts

@@ -2,7 +2,7 @@
 /*
  * registry.c -- the pool of per-thread rings: allocation at session start,
  * claim on a thread's first record, release at thread exit (DESIGN.md
- * §14: no registry lock, a claim is a compare-and-swap).
+ * section 14: no registry lock, a claim is a compare-and-swap).
  *
  * Ring states (ring.h) and who moves them:
  *   FREE -> CLAIMING   claiming producer, CAS (acq_rel)

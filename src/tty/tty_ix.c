@@ -292,7 +292,7 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
   else
     {
       /* The first batch's bounds, kept apart from the decisive ones (DESIGN.md
-         §3.4: prefix dwell). */
+         section 3.4: prefix dwell). */
       if (s->extra_reads == 1)
         {
           if (s->first_earliest)

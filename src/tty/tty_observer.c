@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * tty_observer.c -- the optional readiness observer (EMLAT_OBSERVER=1,
- * DESIGN.md §2.5): a thread that polls the terminal input without
+ * DESIGN.md section 2.5): a thread that polls the terminal input without
  * reading it and records when it first became readable after the program
  * last consumed input, so that a batch's readiness is known even while the
  * program is busy and not polling.

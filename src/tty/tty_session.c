@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * tty_session.c -- activation of libemlat-tty.so (DESIGN.md §11.4: one
+ * tty_session.c -- activation of libemlat-tty.so (DESIGN.md section 11.4: one
  * variable), the recording session, and the process-level rules: exit, fork
  * and exec.
  *

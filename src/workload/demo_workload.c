@@ -2,7 +2,7 @@
 /*
  * demo_workload.c -- a simulated terminal editor session for `emlat demo`,
  * recorded through the public producer API the way a real integration
- * (Emacs, DESIGN.md §2 to §6) records one.
+ * (Emacs, DESIGN.md section 2 to section 6) records one.
  *
  * The main thread plays the editor's command loop.  Between interactions it
  * waits for terminal input (an event-poll span); "the user" types while it

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# test_emacs_observer.sh -- the input observer thread of DESIGN.md §2.5
+# test_emacs_observer.sh -- the input observer thread of DESIGN.md section 2.5
 # notes when a key became readable while Emacs was busy (issue 5).
 #
 # The profiled Emacs runs under `emlat replay` with interrupt-driven input

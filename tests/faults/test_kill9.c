@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * test_kill9.c -- a process killed with SIGKILL while recording leaves a
- * file whose complete chunks all read back (DESIGN.md §8.3: a process
+ * file whose complete chunks all read back (DESIGN.md section 8.3: a process
  * crash can lose at most a partial current chunk).
  *
  * A child records interactions and spans continuously on two threads; the

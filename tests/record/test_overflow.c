@@ -2,7 +2,7 @@
 /*
  * test_overflow.c -- forced ring overflow: every record a producer could not
  * place in its full ring is counted, and the LOSS records of the file add up
- * to exactly the producer's drop count (DESIGN.md §8.4, FORMAT.md F-70).
+ * to exactly the producer's drop count (DESIGN.md section 8.4, FORMAT.md F-70).
  *
  * Method: a 64-slot ring and a writer that wakes only every 2 s, so a burst
  * of span pairs overflows the ring deterministically.  The drop counter is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * test_threads.c -- the stress test of DESIGN.md §12: 8 threads x
+ * test_threads.c -- the stress test of DESIGN.md section 12: 8 threads x
  * 200,000 begin/end span pairs each, the worker threads exit before the
  * final flush (so their rings are drained by the thread-exit path), and the
  * file must hold exactly 8 x 200,000 spans: no loss, no duplication, every

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * test_tty_process.c -- the process-level rules of libemlat-tty.so:
- *  - activation (DESIGN.md §11.4): only EMLAT_TRACE = "1" or "true" records;
+ *  - activation (DESIGN.md section 11.4): only EMLAT_TRACE = "1" or "true" records;
  *    "0", "", "TRUE", "yes", " 1" create no file and no directory;
  *  - the default file goes to $XDG_STATE_HOME/emlat/ (mode 0700);
  *  - exec'd children run untraced: LD_PRELOAD no longer names the library,
