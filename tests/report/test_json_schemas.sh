@@ -62,13 +62,19 @@ manifest=$tmp/manifest
 "$PROFILES" lossy "$p/lossy.emlat" || fail "json_profiles lossy"
 [ -f "$p/rot.3.emlat" ] || fail "the rotated set has fewer than 4 files"
 
-size=$(wc -c <"$p/demo.emlat")
-head -c $((size / 2 + 5)) "$p/demo.emlat" >"$p/truncated.emlat"
+# The offset of a chunk past the middle of the demo with a payload of at
+# least 16 bytes: cut inside its payload, and flip one of its bytes.
+off=$("$EMLAT" dump --json --chunks "$p/demo.emlat" | grep '"record":"chunk_header"' \
+        | sed 's/.*"chunk":\([0-9]*\).*"stored":\([0-9]*\).*/\1 \2/' \
+        | awk -v half=$(($(wc -c <"$p/demo.emlat") / 2)) '$1 > half && $2 >= 16 { print $1; exit }')
+[ -n "$off" ] || fail "no chunk with a 16-byte payload in the second half of the demo"
+head -c $((${off:-64} + 48)) "$p/demo.emlat" >"$p/truncated.emlat"
 cp "$p/demo.emlat" "$p/flipped.emlat"
-# One byte of the second chunk's payload (the first chunk is SESSION, at 64).
-off=$("$EMLAT" dump --json --chunks "$p/demo.emlat" | sed -n 3p \
-        | sed 's/.*"chunk":\([0-9]*\).*/\1/')
-printf '\377' | dd of="$p/flipped.emlat" bs=1 seek=$((off + 45)) conv=notrunc 2>/dev/null
+at=$((${off:-64} + 45))
+byte=$(od -An -tu1 -j "$at" -N1 "$p/demo.emlat" | tr -d ' ')
+# shellcheck disable=SC2059
+printf "\\$(printf %o $((byte ^ 255)))" | dd of="$p/flipped.emlat" bs=1 seek="$at" conv=notrunc 2>/dev/null
+cmp -s "$p/demo.emlat" "$p/flipped.emlat" && fail "the flipped copy equals the demo"
 head -c 64 "$p/demo.emlat" >"$p/header-only.emlat"
 printf 'not an emlat file, just text\n' >"$p/not-emlat.emlat"
 mkdir -p "$p/gap"
@@ -159,6 +165,8 @@ grep -q '"record":"diagnostic","kind":"damage"' "$o/dump-truncated" \
   || fail "dump --json of a truncated file has no damage diagnostic line"
 grep -q '"stop":"truncated payload"' "$o/check-truncated" \
   || fail "check --json of a truncated file does not say truncated payload"
+grep -q '"stop":"payload CRC mismatch"' "$o/check-flipped" \
+  || fail "check --json of a flipped byte does not say payload CRC mismatch"
 grep -q '"read_error":null,"rotation":null' "$o/check-mixed" \
   || fail "check --json: a file without a readable header has no null rotation"
 grep -q '"kind":"rotated file missing"' "$o/check-gap" \
