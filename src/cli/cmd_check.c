@@ -30,6 +30,7 @@
 
 #include "cli/cli.h"
 #include "render/json.h"
+#include "render/record_json.h"
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 
@@ -215,17 +216,57 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
 static void json_diag (struct emlat_json *j, const struct emlat_diag *d,
                        const struct emlat_file_summary *f, size_t nf)
 {
-  char buf[256];
-  diag_text (d, buf, sizeof buf);
   emlat_json_begin_object (j);
-  emlat_json_kv_str (j, "kind", emlat_diag_kind_name (d->kind));
-  emlat_json_kv_str (j, "file", d->file < nf ? f[d->file].path : NULL);
-  emlat_json_key (j, "offset");
-  if (d->offset == UINT64_MAX)
-    emlat_json_null (j);
+  record_json_diag_keys (j, d, d->file < nf ? f[d->file].path : NULL);
+  emlat_json_end_object (j);
+}
+
+/* One element of "files": every key always present, null when the file
+   could not be read far enough to know it (docs/JSON.md). */
+static void json_file (struct emlat_json *j, const struct emlat_profile *p, size_t i)
+{
+  size_t nf;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_scan_result *s = &f[i].scan;
+  int read = !f[i].read_error;
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "path", f[i].path);
+  emlat_json_kv_str (j, "verdict", verdict_key (file_verdict (&f[i])));
+  emlat_json_key (j, "ignored");
+  emlat_json_bool (j, f[i].ignored);
+  emlat_json_kv_str (j, "read_error", read ? NULL : strerror (f[i].read_error));
+  emlat_json_kv_u64_opt (j, "rotation", read && s->header_ok, s->header.rotation);
+  emlat_json_kv_u64_opt (j, "bytes", read, s->file_bytes);
+  emlat_json_kv_str (j, "stop", read ? emlat_stop_name (s->stop) : NULL);
+  emlat_json_kv_u64_opt (j, "stop_offset", read, s->stop_offset);
+  emlat_json_kv_u64_opt (j, "chunks", read, s->chunks);
+  emlat_json_key (j, "chunks_by_type");
+  if (read)
+    {
+      emlat_json_begin_object (j);
+      for (unsigned ty = 1; ty <= EMLAT_CHUNK_TYPE_MAX_KNOWN; ty++)
+        emlat_json_kv_u64 (j, emlat_chunk_type_name (ty), s->chunks_by_type[ty]);
+      emlat_json_end_object (j);
+    }
   else
-    emlat_json_u64 (j, d->offset);
-  emlat_json_kv_str (j, "message", buf);
+    emlat_json_null (j);
+  emlat_json_kv_u64_opt (j, "chunks_skipped", read, s->chunks_skipped);
+  emlat_json_kv_u64_opt (j, "chunks_experimental", read, s->chunks_experimental);
+  emlat_json_kv_u64_opt (j, "chunks_invalid", read, s->chunks_invalid);
+  emlat_json_kv_u64_opt (j, "records", read, s->records);
+  emlat_json_kv_u64_opt (j, "loss_records", read, s->loss_records);
+  emlat_json_kv_u64_opt (j, "lost_records", read, s->lost_records);
+  emlat_json_key (j, "final_stats");
+  if (read)
+    emlat_json_bool (j, s->final_stats);
+  else
+    emlat_json_null (j);
+  emlat_json_key (j, "first_damage");
+  const struct emlat_diag *dm = read ? first_damage (p, (uint32_t)i) : NULL;
+  if (dm)
+    json_diag (j, dm, f, nf);
+  else
+    emlat_json_null (j);
   emlat_json_end_object (j);
 }
 
@@ -240,63 +281,27 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
   emlat_json_init (&j, stdout);
   emlat_json_begin_object (&j);
   char uuid[37];
-  emlat_json_key (&j, "session");
   if (h)
-    {
-      emlat_cli_uuid (h->uuid, uuid);
-      emlat_json_str (&j, uuid);
-    }
-  else
-    emlat_json_null (&j);
+    emlat_cli_uuid (h->uuid, uuid);
+  emlat_json_kv_str (&j, "session", h ? uuid : NULL);
   emlat_json_kv_str (&j, "verdict", verdict_key (v));
   emlat_json_key (&j, "files");
   emlat_json_begin_array (&j);
   for (size_t i = 0; i < nf; i++)
-    {
-      const struct emlat_scan_result *s = &f[i].scan;
-      emlat_json_begin_object (&j);
-      emlat_json_kv_str (&j, "path", f[i].path);
-      emlat_json_kv_str (&j, "verdict", verdict_key (file_verdict (&f[i])));
-      emlat_json_key (&j, "ignored");
-      emlat_json_bool (&j, f[i].ignored);
-      if (f[i].read_error)
-        emlat_json_kv_str (&j, "error", strerror (f[i].read_error));
-      else
-        {
-          emlat_json_kv_u64 (&j, "rotation", s->header.rotation);
-          emlat_json_kv_u64 (&j, "bytes", s->file_bytes);
-          emlat_json_kv_str (&j, "stop", emlat_stop_name (s->stop));
-          emlat_json_kv_u64 (&j, "stop_offset", s->stop_offset);
-          emlat_json_kv_u64 (&j, "chunks", s->chunks);
-          emlat_json_key (&j, "chunks_by_type");
-          emlat_json_begin_object (&j);
-          for (unsigned ty = 1; ty <= EMLAT_CHUNK_TYPE_MAX_KNOWN; ty++)
-            emlat_json_kv_u64 (&j, emlat_chunk_type_name (ty), s->chunks_by_type[ty]);
-          emlat_json_end_object (&j);
-          emlat_json_kv_u64 (&j, "chunks_skipped", s->chunks_skipped);
-          emlat_json_kv_u64 (&j, "chunks_experimental", s->chunks_experimental);
-          emlat_json_kv_u64 (&j, "chunks_invalid", s->chunks_invalid);
-          emlat_json_kv_u64 (&j, "records", s->records);
-          emlat_json_kv_u64 (&j, "loss_records", s->loss_records);
-          emlat_json_kv_u64 (&j, "lost_records", s->lost_records);
-          emlat_json_key (&j, "final_stats");
-          emlat_json_bool (&j, s->final_stats);
-          emlat_json_key (&j, "first_damage");
-          const struct emlat_diag *dm = first_damage (p, (uint32_t)i);
-          if (dm)
-            json_diag (&j, dm, f, nf);
-          else
-            emlat_json_null (&j);
-        }
-      emlat_json_end_object (&j);
-    }
+    json_file (&j, p, i);
   emlat_json_end_array (&j);
-  emlat_json_kv_u64 (&j, "interactions", t->interactions);
-  emlat_json_kv_u64 (&j, "interactions_open", t->interactions_open);
-  emlat_json_kv_u64 (&j, "spans", t->spans_complete);
-  emlat_json_kv_u64 (&j, "spans_unwound", t->spans_unwound);
-  emlat_json_kv_u64 (&j, "spans_incomplete", t->spans_incomplete);
-  emlat_json_kv_u64 (&j, "spans_orphan_end", t->spans_orphan_end);
+  emlat_json_key (&j, "interactions");
+  emlat_json_begin_object (&j);
+  emlat_json_kv_u64 (&j, "total", t->interactions);
+  emlat_json_kv_u64 (&j, "open", t->interactions_open);
+  emlat_json_end_object (&j);
+  emlat_json_key (&j, "spans");
+  emlat_json_begin_object (&j);
+  emlat_json_kv_u64 (&j, "complete", t->spans_complete);
+  emlat_json_kv_u64 (&j, "unwound", t->spans_unwound);
+  emlat_json_kv_u64 (&j, "incomplete", t->spans_incomplete);
+  emlat_json_kv_u64 (&j, "orphan_ends", t->spans_orphan_end);
+  emlat_json_end_object (&j);
   emlat_json_kv_u64 (&j, "input_batches", t->input_batches);
   emlat_json_kv_u64 (&j, "loss_records", t->loss_records);
   emlat_json_kv_u64 (&j, "lost_records", t->lost_records);

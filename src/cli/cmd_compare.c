@@ -25,6 +25,7 @@
 
 #include "cli/cli.h"
 #include "render/json.h"
+#include "render/record_json.h"
 #include "emlat/emlat_report.h"
 #include "render/report_fmt.h"
 #include "cli/load.h"
@@ -153,16 +154,28 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
 static void
 json_side (struct emlat_json *j, const char *key, const struct side *s)
 {
+  const struct emlat_file_header *h = emlat_profile_header (s->p);
   char u[37];
-  session_id (s->p, u);
+  if (h)
+    emlat_cli_uuid (h->uuid, u);
   emlat_json_key (j, key);
   emlat_json_begin_object (j);
   emlat_json_kv_str (j, "path", s->path);
-  emlat_json_kv_str (j, "session", u);
+  emlat_json_kv_str (j, "session", h ? u : NULL);
   emlat_json_kv_u64 (j, "interactions", s->m.n_ix);
   emlat_json_key (j, "damaged");
   emlat_json_bool (j, emlat_report_damaged (s->p));
   emlat_json_end_object (j);
+}
+
+/* The SESSION value of KEY in P as typed JSON (number or string), null
+   when P has no such key: the guard values of "guards_failed". */
+static void
+json_session_value (struct emlat_json *j, const struct emlat_profile *p, const char *key)
+{
+  size_t n;
+  const struct emlat_kv *kv = emlat_profile_session (p, &n);
+  record_json_kv_value (j, emlat_kv_find (kv, n, key));
 }
 
 static int
@@ -183,8 +196,10 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
       emlat_json_begin_object (&j);
       emlat_json_kv_str (&j, "guard", emlat_report_guard_name (c->fails[i].guard));
       emlat_json_kv_str (&j, "key", c->fails[i].key);
-      emlat_json_kv_str (&j, "a", c->fails[i].a);
-      emlat_json_kv_str (&j, "b", c->fails[i].b);
+      emlat_json_key (&j, "a");
+      json_session_value (&j, a->p, c->fails[i].key);
+      emlat_json_key (&j, "b");
+      json_session_value (&j, b->p, c->fails[i].key);
       emlat_json_end_object (&j);
     }
   emlat_json_end_array (&j);

@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "render/json.h"
+#include "render/record_json.h"
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 
@@ -207,147 +208,15 @@ static void text_record (struct dump *d, const struct emlat_record *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON records                                                        */
+/* JSON records (vocabulary in render/record_json.h, docs/JSON.md)      */
 
 static void json_record (struct dump *d, const struct emlat_chunk_info *ci,
                          const struct emlat_record *r)
 {
-  struct emlat_json *j = &d->j;
-  emlat_json_begin_object (j);
-  emlat_json_kv_u64 (j, "chunk", d->chunk_no);
-  emlat_json_kv_u64 (j, "offset", ci->offset);
-  emlat_json_kv_u64 (j, "thread", r->thread);
-  switch (r->kind)
-    {
-    case EMLAT_REC_KV:
-      emlat_json_kv_str (j, "record", r->chunk_type == EMLAT_CHUNK_STATS ? "stat" : "meta");
-      emlat_json_key (j, "key");
-      emlat_json_strn (j, r->u.kv.key, r->u.kv.key_len);
-      emlat_json_key (j, "value");
-      if (r->u.kv.type == 0)
-        emlat_json_u64 (j, r->u.kv.u);
-      else if (r->u.kv.type == 1)
-        emlat_json_i64 (j, r->u.kv.i);
-      else
-        emlat_json_strn (j, r->u.kv.s, r->u.kv.s_len);
-      break;
-    case EMLAT_REC_STRING:
-      emlat_json_kv_str (j, "record", "string");
-      emlat_json_kv_u64 (j, "id", r->u.str.id);
-      emlat_json_key (j, "bytes");
-      emlat_json_strn (j, r->u.str.bytes, r->u.str.len);
-      break;
-    case EMLAT_REC_INPUT:
-      {
-        const struct emlat_rd_input *in = &r->u.input;
-        emlat_json_kv_str (j, "record", "input");
-        emlat_json_kv_u64 (j, "batch", in->batch_id);
-        if (in->mask & 0x01)
-          emlat_json_kv_u64 (j, "t_known_empty", in->t_known_empty);
-        if (in->mask & 0x02)
-          {
-            emlat_json_kv_u64 (j, "t_first_ready", in->t_first_ready);
-            emlat_json_kv_str (j, "ready_quality", emlat_quality_name (in->ready_quality));
-          }
-        if (in->mask & 0x04)
-          emlat_json_kv_u64 (j, "t_read_begin", in->t_read_begin);
-        if (in->mask & 0x08)
-          emlat_json_kv_u64 (j, "t_read_end", in->t_read_end);
-        if (in->mask & 0x10)
-          emlat_json_kv_u64 (j, "bytes", in->bytes);
-        break;
-      }
-    case EMLAT_REC_IX_BEGIN:
-      emlat_json_kv_str (j, "record", "interaction_begin");
-      emlat_json_kv_u64 (j, "cause", r->u.ix_begin.cause);
-      emlat_json_kv_str (j, "kind", emlat_root_kind_name (r->u.ix_begin.root_kind));
-      if (r->u.ix_begin.parent)
-        emlat_json_kv_u64 (j, "parent_cause", r->u.ix_begin.parent);
-      if (r->u.ix_begin.scheduled_by)
-        emlat_json_kv_u64 (j, "scheduled_by_cause", r->u.ix_begin.scheduled_by);
-      emlat_json_kv_u64 (j, "t_dispatch_begin", r->u.ix_begin.t_dispatch_begin);
-      break;
-    case EMLAT_REC_IX_COMPLETE:
-      {
-        const struct emlat_rd_ix *ix = &r->u.ix;
-        emlat_json_kv_str (j, "record", "interaction");
-        emlat_json_kv_u64 (j, "cause", ix->cause);
-        emlat_json_kv_str (j, "kind", emlat_root_kind_name (ix->root_kind));
-        emlat_json_kv_str (j, "status", emlat_status_name (ix->status));
-        emlat_json_key (j, "times");
-        emlat_json_begin_object (j);
-        for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
-          if (ix->time_mask & (1u << f))
-            emlat_json_kv_u64 (j, emlat_time_field_name (f), ix->t[f]);
-        emlat_json_end_object (j);
-        emlat_json_key (j, "qualities");
-        emlat_json_begin_object (j);
-        for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
-          if (ix->time_mask & (1u << f))
-            emlat_json_kv_str (j, emlat_time_field_name (f), emlat_quality_name (ix->q[f]));
-        emlat_json_end_object (j);
-        emlat_json_key (j, "values");
-        emlat_json_begin_object (j);
-        for (unsigned f = 0; f < EMLAT_V_FIELD_COUNT; f++)
-          if (ix->value_mask & (1u << f))
-            emlat_json_kv_u64 (j, emlat_value_field_name (f), ix->v[f]);
-        emlat_json_end_object (j);
-        emlat_json_key (j, "counters");
-        emlat_json_begin_object (j);
-        for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
-          if (ix->counter_mask & (1u << c))
-            emlat_json_kv_u64 (j, emlat_counter_name (c), ix->c[c]);
-        emlat_json_end_object (j);
-        break;
-      }
-    case EMLAT_REC_SPAN_COMPLETE:
-    case EMLAT_REC_SPAN_BEGIN:
-    case EMLAT_REC_SPAN_END:
-      {
-        const struct emlat_rd_span *s = &r->u.span;
-        emlat_json_kv_str (j, "record", r->kind == EMLAT_REC_SPAN_COMPLETE ? "span"
-                                        : r->kind == EMLAT_REC_SPAN_BEGIN  ? "span_begin"
-                                                                           : "span_end");
-        emlat_json_kv_u64 (j, "id", s->id);
-        if (r->kind != EMLAT_REC_SPAN_END)
-          {
-            emlat_json_kv_u64 (j, "parent", s->parent);
-            emlat_json_kv_u64 (j, "cause", s->cause);
-            emlat_json_kv_str (j, "kind", emlat_span_kind_name (s->kind));
-            emlat_json_kv_u64 (j, "t_start", s->start);
-          }
-        if (r->kind != EMLAT_REC_SPAN_BEGIN)
-          {
-            emlat_json_kv_u64 (j, "t_end", s->end);
-            emlat_json_kv_str (j, "status", emlat_span_status_name (s->status));
-          }
-        if (s->flags & EMLAT_RD_SPAN_CPU)
-          emlat_json_kv_u64 (j, r->kind == EMLAT_REC_SPAN_COMPLETE ? "cpu_ns" : "cpu_clock_ns",
-                             s->cpu);
-        if (s->flags & EMLAT_RD_SPAN_DETAIL)
-          emlat_json_kv_u64 (j, "detail", s->detail);
-        if (s->n_counters)
-          {
-            emlat_json_key (j, "counters");
-            emlat_json_begin_object (j);
-            for (uint32_t i = 0; i < s->n_counters; i++)
-              emlat_json_kv_u64 (j, emlat_counter_name (s->counter_id[i]), s->counter_val[i]);
-            emlat_json_end_object (j);
-          }
-        break;
-      }
-    case EMLAT_REC_LOSS:
-      emlat_json_kv_str (j, "record", "loss");
-      emlat_json_kv_u64 (j, "stream", r->u.loss.stream);
-      emlat_json_kv_str (j, "reason", emlat_loss_reason_name (r->u.loss.reason));
-      emlat_json_kv_u64 (j, "t_first", r->u.loss.first);
-      emlat_json_kv_u64 (j, "t_last", r->u.loss.last);
-      emlat_json_kv_u64 (j, "records", r->u.loss.records);
-      emlat_json_kv_u64 (j, "bytes", r->u.loss.bytes);
-      break;
-    }
-  emlat_json_end_object (j);
-  emlat_json_line (j);
+  emlat_json_begin_object (&d->j);
+  record_json_keys (&d->j, d->path, ci, r);
+  emlat_json_end_object (&d->j);
+  emlat_json_line (&d->j);
 }
 
 /* ------------------------------------------------------------------ */
@@ -361,17 +230,7 @@ static int on_header (void *ctx, const struct emlat_file_header *h)
   emlat_cli_uuid (h->uuid, uuid);
   if (d->json)
     {
-      struct emlat_json *j = &d->j;
-      emlat_json_begin_object (j);
-      emlat_json_kv_str (j, "file", d->path);
-      emlat_json_kv_u64 (j, "major", h->major);
-      emlat_json_kv_u64 (j, "minor", h->minor);
-      emlat_json_kv_str (j, "session", uuid);
-      emlat_json_kv_u64 (j, "rotation", h->rotation);
-      emlat_json_kv_u64 (j, "realtime_start", h->realtime_start);
-      emlat_json_kv_u64 (j, "monotonic_start", h->monotonic_start);
-      emlat_json_end_object (j);
-      emlat_json_line (j);
+      record_json_file_header_line (&d->j, d->path, h, uuid);
       return 0;
     }
   printf ("file %s: format %u.%u session %s rotation %" PRIu64 " realtime_start %" PRIu64
@@ -388,27 +247,7 @@ static int on_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
   struct dump *d = ctx;
   d->chunk_no++;
   if (d->json)
-    {
-      struct emlat_json *j = &d->j;
-      emlat_json_begin_object (j);
-      emlat_json_kv_u64 (j, "chunk", d->chunk_no);
-      emlat_json_kv_u64 (j, "offset", ci->offset);
-      emlat_json_kv_u64 (j, "type", ci->type);
-      emlat_json_kv_str (j, "type_name", emlat_chunk_type_name (ci->type));
-      emlat_json_kv_u64 (j, "version", ci->version);
-      emlat_json_kv_u64 (j, "sequence", ci->sequence);
-      emlat_json_kv_u64 (j, "stored", ci->stored);
-      emlat_json_key (j, "decoded");
-      emlat_json_bool (j, decoded);
-      if (decoded)
-        {
-          emlat_json_kv_u64 (j, "base_time", ci->base_time);
-          emlat_json_kv_u64 (j, "thread", ci->thread);
-          emlat_json_kv_u64 (j, "records", ci->count);
-        }
-      emlat_json_end_object (j);
-      emlat_json_line (j);
-    }
+    record_json_chunk_header_line (&d->j, d->path, ci, decoded);
   else
     {
       printf ("chunk %" PRIu64 " %s @%" PRIu64 " seq %" PRIu64, d->chunk_no,
@@ -449,13 +288,11 @@ static void on_diag (void *ctx, const struct emlat_diag *dg)
   emlat_diag_format (&c, buf, sizeof buf);
   if (d->json)
     {
-      struct emlat_json *j = &d->j;
-      emlat_json_begin_object (j);
-      emlat_json_kv_str (j, "diagnostic", emlat_diag_kind_name (dg->kind));
-      emlat_json_kv_u64 (j, "offset", dg->offset);
-      emlat_json_kv_str (j, "message", buf);
-      emlat_json_end_object (j);
-      emlat_json_line (j);
+      emlat_json_begin_object (&d->j);
+      emlat_json_kv_str (&d->j, "record", "diagnostic");
+      record_json_diag_keys (&d->j, dg, d->path);
+      emlat_json_end_object (&d->j);
+      emlat_json_line (&d->j);
     }
   else
     printf ("%s @%" PRIu64 ": %s\n", dg->kind == EMLAT_DIAG_DAMAGE ? "damage" : "note",

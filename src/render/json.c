@@ -222,6 +222,15 @@ void emlat_json_kv_str (struct emlat_json *j, const char *key, const char *s)
   emlat_json_str (j, s);
 }
 
+void emlat_json_kv_u64_opt (struct emlat_json *j, const char *key, int has, uint64_t v)
+{
+  emlat_json_key (j, key);
+  if (has)
+    emlat_json_u64 (j, v);
+  else
+    emlat_json_null (j);
+}
+
 void emlat_json_line (struct emlat_json *j)
 {
   if (!j->error && j->depth == 0)

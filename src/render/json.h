@@ -52,6 +52,8 @@ void emlat_json_null (struct emlat_json *j);
 /* Key and value in one call. */
 void emlat_json_kv_u64 (struct emlat_json *j, const char *key, uint64_t v);
 void emlat_json_kv_str (struct emlat_json *j, const char *key, const char *s);
+/* KEY: V when HAS is nonzero, else KEY: null (an absent field). */
+void emlat_json_kv_u64_opt (struct emlat_json *j, const char *key, int has, uint64_t v);
 /* End a top-level value with a newline (JSON lines); resets the state. */
 void emlat_json_line (struct emlat_json *j);
 

@@ -13,8 +13,9 @@
  *   completion; interaction counters as counter tracks ("C") at the
  *   completion time; every LOSS record as an instant event ("i").
  * jsonl: one JSON object per decoded record, in file order, with raw
- *   timestamps (profiler-clock ns); interaction records also carry their
- *   population and derived metrics.
+ *   timestamps (profiler-clock ns), in the record vocabulary of
+ *   `emlat dump --json` (record_json.h); interaction_complete lines also
+ *   carry their population and derived metrics.
  */
 #ifndef EMLAT_CLI_REPORT_EXPORT_H
 #define EMLAT_CLI_REPORT_EXPORT_H

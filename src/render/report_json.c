@@ -13,20 +13,11 @@
 
 #include "cli/cli.h"
 #include "render/json.h"
+#include "render/record_json.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 
 #define HIST_BUCKETS 40
-
-static void
-kv_opt (struct emlat_json *j, const char *key, int has, uint64_t v)
-{
-  emlat_json_key (j, key);
-  if (has)
-    emlat_json_u64 (j, v);
-  else
-    emlat_json_null (j);
-}
 
 static void
 dist (struct emlat_json *j, const struct emlat_report_dist *d)
@@ -34,19 +25,19 @@ dist (struct emlat_json *j, const struct emlat_report_dist *d)
   int h = d->n > 0;
   emlat_json_begin_object (j);
   emlat_json_kv_u64 (j, "n", d->n);
-  kv_opt (j, "min", h, d->min);
-  kv_opt (j, "median", h, d->p50);
-  kv_opt (j, "p90", h, d->p90);
-  kv_opt (j, "p95", h, d->p95);
-  kv_opt (j, "p99", h, d->p99);
-  kv_opt (j, "p99_9", d->has_p999, d->p999);
-  kv_opt (j, "max", h, d->max);
+  emlat_json_kv_u64_opt (j, "min", h, d->min);
+  emlat_json_kv_u64_opt (j, "median", h, d->p50);
+  emlat_json_kv_u64_opt (j, "p90", h, d->p90);
+  emlat_json_kv_u64_opt (j, "p95", h, d->p95);
+  emlat_json_kv_u64_opt (j, "p99", h, d->p99);
+  emlat_json_kv_u64_opt (j, "p99_9", d->has_p999, d->p999);
+  emlat_json_kv_u64_opt (j, "max", h, d->max);
   emlat_json_key (j, "mean");
   if (h)
     emlat_json_double (j, d->mean);
   else
     emlat_json_null (j);
-  kv_opt (j, "total", h && !d->total_saturated, d->total);
+  emlat_json_kv_u64_opt (j, "total", h && !d->total_saturated, d->total);
   emlat_json_end_object (j);
 }
 
@@ -64,12 +55,7 @@ session_meta (struct emlat_json *j, const struct emlat_profile *p)
       memcpy (key, kv[i].key, kl);
       key[kl] = 0;
       emlat_json_key (j, key);
-      if (kv[i].type == 0)
-        emlat_json_u64 (j, kv[i].u);
-      else if (kv[i].type == 1)
-        emlat_json_i64 (j, kv[i].i);
-      else
-        emlat_json_strn (j, kv[i].s, kv[i].s_len);
+      record_json_kv_value (j, &kv[i]);
     }
   emlat_json_end_object (j);
 }
@@ -232,9 +218,9 @@ tail (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_kv_str (j, "reason", c->w_why);
   int is_tail = strcmp (c->w_why, "tail") == 0;
   emlat_json_kv_str (j, "metric", is_tail ? emlat_report_metric_name (m->tail.metric) : NULL);
-  kv_opt (j, "rank", is_tail, m->tail.rank);
-  kv_opt (j, "of", is_tail, m->tail.n);
-  kv_opt (j, "value_ns", is_tail, m->tail.value);
+  emlat_json_kv_u64_opt (j, "rank", is_tail, m->tail.rank);
+  emlat_json_kv_u64_opt (j, "of", is_tail, m->tail.n);
+  emlat_json_kv_u64_opt (j, "value_ns", is_tail, m->tail.value);
   emlat_json_kv_u64 (j, "cause", w->cause);
   emlat_json_kv_str (j, "root_kind",
                      report_kind_key (w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0));
@@ -266,26 +252,24 @@ tail (struct emlat_json *j, const struct report_ctx *c)
       emlat_json_kv_str (j, "name", r->name);
       emlat_json_kv_u64 (j, "depth", (uint64_t)r->depth);
       emlat_json_kv_u64 (j, "start_ns", r->start);
-      kv_opt (j, "end_ns", r->has_end, r->end);
+      emlat_json_kv_u64_opt (j, "end_ns", r->has_end, r->end);
       emlat_json_kv_u64 (j, "thread", r->thread);
-      if (r->type == EMLAT_WF_SPAN)
-        {
-          emlat_json_kv_u64 (j, "id", r->id);
-          emlat_json_kv_u64 (j, "parent", r->parent);
-          emlat_json_kv_str (j, "status", emlat_span_status_name (r->status));
-        }
+      int span = r->type == EMLAT_WF_SPAN; /* the other rows are no span */
+      emlat_json_kv_u64_opt (j, "id", span, r->id);
+      emlat_json_kv_u64_opt (j, "parent", span, r->parent);
+      emlat_json_kv_str (j, "status", span ? emlat_span_status_name (r->status) : NULL);
       emlat_json_end_object (j);
     }
   emlat_json_end_array (j);
   emlat_json_key (j, "split");
   emlat_json_begin_object (j);
-  kv_opt (j, "wall_ns", w->has_wall, w->wall);
-  kv_opt (j, "main_cpu_ns", w->has_cpu, w->cpu);
+  emlat_json_kv_u64_opt (j, "wall_ns", w->has_wall, w->wall);
+  emlat_json_kv_u64_opt (j, "main_cpu_ns", w->has_cpu, w->cpu);
   emlat_json_kv_u64 (j, "measured_wait_ns", w->waits);
   emlat_json_kv_u64 (j, "wait_spans", w->n_wait_spans);
-  kv_opt (j, "unknown_off_cpu_ns", w->has_unknown, w->unknown);
-  kv_opt (j, "unknown_off_cpu_excess_ns", w->has_unknown, w->excess);
-  kv_opt (j, "tty_emit_ns", w->has_tty_emit, w->tty_emit);
+  emlat_json_kv_u64_opt (j, "unknown_off_cpu_ns", w->has_unknown, w->unknown);
+  emlat_json_kv_u64_opt (j, "unknown_off_cpu_excess_ns", w->has_unknown, w->excess);
+  emlat_json_kv_u64_opt (j, "tty_emit_ns", w->has_tty_emit, w->tty_emit);
   emlat_json_end_object (j);
   emlat_json_key (j, "counters");
   emlat_json_begin_object (j);
@@ -309,7 +293,7 @@ overhead (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_key (j, "overhead");
   emlat_json_begin_object (j);
   for (int f = 0; f < EMLAT_OVH_COUNT; f++)
-    kv_opt (j, emlat_report_ovh_name ((enum emlat_report_ovh_field)f), o->mask >> f & 1u, o->v[f]);
+    emlat_json_kv_u64_opt (j, emlat_report_ovh_name ((enum emlat_report_ovh_field)f), o->mask >> f & 1u, o->v[f]);
   emlat_json_key (j, "writer_share_of_core");
   if (o->has_writer_share)
     emlat_json_double (j, o->writer_share);
@@ -384,15 +368,8 @@ diagnostics (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_begin_array (j);
   for (size_t i = 0; i < nd; i++)
     {
-      char buf[256];
-      struct emlat_diag x = d[i];
-      x.offset = UINT64_MAX;
-      emlat_diag_format (&x, buf, sizeof buf);
       emlat_json_begin_object (j);
-      emlat_json_kv_str (j, "kind", emlat_diag_kind_name (d[i].kind));
-      emlat_json_kv_str (j, "file", d[i].file < nf ? fs[d[i].file].path : NULL);
-      kv_opt (j, "offset", d[i].offset != UINT64_MAX, d[i].offset);
-      emlat_json_kv_str (j, "message", buf);
+      record_json_diag_keys (j, &d[i], d[i].file < nf ? fs[d[i].file].path : NULL);
       emlat_json_end_object (j);
     }
   emlat_json_end_array (j);

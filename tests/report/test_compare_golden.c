@@ -165,8 +165,12 @@ main (void)
       const struct jv *g = jv_get (doc, "guards_failed");
       CHECK (g && g->n == 2, "two failing keys");
       CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 1), "key")), "tty.rows");
-      CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 1), "a")), "24");
-      CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 1), "b")), "40");
+      /* Typed SESSION values: numbers stay numbers, strings strings. */
+      CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (g, 1), "a")), 24);
+      CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (g, 1), "b")), 40);
+      CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 0), "key")), "program.version");
+      CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 0), "a")), "1");
+      CHECK_EQ_STR (jv_str (jv_get (jv_at (g, 0), "b")), "2");
       CHECK (jv_get (doc, "populations")->n == 0, "no populations when refused");
       jv_free (doc);
       tu_result_free (&r);

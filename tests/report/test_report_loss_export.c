@@ -212,7 +212,7 @@ check_jsonl (const char *path)
         {
           lines++;
           const char *kind = jv_str (jv_get (v, "record"));
-          if (!strcmp (kind, "interaction"))
+          if (!strcmp (kind, "interaction_complete"))
             {
               ix++;
               if (!strcmp (jv_str (jv_get (v, "status")), "normal"))

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * json_profiles.c -- writes the profiles tests/report/test_json_schemas.sh
+ * checks the JSON outputs on, through the public producer API:
+ *
+ *   json_profiles rotated PATH   a rotated set (PATH, PATH.1, ...: 1500-byte
+ *       rotation size) holding every record kind with its optional fields
+ *       both present and absent: SESSION entries of the three value types,
+ *       STRING records (one not valid UTF-8), input batches with every
+ *       mask, interactions of several root kinds with explicit qualities,
+ *       values and counters, complete spans with CPU, detail and counters,
+ *       spans begun in one chunk and ended in another (begin and end
+ *       records), a span left open and an interaction left open at stop;
+ *   json_profiles lossy PATH     one file whose 16-slot ring overflows: LOSS
+ *       records (ring_full).
+ *
+ * Exit 0 when the session started and stopped cleanly.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "emlat/emlat.h"
+
+static int
+start (const char *path, uint32_t ring_slots, uint64_t rotate_bytes)
+{
+  static const char name[] = "json-profiles", term[] = "xterm", wl[] = "json-1";
+  struct emlat_meta meta[] = {
+    { .key = "program.name", .type = EMLAT_META_STR, .s = name, .s_len = sizeof name - 1 },
+    { .key = "tty.term", .type = EMLAT_META_STR, .s = term, .s_len = sizeof term - 1 },
+    { .key = "tty.rows", .type = EMLAT_META_UINT, .u = 24 },
+    { .key = "tty.cols", .type = EMLAT_META_UINT, .u = 80 },
+    { .key = "test.offset", .type = EMLAT_META_SINT, .i = -42 },
+    { .key = "replay.workload", .type = EMLAT_META_STR, .s = wl, .s_len = sizeof wl - 1 },
+  };
+  struct emlat_options o = { .path = path, .meta = meta, .n_meta = sizeof meta / sizeof meta[0],
+                             .ring_slots = ring_slots, .rotate_bytes = rotate_bytes,
+                             .drain_interval_us = 200000 };
+  int rc = emlat_start (&o);
+  if (rc != 0)
+    fprintf (stderr, "json_profiles: emlat_start %s: %d\n", path, rc);
+  return rc;
+}
+
+static void
+pause_ms (long ms)
+{
+  struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+  nanosleep (&d, NULL);
+}
+
+/* One input batch with the presence bits MASK. */
+static uint64_t
+input (uint32_t mask, uint64_t now)
+{
+  struct emlat_input_batch b = {
+    .batch_id = emlat_input_batch_id (), .mask = mask, .ready_quality = EMLAT_Q_OBSERVER_READY,
+    .t_known_empty = now - 3000, .t_first_ready = now - 2000, .t_read_begin = now - 1000,
+    .t_read_end = now - 500, .bytes = 3,
+  };
+  emlat_input_batch (&b);
+  return b.batch_id;
+}
+
+/* An interaction of KIND served by a command span with CPU, detail and
+   counters, a nested span, and the boundaries of a flushed key press. */
+static void
+interaction (enum emlat_root_kind kind, uint64_t parent, uint64_t detail, uint32_t mask)
+{
+  uint64_t now = emlat_now ();
+  uint64_t batch = input (mask, now);
+  uint64_t c = emlat_ix_begin (kind, parent, 0);
+  emlat_ix_time (c, EMLAT_T_INPUT_EARLIEST, now - 2000);
+  emlat_ix_time_q (c, EMLAT_T_INPUT_LATEST, now - 1000, EMLAT_Q_MAIN_POLL_READY);
+  emlat_ix_value (c, EMLAT_V_FIRST_SOURCE_BATCH, batch);
+  emlat_ix_value (c, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  uint64_t s = emlat_span_begin_cpu (EMLAT_SPAN_COMMAND, c);
+  emlat_ix_mark (c, EMLAT_T_COMMAND_BEGIN);
+  uint64_t g = emlat_span_begin (EMLAT_SPAN_GC, c);
+  emlat_span_end (g, EMLAT_SPAN_OK, 0);
+  emlat_ix_mark (c, EMLAT_T_COMMAND_END);
+  emlat_span_count (s, EMLAT_C_BUFFER_SIZE, 1234);
+  emlat_span_end (s, EMLAT_SPAN_OK, detail);
+  emlat_ix_mark (c, EMLAT_T_ROOT_WORK_END);
+  emlat_ix_mark (c, EMLAT_T_OUTPUT_BEGIN);
+  emlat_ix_mark (c, EMLAT_T_FLUSH_END);
+  emlat_ix_value (c, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
+  emlat_ix_count (c, EMLAT_C_TTY_BYTES, 17);
+  emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+}
+
+static int
+rotated (const char *path)
+{
+  if (start (path, 1024, 1500) != 0)
+    return 1;
+  static const char ok[] = "find-file", bad[] = "caf\xc3\x28 \xff";
+  uint64_t s1 = emlat_string (ok, sizeof ok - 1);
+  uint64_t s2 = emlat_string (bad, sizeof bad - 1);
+  /* A span begun before the interactions and ended after some chunks. */
+  uint64_t loop = emlat_span_begin_cpu (EMLAT_SPAN_COMMAND_LOOP, 0);
+  emlat_flush ();
+  for (int i = 0; i < 40; i++)
+    {
+      static const enum emlat_root_kind kinds[] = { EMLAT_ROOT_TTY_COMMAND, EMLAT_ROOT_TIMER,
+                                                    EMLAT_ROOT_PROCESS_DATA };
+      interaction (kinds[i % 3], 0, i % 2 ? s1 : s2, (uint32_t)(i % 32));
+      if (i % 8 == 7)
+        emlat_flush ();
+    }
+  /* A nested interaction (parent cause) with the superseded status. */
+  uint64_t outer = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+  uint64_t inner = emlat_ix_begin (EMLAT_ROOT_SYNTHETIC_COMMAND, outer, outer);
+  emlat_ix_end (inner, EMLAT_STATUS_SUPERSEDED);
+  emlat_ix_end (outer, EMLAT_STATUS_ERROR);
+  emlat_span_end (loop, EMLAT_SPAN_QUIT, 0);
+  emlat_flush ();
+  /* Left open at stop: an interaction and a span. */
+  uint64_t open = emlat_ix_begin (EMLAT_ROOT_RESIZE, 0, 0);
+  emlat_span_begin (EMLAT_SPAN_REDISPLAY, open);
+  emlat_flush ();
+  return emlat_stop () != 0;
+}
+
+static int
+lossy (const char *path)
+{
+  if (start (path, 16, 0) != 0)
+    return 1;
+  for (int round = 0; round < 4; round++)
+    {
+      for (int i = 0; i < 200; i++)
+        {
+          uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+          emlat_ix_mark (c, EMLAT_T_COMMAND_BEGIN);
+          emlat_ix_mark (c, EMLAT_T_COMMAND_END);
+          emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+        }
+      pause_ms (250);
+    }
+  struct emlat_status st;
+  emlat_status (&st);
+  int rc = emlat_stop ();
+  if (st.records_dropped == 0)
+    {
+      fprintf (stderr, "json_profiles: the ring did not overflow\n");
+      return 1;
+    }
+  return rc != 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && strcmp (argv[1], "rotated") == 0)
+    return rotated (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "lossy") == 0)
+    return lossy (argv[2]);
+  fprintf (stderr, "usage: json_profiles rotated|lossy PATH\n");
+  return 2;
+}
