@@ -400,6 +400,10 @@ struct emlat_file_summary
   struct emlat_scan_result scan;
   int ignored;          /* duplicate or other session: not read (F-81) */
   int read_error;       /* errno when the file could not be read, else 0 */
+  uint64_t damage;      /* diagnostics of the load that are damage and are
+                           about this file's own chunks and records (F-94);
+                           set-level ones (rotation, other session, start
+                           times, limits) are not counted here */
 };
 
 /* Span aggregate of one kind within one interaction (inclusive durations

@@ -66,7 +66,8 @@ EMLAT_API int emlat_report_usable (const struct emlat_profile *p);
 /* The health of the whole load P, the worst of its files' and of the
    load's own diagnostics. */
 EMLAT_API enum emlat_report_health emlat_report_health (const struct emlat_profile *p);
-/* The health of one file of a load, from what its scan found. */
+/* The health of one file of a load: its scan, and what the load found in
+   its records (repeated ids, backwards spans); not the set's problems. */
 EMLAT_API enum emlat_report_health
 emlat_report_file_health (const struct emlat_file_summary *f);
 /* 1 when P is not valid: emlat_report_health (P) != EMLAT_HEALTH_VALID. */

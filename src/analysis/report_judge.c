@@ -34,7 +34,7 @@ emlat_report_file_health (const struct emlat_file_summary *f)
 {
   if (f->read_error || !f->scan.header_ok || f->scan.stop == EMLAT_STOP_LIMIT)
     return EMLAT_HEALTH_UNREADABLE;
-  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.damage)
+  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.damage || f->damage)
     return EMLAT_HEALTH_DAMAGED;
   return EMLAT_HEALTH_VALID;
 }

@@ -16,6 +16,7 @@
  * after a crash or a LOSS, no final STATS: F-42, F-65, F-68, F-70).
  */
 #include "emlat/emlat_reader.h"
+#include "reader/profile.h"
 
 EMLAT_API int emlat_diag_is_damage (enum emlat_diag_kind k)
 {
@@ -50,4 +51,19 @@ EMLAT_API int emlat_diag_is_damage (enum emlat_diag_kind k)
       return 0;
     }
   return 1; /* a kind this build does not know: assume the worst */
+}
+
+int emlat_diag_of_file (enum emlat_diag_kind k)
+{
+  switch (k)
+    {
+    case EMLAT_DIAG_ROTATION_MISSING:
+    case EMLAT_DIAG_ROTATION_DUPLICATE:
+    case EMLAT_DIAG_MIXED_SESSION:
+    case EMLAT_DIAG_START_MISMATCH:
+    case EMLAT_DIAG_LIMIT:
+      return 0;
+    default:
+      return 1;
+    }
 }

@@ -92,6 +92,9 @@ struct emlat_profile
   int stop_all;               /* a limit: stop reading further files */
 };
 
+/* 1 when a diagnostic of kind K is about one file's own chunks or records,
+   0 when it is about the set (F-81, F-13) or the reader (a limit). */
+int emlat_diag_of_file (enum emlat_diag_kind k);
 /* Record a diagnostic (kept up to max_diagnostics, always counted). */
 void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *d);
 void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind,

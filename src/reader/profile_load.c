@@ -25,7 +25,11 @@ void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *
 {
   p->totals.diagnostics++;
   if (emlat_diag_is_damage (d->kind)) /* F-94: counted even when not kept */
-    p->totals.damage++;
+    {
+      p->totals.damage++;
+      if (d->file < p->n_files && emlat_diag_of_file (d->kind))
+        p->summaries[d->file].damage++;
+    }
   if (p->diags.n >= p->lim.max_diagnostics
       || emlat_vec_reserve (&p->budget, &p->diags, p->diags.n + 1, sizeof *d,
                             p->lim.max_diagnostics))

@@ -332,6 +332,10 @@ static void judged (const char *name, const char *path, struct emlat_profile *p,
   CHECK (emlat_report_health (p) == health, "%s: health %d, want %d", name,
          (int)emlat_report_health (p), (int)health);
   CHECK (emlat_report_damaged (p) == (health != EMLAT_HEALTH_VALID), "%s: damaged", name);
+  size_t nf;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  CHECK (nf == 1 && emlat_report_file_health (&f[0]) == health, "%s: the file's own health",
+         name);
   int ck = run_verb ("check", path), rp = run_verb ("report", path);
   CHECK (ck == code && rp == code, "%s: check exit %d, report exit %d, want %d", name, ck, rp,
          code);
