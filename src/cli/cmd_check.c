@@ -4,13 +4,16 @@
  * what did reading it lose?
  *
  * Files are grouped by session UUID (a rotated set is checked as one
- * session, F-81); each group is loaded with emlat_profile_load and judged:
+ * session, F-81); each group is loaded with emlat_profile_load and judged
+ * by the library (emlat_report_health: the damage of docs/FORMAT.md F-94,
+ * the same judgement as report's):
  *
  *   valid                  every chunk read, nothing invalid or missing;
  *   damaged but recovered  the file header is sound and reading kept what
  *                          came before the damage (F-26), or skipped
- *                          invalid chunks (F-27), or chunks/files are
- *                          missing (F-23, F-81);
+ *                          invalid chunks (F-27) or chunks it cannot
+ *                          decompress (F-30), or chunks/files are missing
+ *                          (F-23, F-81), or records repeat ids (F-92);
  *   unreadable             no usable header, an I/O error, or a reader
  *                          limit stopped the load.
  *

@@ -341,27 +341,30 @@ static void judged (const char *name, const char *path, struct emlat_profile *p,
          code);
 }
 
-/* Two SPAN chunks: the second repeats span id 7 (complete, then as a
-   begin); the first one is kept. */
+/* Span id 7 completed (cause 3), then repeated: completed again for the
+   same cause, for another cause, and begun.  The first record is kept by
+   the load and by the per-interaction re-scan alike. */
 static void test_duplicate_span (void)
 {
   struct craft f = { 0 }, p = { 0 };
   start_file (&f);
-  craft_span1 (&p, 7, 0, 1000, 50, EMLAT_SPAN_GC);
+  craft_span1 (&p, 7, 3, 1000, 50, EMLAT_SPAN_GC);
   craft_chunk (&f, EMLAT_CHUNK_SPAN, 2, &p);
-  craft_span1 (&p, 7, 0, 2000, 60, EMLAT_SPAN_GC);
+  craft_span1 (&p, 7, 3, 2000, 60, EMLAT_SPAN_GC);
   size_t off = craft_chunk (&f, EMLAT_CHUNK_SPAN, 3, &p);
-  spec (&p, "u1 u3000 u1 u1 u2 u9 s7 s0 s0 s0");
+  craft_span1 (&p, 7, 5, 2500, 60, EMLAT_SPAN_GC);
   craft_chunk (&f, EMLAT_CHUNK_SPAN, 4, &p);
+  spec (&p, "u1 u3000 u1 u1 u2 u9 s7 s0 s0 s0");
+  craft_chunk (&f, EMLAT_CHUNK_SPAN, 5, &p);
   char *path = put (&f);
   struct emlat_profile *pr = load (path, NULL);
   if (pr)
     {
       size_t ns, nd;
       const struct emlat_span *s = emlat_profile_spans (pr, &ns, NULL);
-      CHECK (ns == 1 && s[0].id == 7 && s[0].start == 1000 && s[0].end == 1050,
+      CHECK (ns == 1 && s[0].id == 7 && s[0].cause == 3 && s[0].start == 1000 && s[0].end == 1050,
              "the first record of span 7 is kept (%zu spans)", ns);
-      CHECK_EQ_U64 (count_diags (pr, EMLAT_DIAG_DUPLICATE_SPAN, 7), 2);
+      CHECK_EQ_U64 (count_diags (pr, EMLAT_DIAG_DUPLICATE_SPAN, 7), 3);
       const struct emlat_diag *d = emlat_profile_diags (pr, &nd);
       for (size_t i = 0; i < nd; i++)
         if (d[i].kind == EMLAT_DIAG_DUPLICATE_SPAN)
@@ -370,6 +373,17 @@ static void test_duplicate_span (void)
             break;
           }
       CHECK_EQ_U64 (emlat_profile_totals (pr)->spans_incomplete, 0);
+      struct emlat_span_set set;
+      if (emlat_profile_ix_spans (pr, 3, &set) == 0)
+        {
+          CHECK (set.n == 1 && set.spans[0].start == 1000, "re-scan of cause 3: %zu spans", set.n);
+          emlat_span_set_free (&set);
+        }
+      if (emlat_profile_ix_spans (pr, 5, &set) == 0)
+        {
+          CHECK (set.n == 0, "re-scan of cause 5: the repeat is not used (%zu spans)", set.n);
+          emlat_span_set_free (&set);
+        }
       judged ("duplicate span", path, pr, EMLAT_HEALTH_DAMAGED, 1);
       emlat_profile_free (pr);
     }
@@ -405,6 +419,12 @@ static void test_backwards_span (void)
       CHECK_EQ_U64 (t->spans_incomplete, 0);
       CHECK_EQ_U64 (t->spans_orphan_end, 0);
       CHECK_EQ_U64 (t->spans_complete, 1);
+      struct emlat_span_set set;
+      if (emlat_profile_ix_spans (pr, 4, &set) == 0)
+        {
+          CHECK (set.n == 0, "re-scan: span 3 is not a span, nor incomplete (%zu)", set.n);
+          emlat_span_set_free (&set);
+        }
       judged ("span ends before its start", path, pr, EMLAT_HEALTH_DAMAGED, 1);
       emlat_profile_free (pr);
     }
