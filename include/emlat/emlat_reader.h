@@ -130,7 +130,10 @@ enum emlat_invalid {
   EMLAT_INVALID_RANGE = 5,     /* a value out of its range */
   EMLAT_INVALID_SCHEMA = 6,    /* schema version != type version (6.1) */
   EMLAT_INVALID_BLOCK = 7,     /* block base time / thread id not allowed */
-  EMLAT_INVALID_DUPLICATE = 8  /* string id defined twice in a file (F-62) */
+  EMLAT_INVALID_DUPLICATE = 8  /* an id or index repeated where it must be
+                                  unique: a string id in a file (F-62), a
+                                  quality's field or a span's counter in
+                                  one record (6.5, 6.6) */
 };
 EMLAT_API const char *emlat_invalid_name (enum emlat_invalid r);
 
@@ -257,9 +260,12 @@ enum emlat_diag_kind {
   EMLAT_DIAG_SKIP_EXPERIMENTAL = 5,/* 0x8000..0xffff (F-32); counted only,
                                      never delivered to on_diag */
   EMLAT_DIAG_INVALID_CHUNK = 6,   /* F-27: a = enum emlat_invalid,
-                                     b = offset of the bad byte in payload */
+                                     b = offset of the bad byte in payload;
+                                     also type 0 or type version 0 (F-31)
+                                     and reserved flag bits (F-22a), b = 0 */
   EMLAT_DIAG_SEQUENCE_GAP = 7,    /* F-23: a = expected, b = found */
-  EMLAT_DIAG_MISSING_SESSION = 8, /* F-40: first chunk is not SESSION */
+  EMLAT_DIAG_MISSING_SESSION = 8, /* F-40: first chunk is not SESSION, or
+                                     the file has no chunk at all */
   EMLAT_DIAG_EXTRA_SESSION = 9,   /* F-40: a second SESSION chunk */
   EMLAT_DIAG_HEADER_RESERVED = 10,/* F-12: a = flags, b = reserved */
   /* Profile, per set. */
@@ -270,11 +276,15 @@ enum emlat_diag_kind {
   EMLAT_DIAG_ORPHAN_END = 24,     /* F-68: a = span id */
   EMLAT_DIAG_INCOMPLETE_SPAN = 25,/* F-68: a = span id, b = cause */
   EMLAT_DIAG_OPEN_INTERACTION = 26,/* F-65: a = cause id */
-  EMLAT_DIAG_DUPLICATE_COMPLETE = 27,/* F-65: a = cause id; later one ignored */
-  EMLAT_DIAG_DUPLICATE_SPAN = 28, /* a = span id seen twice; later ignored */
+  EMLAT_DIAG_DUPLICATE_COMPLETE = 27,/* F-65, F-92: a = cause id; later one ignored */
+  EMLAT_DIAG_DUPLICATE_SPAN = 28, /* F-92: a = span id seen twice; later ignored */
   EMLAT_DIAG_STRING_CONFLICT = 29,/* a = string id redefined differently */
   EMLAT_DIAG_LIMIT = 30,          /* a = which limit (name in detail) */
-  EMLAT_DIAG_NO_FINAL_STATS = 31  /* F-42: not stopped cleanly */
+  EMLAT_DIAG_NO_FINAL_STATS = 31, /* F-42: not stopped cleanly */
+  EMLAT_DIAG_DUPLICATE_BEGIN = 32,/* F-92: a = cause id; later one ignored */
+  EMLAT_DIAG_DUPLICATE_INPUT = 33,/* F-92: a = batch id; later one ignored */
+  EMLAT_DIAG_SPAN_BACKWARDS = 34  /* F-93: a = span id, b = cause; its end
+                                     precedes its start; not used */
 };
 
 struct emlat_diag
@@ -288,6 +298,12 @@ struct emlat_diag
 };
 
 EMLAT_API const char *emlat_diag_kind_name (enum emlat_diag_kind k);
+/* 1 when a diagnostic of kind K means the profile is damaged: reading lost
+   data or found data that breaks a rule of docs/FORMAT.md (F-94 lists the
+   kinds); 0 for what is only reported (skipped unknown types and newer
+   versions, reserved header bits, the traces of a crash or of recorded
+   loss). */
+EMLAT_API int emlat_diag_is_damage (enum emlat_diag_kind k);
 /* One line describing D (no file name, no newline); returns the length
    snprintf would have written. */
 EMLAT_API int emlat_diag_format (const struct emlat_diag *d, char *buf, size_t n);
@@ -337,6 +353,8 @@ struct emlat_scan_result
   /* The damage that stopped the scan if any, else the first other
      diagnostic (skip, invalid chunk, gap, ...), else none (kind 0). */
   struct emlat_diag first_problem;
+  uint64_t damage;             /* diagnostics that are damage
+                                  (emlat_diag_is_damage), the stop included */
 };
 
 struct emlat_scan_params
@@ -382,6 +400,10 @@ struct emlat_file_summary
   struct emlat_scan_result scan;
   int ignored;          /* duplicate or other session: not read (F-81) */
   int read_error;       /* errno when the file could not be read, else 0 */
+  uint64_t damage;      /* diagnostics of the load that are damage and are
+                           about this file's own chunks and records (F-94);
+                           set-level ones (rotation, other session, start
+                           times, limits) are not counted here */
 };
 
 /* Span aggregate of one kind within one interaction (inclusive durations
@@ -472,6 +494,8 @@ struct emlat_profile_totals
   uint64_t alloc_bytes;        /* accounted allocation at the end of load */
   int clean_stop;              /* F-42: the last file ends with final STATS */
   int limit_hit;               /* loading stopped at a limit */
+  uint64_t damage;             /* diagnostics of the load that are damage
+                                  (emlat_diag_is_damage), kept or dropped */
 };
 
 /* Load PATHS[0..N) as one session.  Files are grouped by UUID: the session

@@ -35,25 +35,44 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* judge                                                              */
 /*
- * what reading a profile lost, judged the way `emlat
- * check` judges it; shared by report, compare, export and the Emacs
- * summary primitive so that all of them call the same profile damaged.
+ * what reading a profile lost: the one judgement of `emlat check`,
+ * `emlat report`, compare, export and the Emacs summary primitive, so that
+ * all of them call the same profile damaged (docs/FORMAT.md F-94).
  *
- *   usable    at least one file of the session has a valid header and no
- *             reader limit stopped the load;
- *   damaged   usable, but reading lost data: a file stopped before its end
- *             or could not be read, invalid or skipped chunks, sequence
- *             gaps, a missing or repeated rotated file, files of another
- *             session, duplicate records, a reader limit.
+ *   usable      at least one file of the session has a valid header and no
+ *               reader limit stopped the load;
+ *   valid       every file read to its end, and no diagnostic of the load
+ *               is damage (emlat_diag_is_damage);
+ *   damaged     not valid: a file stopped before its end, invalid chunks,
+ *               chunks skipped for their codec, sequence gaps, a missing or
+ *               repeated SESSION or rotated file, files of another session,
+ *               a repeated id, a span that ends before it starts;
+ *   unreadable  (a kind of damaged) a file could not be read or has no
+ *               valid header, or a reader limit stopped the load.
  *
- * LOSS records are not damage: the recorder said what it dropped.
+ * Not damage: LOSS records (the recorder said what it dropped), skipped
+ * chunks of unknown types or newer versions, an open interaction, an
+ * incomplete span, an orphan end, no final STATS.
  */
+
+enum emlat_report_health {
+  EMLAT_HEALTH_VALID = 0,
+  EMLAT_HEALTH_DAMAGED = 1,
+  EMLAT_HEALTH_UNREADABLE = 2
+};
 
 /* 1 when P has a usable session (see above). */
 EMLAT_API int emlat_report_usable (const struct emlat_profile *p);
-/* 1 when reading P lost data. */
+/* The health of the whole load P, the worst of its files' and of the
+   load's own diagnostics. */
+EMLAT_API enum emlat_report_health emlat_report_health (const struct emlat_profile *p);
+/* The health of one file of a load: its scan, and what the load found in
+   its records (repeated ids, backwards spans); not the set's problems. */
+EMLAT_API enum emlat_report_health
+emlat_report_file_health (const struct emlat_file_summary *f);
+/* 1 when P is not valid: emlat_report_health (P) != EMLAT_HEALTH_VALID. */
 EMLAT_API int emlat_report_damaged (const struct emlat_profile *p);
-/* 1 when a diagnostic of kind K means that data was lost. */
+/* 1 when a diagnostic of kind K is damage: emlat_diag_is_damage (K). */
 EMLAT_API int emlat_report_diag_is_damage (enum emlat_diag_kind k);
 
 /* ------------------------------------------------------------------ */

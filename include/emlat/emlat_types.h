@@ -6,7 +6,7 @@
  * Every enumerator value below is written to disk.  Values are therefore
  * stable: a value may be added, never renumbered or reused.  docs/FORMAT.md
  * section "Enumerations" repeats these tables and is normative; a test
- * (tests/unit/test_format_doc.c) checks that the two agree.
+ * (tests/format/test_format_doc.c) checks that the two agree.
  *
  * Index enums (time fields, value fields, counters) name bit positions in the
  * presence masks of an INTERACTION record, so each of them has fewer than 64

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * report_judge.c -- usable / damaged judgement of a loaded profile (see
- * emlat_report.h, "judge").  Pure: reads the profile's file summaries and
- * diagnostics, prints nothing.
+ * report_judge.c -- usable / valid / damaged / unreadable judgement of a
+ * loaded profile (see emlat_report.h, "judge").  Pure: reads the profile's
+ * file summaries and damage counts, prints nothing.
+ *
+ * The one judgement of every verb (docs/FORMAT.md F-94): damage is counted
+ * by the reader with emlat_diag_is_damage, kept or not, so a profile with
+ * more diagnostics than limits.max_diagnostics is judged like any other.
  */
 #include "emlat/emlat_report.h"
 
@@ -22,41 +26,39 @@ emlat_report_usable (const struct emlat_profile *p)
 int
 emlat_report_diag_is_damage (enum emlat_diag_kind k)
 {
-  switch (k)
+  return emlat_diag_is_damage (k);
+}
+
+enum emlat_report_health
+emlat_report_file_health (const struct emlat_file_summary *f)
+{
+  if (f->read_error || !f->scan.header_ok || f->scan.stop == EMLAT_STOP_LIMIT)
+    return EMLAT_HEALTH_UNREADABLE;
+  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.damage || f->damage)
+    return EMLAT_HEALTH_DAMAGED;
+  return EMLAT_HEALTH_VALID;
+}
+
+enum emlat_report_health
+emlat_report_health (const struct emlat_profile *p)
+{
+  size_t nf;
+  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  if (t->limit_hit)
+    return EMLAT_HEALTH_UNREADABLE;
+  enum emlat_report_health v = t->damage ? EMLAT_HEALTH_DAMAGED : EMLAT_HEALTH_VALID;
+  for (size_t i = 0; i < nf; i++)
     {
-    case EMLAT_DIAG_DAMAGE:
-    case EMLAT_DIAG_SKIP_TYPE:
-    case EMLAT_DIAG_SKIP_VERSION:
-    case EMLAT_DIAG_SKIP_CODEC:
-    case EMLAT_DIAG_INVALID_CHUNK:
-    case EMLAT_DIAG_SEQUENCE_GAP:
-    case EMLAT_DIAG_MISSING_SESSION:
-    case EMLAT_DIAG_EXTRA_SESSION:
-    case EMLAT_DIAG_ROTATION_MISSING:
-    case EMLAT_DIAG_ROTATION_DUPLICATE:
-    case EMLAT_DIAG_MIXED_SESSION:
-    case EMLAT_DIAG_START_MISMATCH:
-    case EMLAT_DIAG_DUPLICATE_COMPLETE:
-    case EMLAT_DIAG_DUPLICATE_SPAN:
-    case EMLAT_DIAG_STRING_CONFLICT:
-    case EMLAT_DIAG_LIMIT:
-      return 1;
-    default:
-      return 0;
+      enum emlat_report_health fv = emlat_report_file_health (&f[i]);
+      if (fv > v)
+        v = fv;
     }
+  return v;
 }
 
 int
 emlat_report_damaged (const struct emlat_profile *p)
 {
-  size_t nf, nd;
-  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
-  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
-  for (size_t i = 0; i < nf; i++)
-    if (f[i].read_error || !f[i].scan.header_ok || f[i].scan.stop != EMLAT_STOP_CLEAN)
-      return 1;
-  for (size_t i = 0; i < nd; i++)
-    if (emlat_report_diag_is_damage (d[i].kind))
-      return 1;
-  return 0;
+  return emlat_report_health (p) != EMLAT_HEALTH_VALID;
 }

@@ -4,13 +4,16 @@
  * what did reading it lose?
  *
  * Files are grouped by session UUID (a rotated set is checked as one
- * session, F-81); each group is loaded with emlat_profile_load and judged:
+ * session, F-81); each group is loaded with emlat_profile_load and judged
+ * by the library (emlat_report_health: the damage of docs/FORMAT.md F-94,
+ * the same judgement as report's):
  *
  *   valid                  every chunk read, nothing invalid or missing;
  *   damaged but recovered  the file header is sound and reading kept what
  *                          came before the damage (F-26), or skipped
- *                          invalid chunks (F-27), or chunks/files are
- *                          missing (F-23, F-81);
+ *                          invalid chunks (F-27) or chunks it cannot
+ *                          decompress (F-30), or chunks/files are missing
+ *                          (F-23, F-81), or records repeat ids (F-92);
  *   unreadable             no usable header, an I/O error, or a reader
  *                          limit stopped the load.
  *
@@ -32,6 +35,7 @@
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
+#include "emlat/emlat_report.h"
 #include "format/format.h"
 
 enum verdict { V_VALID = 0, V_DAMAGED = 1, V_UNREADABLE = 2 };
@@ -47,60 +51,15 @@ static const char *verdict_key (enum verdict v)
 }
 
 
-/* Diagnostics that mean data was lost or is untrustworthy. */
-static int is_damage (enum emlat_diag_kind k)
-{
-  switch (k)
-    {
-    case EMLAT_DIAG_DAMAGE:
-    case EMLAT_DIAG_INVALID_CHUNK:
-    case EMLAT_DIAG_SEQUENCE_GAP:
-    case EMLAT_DIAG_MISSING_SESSION:
-    case EMLAT_DIAG_EXTRA_SESSION:
-    case EMLAT_DIAG_ROTATION_MISSING:
-    case EMLAT_DIAG_ROTATION_DUPLICATE:
-    case EMLAT_DIAG_MIXED_SESSION:
-    case EMLAT_DIAG_START_MISMATCH:
-    case EMLAT_DIAG_DUPLICATE_COMPLETE:
-    case EMLAT_DIAG_DUPLICATE_SPAN:
-    case EMLAT_DIAG_STRING_CONFLICT:
-      return 1;
-    default:
-      return 0;
-    }
-}
-
+/* The library's judgement, the same for every verb (docs/FORMAT.md F-94). */
 static enum verdict file_verdict (const struct emlat_file_summary *f)
 {
-  if (f->read_error || !f->scan.header_ok)
-    return V_UNREADABLE;
-  if (f->scan.stop == EMLAT_STOP_LIMIT)
-    return V_UNREADABLE;
-  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.chunks_invalid || f->scan.sequence_gaps
-      || f->scan.missing_session || f->scan.session_chunks > 1)
-    return V_DAMAGED;
-  return V_VALID;
+  return (enum verdict)emlat_report_file_health (f);
 }
 
 static enum verdict set_verdict (const struct emlat_profile *p)
 {
-  size_t nf, nd;
-  const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
-  const struct emlat_diag *d = emlat_profile_diags (p, &nd);
-  const struct emlat_profile_totals *t = emlat_profile_totals (p);
-  enum verdict v = V_VALID;
-  if (t->limit_hit)
-    return V_UNREADABLE;
-  for (size_t i = 0; i < nf; i++)
-    {
-      enum verdict fv = file_verdict (&f[i]);
-      if (fv > v)
-        v = fv;
-    }
-  for (size_t i = 0; i < nd && v == V_VALID; i++)
-    if (is_damage (d[i].kind))
-      v = V_DAMAGED;
-  return v;
+  return (enum verdict)emlat_report_health (p);
 }
 
 static const struct emlat_diag *first_damage (const struct emlat_profile *p, uint32_t file)
@@ -112,9 +71,13 @@ static const struct emlat_diag *first_damage (const struct emlat_profile *p, uin
      it even when the file was ignored (then not in the set's list). */
   if (file < nf && f[file].scan.stop != EMLAT_STOP_CLEAN && f[file].scan.first_problem.kind)
     return &f[file].scan.first_problem;
-  /* Then problems inside the file; set-level ones are reported once. */
+  /* Then problems inside the file, records included (F-92, F-93); the
+     set-level ones (rotation, other session, start, limit) are reported
+     once, after the files. */
   for (size_t i = 0; i < nd; i++)
-    if (d[i].file == file && is_damage (d[i].kind) && d[i].kind < EMLAT_DIAG_ROTATION_MISSING)
+    if (d[i].file == file && emlat_diag_is_damage (d[i].kind)
+        && !(d[i].kind >= EMLAT_DIAG_ROTATION_MISSING && d[i].kind <= EMLAT_DIAG_START_MISMATCH)
+        && d[i].kind != EMLAT_DIAG_LIMIT)
       return &d[i];
   return NULL;
 }

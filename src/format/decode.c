@@ -15,7 +15,14 @@
 #include "common/crc32c.h"
 #include "common/endian.h"
 #include "common/leb128.h"
+#include "emlat/emlat.h"
 #include "format/format.h"
+
+/* The INPUT mask of 6.4 is the producer's EMLAT_IB_* bits. */
+_Static_assert (EMLAT_INPUT_MASK_ALL
+                  == (EMLAT_IB_KNOWN_EMPTY | EMLAT_IB_FIRST_READY | EMLAT_IB_READ_BEGIN
+                      | EMLAT_IB_READ_END | EMLAT_IB_BYTES),
+                "INPUT mask bits");
 
 /* ------------------------------------------------------------------ */
 /* File header (section 3)                                             */
@@ -293,21 +300,23 @@ static int dec_input (struct emlat_dec *d, const struct emlat_chunk_info *ci,
     return -1;
   in->mask = (uint32_t)mask;
   in->ready_quality = 0;
-  if (mask & 0x02u)
+  if (mask & EMLAT_IB_FIRST_READY)
     {
       uint64_t q;
       if (get_range (d, 1, EMLAT_Q_MAX, &q))
         return -1;
       in->ready_quality = (uint32_t)q;
     }
-  if (get_times (d, mask & 0x0fu, 4, prev_t, t))
+  /* The four time bits, in the order of t[]. */
+  if (get_times (d, mask & (EMLAT_IB_KNOWN_EMPTY | EMLAT_IB_FIRST_READY | EMLAT_IB_READ_BEGIN
+                            | EMLAT_IB_READ_END), 4, prev_t, t))
     return -1;
   in->t_known_empty = t[0];
   in->t_first_ready = t[1];
   in->t_read_begin = t[2];
   in->t_read_end = t[3];
   in->bytes = 0;
-  if (mask & 0x10u)
+  if (mask & EMLAT_IB_BYTES)
     return get_u (d, &in->bytes);
   return 0;
 }
@@ -333,22 +342,11 @@ static int dec_ix_begin (struct emlat_dec *d, const struct emlat_chunk_info *ci,
   return 0;
 }
 
-/* Default qualities of the time fields (7.3). */
-static const uint8_t default_quality[EMLAT_T_FIELD_COUNT] = {
-  EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_MAIN_POLL_READY, EMLAT_Q_READ, EMLAT_Q_READ,
-  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
-  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
-  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
-  EMLAT_Q_INTERNAL, EMLAT_Q_WRITE, EMLAT_Q_WRITE, EMLAT_Q_FLUSH, EMLAT_Q_FLUSH,
-  EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_INTERNAL, EMLAT_Q_EXTERNAL,
-  EMLAT_Q_EXTERNAL, EMLAT_Q_EXTERNAL
-};
-
 EMLAT_API enum emlat_quality emlat_time_default_quality (enum emlat_time_field f)
 {
   if ((unsigned)f >= EMLAT_T_FIELD_COUNT)
     return (enum emlat_quality)0;
-  return (enum emlat_quality)default_quality[f];
+  return (enum emlat_quality)emlat_default_quality[f];
 }
 
 /* 6.5 complete record. */
@@ -372,7 +370,7 @@ static int dec_ix_complete (struct emlat_dec *d, const struct emlat_chunk_info *
   ix->time_mask = (uint32_t)mask;
   if (get_times (d, mask, EMLAT_T_FIELD_COUNT, prev_t, ix->t))
     return -1;
-  memcpy (ix->q, default_quality, sizeof ix->q); /* F-64 */
+  memcpy (ix->q, emlat_default_quality, sizeof ix->q); /* F-64 */
   ix->q_explicit_mask = 0;
   if (get_range (d, 0, EMLAT_T_FIELD_COUNT, &n))
     return -1;
@@ -383,10 +381,15 @@ static int dec_ix_complete (struct emlat_dec *d, const struct emlat_chunk_info *
       if (get_range (d, 0, EMLAT_T_FIELD_COUNT - 1, &f))
         return -1;
       /* The field's bit must be set, and each field appears once. */
-      if (!(ix->time_mask & (1u << f)) || (ix->q_explicit_mask & (1u << f)))
+      if (!(ix->time_mask & (1u << f)))
         {
           d->p = at;
           EMLAT_CORRUPT (d, EMLAT_INVALID_RANGE);
+        }
+      if (ix->q_explicit_mask & (1u << f))
+        {
+          d->p = at;
+          EMLAT_CORRUPT (d, EMLAT_INVALID_DUPLICATE);
         }
       if (get_range (d, 1, EMLAT_Q_MAX, &q))
         return -1;
@@ -408,17 +411,26 @@ static int dec_ix_complete (struct emlat_dec *d, const struct emlat_chunk_info *
   return 0;
 }
 
-/* Span counters: n (1..29) pairs of counter index and value (6.6). */
+/* Span counters: n (1..29) pairs of counter index and value, each counter
+   at most once (6.6). */
 static int dec_span_counters (struct emlat_dec *d, struct emlat_rd_span *s)
 {
   uint64_t n;
+  uint32_t seen = 0;
   if (get_range (d, 1, EMLAT_C_COUNTER_COUNT, &n))
     return -1;
   for (uint64_t i = 0; i < n; i++)
     {
       uint64_t c;
+      const uint8_t *at = d->p;
       if (get_range (d, 0, EMLAT_C_COUNTER_COUNT - 1, &c))
         return -1;
+      if (seen & (1u << c))
+        {
+          d->p = at;
+          EMLAT_CORRUPT (d, EMLAT_INVALID_DUPLICATE);
+        }
+      seen |= 1u << c;
       s->counter_id[i] = (uint8_t)c;
       if (get_u (d, &s->counter_val[i]))
         return -1;
@@ -439,17 +451,17 @@ static int dec_span (struct emlat_dec *d, uint64_t *prev_t, uint64_t *prev_span,
   if (get_u (d, &head))
     return -1;
   unsigned rec = (unsigned)(head & EMLAT_SPAN_HEAD_KIND_MASK);
-  unsigned status = (unsigned)(head >> EMLAT_SPAN_HEAD_STATUS_SHIFT) & 7u;
-  if (head > EMLAT_SPAN_HEAD_MAX)
+  unsigned status = (unsigned)((head & EMLAT_SPAN_HEAD_STATUS_MASK) >> EMLAT_SPAN_HEAD_STATUS_SHIFT);
+  if (head > EMLAT_SPAN_HEAD_MAX
+      || (rec == EMLAT_SPAN_REC_BEGIN && (head & EMLAT_SPAN_HEAD_NOT_IN_BEGIN)))
     {
+      /* Bits 8.. are reserved; a begin record carries no detail, counters
+         or status, so its bits 3..7 are reserved too. */
       d->p = at;
       EMLAT_CORRUPT (d, EMLAT_INVALID_RESERVED);
     }
-  if (rec == 0 || status > EMLAT_SPAN_UNWOUND
-      || (rec == EMLAT_SPAN_REC_BEGIN
-          && (status != 0 || (head & (EMLAT_SPAN_HEAD_DETAIL | EMLAT_SPAN_HEAD_COUNTERS)))))
+  if (rec == 0 || status > EMLAT_SPAN_UNWOUND) /* 6.6, 7.6 */
     {
-      /* A begin record carries no status, detail or counters. */
       d->p = at;
       EMLAT_CORRUPT (d, EMLAT_INVALID_RANGE);
     }
@@ -592,8 +604,10 @@ int emlat_decode_block (const uint8_t *payload, size_t len, struct emlat_chunk_i
   at = d->p;
   if (get_u (d, &ci->thread))
     return -1;
-  if ((ci->type == EMLAT_CHUNK_STRING && ci->thread != 0) /* 6.3 */
-      || (ci->type == EMLAT_CHUNK_SPAN && ci->thread == 0)) /* 6.6 */
+  /* 6.1: no thread in the blocks of timeless chunks and of LOSS (whose
+     stream field names the thread, 6.7); a SPAN block is one thread's. */
+  if (((timeless || ci->type == EMLAT_CHUNK_LOSS) && ci->thread != 0)
+      || (ci->type == EMLAT_CHUNK_SPAN && ci->thread == 0))
     {
       d->p = at;
       EMLAT_CORRUPT (d, EMLAT_INVALID_BLOCK);

@@ -11,6 +11,7 @@
 #include "common/crc32c.h"
 #include "common/endian.h"
 #include "common/leb128.h"
+#include "emlat/emlat.h"
 #include "format/format.h"
 
 #define HEAD_ROOM (EMLAT_CHUNK_HEADER_SIZE + 4 * EMLAT_VARINT_MAX)
@@ -279,7 +280,7 @@ emlat_enc_input (struct emlat_cb *cb, const struct emlat_enc_input *in)
     n += emlat_put_uvarint (p + n, in->thread);
   n += emlat_put_uvarint (p + n, in->batch);
   n += emlat_put_uvarint (p + n, in->mask);
-  if (in->mask & 0x02)
+  if (in->mask & EMLAT_IB_FIRST_READY)
     n += emlat_put_uvarint (p + n, in->quality);
   uint64_t first = 0, t_any = 0;
   int have_first = 0;
@@ -298,7 +299,7 @@ emlat_enc_input (struct emlat_cb *cb, const struct emlat_enc_input *in)
       else
         n += emlat_put_svarint (p + n, (int64_t)(in->t[i] - first));
     }
-  if (in->mask & 0x10)
+  if (in->mask & EMLAT_IB_BYTES)
     n += emlat_put_uvarint (p + n, in->bytes);
   emlat_cb_commit (cb, n, 1, t_any);
   return 0;

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "emlat/emlat_types.h"
+
 /* File header (FORMAT.md section 3). */
 #define EMLAT_FILE_MAGIC "EMLAT\0\r\n" /* 8 bytes, includes the NUL */
 #define EMLAT_FILE_MAGIC_LEN 8
@@ -94,17 +96,25 @@ enum emlat_chunk_type {
 #define EMLAT_SPAN_HEAD_DETAIL 0x8u
 #define EMLAT_SPAN_HEAD_COUNTERS 0x10u
 #define EMLAT_SPAN_HEAD_STATUS_SHIFT 5
-#define EMLAT_SPAN_HEAD_MAX 0xffu
+#define EMLAT_SPAN_HEAD_STATUS_MASK 0xe0u
+#define EMLAT_SPAN_HEAD_MAX 0xffu /* bits 8.. are reserved */
+/* Head bits that MUST be 0 in a begin record: it carries no detail, no
+   counters and no status. */
+#define EMLAT_SPAN_HEAD_NOT_IN_BEGIN                                           \
+  (EMLAT_SPAN_HEAD_DETAIL | EMLAT_SPAN_HEAD_COUNTERS | EMLAT_SPAN_HEAD_STATUS_MASK)
 
 /* Default quality of each time field (7.3), indexed by enum
-   emlat_time_field; values are enum emlat_quality. */
-static const uint8_t emlat_default_quality[28] = {
-  3, 3, 2, 3, 3,          /* input earliest/latest, ready, read begin/end */
-  4, 4, 4, 4, 4,          /* queue insert/remove, decode, dispatch, root end */
-  4, 4, 4, 4, 4, 4, 4, 4, /* pre/command/post begin/end, redisplay begin/end */
-  5, 5, 6, 6,             /* output begin/end, flush begin/end */
-  3, 3, 4,                /* first input earliest/latest, interaction end */
-  8, 8, 8                 /* external send/first output/quiescent */
+   emlat_time_field: the encoder writes a quality pair only for a quality
+   that differs from it, the decoder fills it in for fields without a pair
+   (F-64).  The one table of both. */
+static const uint8_t emlat_default_quality[EMLAT_T_FIELD_COUNT] = {
+  EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_MAIN_POLL_READY, EMLAT_Q_READ, EMLAT_Q_READ,
+  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
+  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
+  EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
+  EMLAT_Q_INTERNAL, EMLAT_Q_WRITE, EMLAT_Q_WRITE, EMLAT_Q_FLUSH, EMLAT_Q_FLUSH,
+  EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_INTERNAL, EMLAT_Q_EXTERNAL,
+  EMLAT_Q_EXTERNAL, EMLAT_Q_EXTERNAL
 };
 
 /* Ring slot size: the unit of LOSS byte counts (6.7). */

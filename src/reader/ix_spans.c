@@ -5,8 +5,12 @@
  * re-scanned and only spans whose cause matches are kept (their begin and
  * end records joined as in the load).
  *
- * Bounded by limits.max_spans (result) and max_open_spans; the scan itself
- * validates everything again, so a file is never trusted more than at load.
+ * Bounded by limits.max_spans (result, and the words of the span-id set)
+ * and max_open_spans; the scan itself validates everything again, so a file
+ * is never trusted more than at load, and the spans the load did not use
+ * are not used here either: a repeated span id (F-92: every id is tracked,
+ * whatever its cause, as at load) and a span that ends before it starts
+ * (F-93, refused by the join).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@ struct fetch
   const struct emlat_profile *p;
   struct emlat_budget budget;
   struct emlat_spanjoin join;
+  struct emlat_idset ids;     /* every span id begun or completed (F-92) */
   struct emlat_vec spans;     /* struct emlat_span */
   struct emlat_vec counters;  /* uint64_t */
   uint32_t file;
@@ -31,6 +36,15 @@ static int f_record (void *ctx, const struct emlat_chunk_info *ci, const struct 
   struct fetch *f = ctx;
   if (ci->type != EMLAT_CHUNK_SPAN)
     return 0;
+  if (r->kind != EMLAT_REC_SPAN_END)
+    switch (emlat_idset_add (&f->ids, &f->budget, r->u.span.id, f->p->lim.max_spans))
+      {
+      case 1: /* the load reported it and used the first */
+        return 0;
+      case -1:
+        f->err = -E2BIG;
+        return 1;
+      }
   struct emlat_joined j;
   switch (emlat_spanjoin_feed (&f->join, r, f->file, ci->offset, &j))
     {
@@ -101,6 +115,7 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
   if (!f.err)
     emlat_spanjoin_each_open (&f.join, f_incomplete, &f);
   emlat_spanjoin_free (&f.join);
+  emlat_idset_free (&f.ids, &f.budget);
   if (f.err)
     {
       emlat_vec_free (NULL, &f.spans, 0);

@@ -31,7 +31,7 @@ EMLAT_API const char *emlat_invalid_name (enum emlat_invalid r)
     "valid", "bad varint", "payload too short for its records",
     "bytes left after the records", "reserved bits set", "value out of range",
     "schema version differs from type version", "block header not allowed",
-    "string id defined twice",
+    "id or index repeated",
   };
   return NAME_OF (names, (unsigned)r);
 }
@@ -169,6 +169,9 @@ EMLAT_API const char *emlat_diag_kind_name (enum emlat_diag_kind k)
     case EMLAT_DIAG_STRING_CONFLICT: return "string redefined";
     case EMLAT_DIAG_LIMIT: return "limit reached";
     case EMLAT_DIAG_NO_FINAL_STATS: return "no final STATS";
+    case EMLAT_DIAG_DUPLICATE_BEGIN: return "interaction begun twice";
+    case EMLAT_DIAG_DUPLICATE_INPUT: return "input batch recorded twice";
+    case EMLAT_DIAG_SPAN_BACKWARDS: return "span ends before it starts";
     }
   return "?";
 }
@@ -205,10 +208,14 @@ EMLAT_API int emlat_diag_format (const struct emlat_diag *d, char *buf, size_t n
     case EMLAT_DIAG_DUPLICATE_SPAN:
       return snprintf (buf, n, "%s%s: span %llu", at, k, a);
     case EMLAT_DIAG_INCOMPLETE_SPAN:
+    case EMLAT_DIAG_SPAN_BACKWARDS:
       return snprintf (buf, n, "%s%s: span %llu (cause %llu)", at, k, a, b);
     case EMLAT_DIAG_OPEN_INTERACTION:
     case EMLAT_DIAG_DUPLICATE_COMPLETE:
+    case EMLAT_DIAG_DUPLICATE_BEGIN:
       return snprintf (buf, n, "%s%s: cause %llu", at, k, a);
+    case EMLAT_DIAG_DUPLICATE_INPUT:
+      return snprintf (buf, n, "%s%s: batch %llu", at, k, a);
     case EMLAT_DIAG_STRING_CONFLICT:
       return snprintf (buf, n, "%s%s: string %llu", at, k, a);
     case EMLAT_DIAG_LIMIT:

@@ -18,6 +18,7 @@
 
 #include "emlat/emlat_reader.h"
 #include "reader/budget.h"
+#include "reader/idset.h"
 #include "reader/spanjoin.h"
 #include "reader/u64map.h"
 
@@ -74,6 +75,8 @@ struct emlat_profile
   struct emlat_span_agg unattributed[EMLAT_SPAN_KIND_MAX + 1];
 
   struct emlat_spanjoin join; /* begin records awaiting their end */
+  struct emlat_idset span_ids;  /* every span id begun or completed (F-92) */
+  struct emlat_idset batch_ids; /* every input batch id (F-92) */
   struct emlat_vec spans;     /* struct emlat_span (EMLAT_LOAD_SPANS) */
   struct emlat_vec span_counters; /* uint64_t pool of those spans */
 
@@ -89,6 +92,9 @@ struct emlat_profile
   int stop_all;               /* a limit: stop reading further files */
 };
 
+/* 1 when a diagnostic of kind K is about one file's own chunks or records,
+   0 when it is about the set (F-81, F-13) or the reader (a limit). */
+int emlat_diag_of_file (enum emlat_diag_kind k);
 /* Record a diagnostic (kept up to max_diagnostics, always counted). */
 void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *d);
 void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind,
@@ -100,6 +106,13 @@ void emlat_profile_limit (struct emlat_profile *p, const char *what);
 /* Load-time helpers of profile_load.c used by the record handlers. */
 int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                              const struct emlat_record *r);
+/* F-92 for a record of the load: 0 when ID is new in SET, 1 when it was
+   seen before (a diagnostic of KIND is recorded; the caller ignores the
+   record), -1 when SET could not grow past MAX_WORDS or the budget (limit
+   LIMIT is recorded; loading stops). */
+int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, uint64_t id,
+                            uint64_t max_words, enum emlat_diag_kind kind,
+                            const struct emlat_chunk_info *ci, const char *limit);
 /* After all files: open spans and interactions, sorting, compaction. */
 void emlat_profile_finish (struct emlat_profile *p);
 

@@ -7,7 +7,8 @@
  *    (F-65); entries created only because spans named their cause are not
  *    interactions: their spans become "unknown cause";
  *  - begin records still waiting for an end are incomplete spans (F-68);
- *  - interactions are sorted by cause, spans by id, strings by id;
+ *  - interactions are sorted by cause, spans by id (unique: a repeated id
+ *    was refused during the load, F-92), strings by id;
  *  - span aggregates are compacted into one array, ascending kind per
  *    interaction;
  *  - repeated keys in the SESSION and STATS entries keep the last (F-60);
@@ -129,12 +130,10 @@ static void finish_spans (struct emlat_profile *p)
 {
   emlat_spanjoin_each_open (&p->join, on_incomplete, p);
   emlat_spanjoin_free (&p->join);
-  struct emlat_span *s = p->spans.p;
+  emlat_idset_free (&p->span_ids, &p->budget);
+  emlat_idset_free (&p->batch_ids, &p->budget);
   if (p->spans.n > 1)
-    qsort (s, p->spans.n, sizeof *s, cmp_span);
-  for (size_t i = 1; i < p->spans.n; i++)
-    if (s[i].id == s[i - 1].id)
-      emlat_profile_diag (p, EMLAT_DIAG_DUPLICATE_SPAN, 0, UINT64_MAX, s[i].id, 0, "");
+    qsort (p->spans.p, p->spans.n, sizeof (struct emlat_span), cmp_span);
 }
 
 /* F-60: keep the last entry of each key, in first-seen order otherwise. */

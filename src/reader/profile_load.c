@@ -24,6 +24,12 @@
 void emlat_profile_diag_push (struct emlat_profile *p, const struct emlat_diag *d)
 {
   p->totals.diagnostics++;
+  if (emlat_diag_is_damage (d->kind)) /* F-94: counted even when not kept */
+    {
+      p->totals.damage++;
+      if (d->file < p->n_files && emlat_diag_of_file (d->kind))
+        p->summaries[d->file].damage++;
+    }
   if (p->diags.n >= p->lim.max_diagnostics
       || emlat_vec_reserve (&p->budget, &p->diags, p->diags.n + 1, sizeof *d,
                             p->lim.max_diagnostics))
@@ -50,6 +56,7 @@ void emlat_profile_limit (struct emlat_profile *p, const char *what)
   /* Make room for this one even past max_diagnostics: it must be seen. */
   struct emlat_diag d = { EMLAT_DIAG_LIMIT, p->cur_file, UINT64_MAX, 0, 0, 0, 0, what };
   p->totals.diagnostics++;
+  p->totals.damage++;
   if (emlat_vec_reserve (&p->budget, &p->diags, p->diags.n + 1, sizeof d, SIZE_MAX / 64) == 0)
     EMLAT_VEC_AT (p->diags, struct emlat_diag, p->diags.n++) = d;
   else
@@ -114,7 +121,9 @@ static int on_ix_begin (struct emlat_profile *p, const struct emlat_chunk_info *
     return 1;
   if (ix->flags & (EMLAT_IX_HAS_COMPLETE | EMLAT_IX_HAS_BEGIN))
     {
-      /* F-65: the complete record supersedes; a repeated begin adds nothing. */
+      /* F-65: the complete record supersedes; a repeated begin, or one after
+         the complete record, adds nothing (F-92). */
+      emlat_profile_diag (p, EMLAT_DIAG_DUPLICATE_BEGIN, p->cur_file, ci->offset, b->cause, 0, "");
       ix->flags |= EMLAT_IX_HAS_BEGIN;
       return 0;
     }
@@ -254,6 +263,13 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                     const struct emlat_record *r)
 {
   struct emlat_joined j;
+  if (r->kind != EMLAT_REC_SPAN_END) /* F-92: one begin or complete per id */
+    switch (emlat_profile_first_id (p, &p->span_ids, r->u.span.id, p->lim.max_spans,
+                                    EMLAT_DIAG_DUPLICATE_SPAN, ci, "max_spans (span ids)"))
+      {
+      case 1: return 0;
+      case -1: return 1;
+      }
   switch (emlat_spanjoin_feed (&p->join, r, p->cur_file, ci->offset, &j))
     {
     case EMLAT_JOIN_NONE:
@@ -271,6 +287,10 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
     case EMLAT_JOIN_LIMIT:
       emlat_profile_limit (p, "max_open_spans");
       return 1;
+    case EMLAT_JOIN_BACKWARDS: /* F-93 */
+      emlat_profile_diag (p, EMLAT_DIAG_SPAN_BACKWARDS, p->cur_file, ci->offset, j.s.id,
+                          j.s.cause, "");
+      return 0;
     case EMLAT_JOIN_DONE:
       break;
     }
@@ -359,6 +379,13 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
     case EMLAT_REC_STRING:
       return on_string (p, ci, r);
     case EMLAT_REC_INPUT:
+      switch (emlat_profile_first_id (p, &p->batch_ids, r->u.input.batch_id,
+                                      p->lim.max_input_batches, EMLAT_DIAG_DUPLICATE_INPUT,
+                                      ci, "max_input_batches (batch ids)"))
+        {
+        case 1: return 0; /* F-92 */
+        case -1: return 1;
+        }
       if (emlat_vec_reserve (&p->budget, &p->inputs, p->inputs.n + 1,
                              sizeof (struct emlat_rd_input), p->lim.max_input_batches))
         {

@@ -3,12 +3,14 @@
  * scan.c -- the sequential scanner over one .emlat file in memory.
  *
  * Walks the file header (F-10..F-13) and then chunk after chunk (F-20..F-32):
- * framing and CRCs first (src/format/decode.c), then classification (skip,
- * experimental, decode), then two passes over a decodable payload: the first
- * validates it completely (F-27: no record of an invalid chunk is ever used),
- * the second hands its records to the visitor.  Sequence gaps (F-23), a
- * missing or repeated SESSION (F-40) and the final STATS (F-42) are tracked
- * on the way.
+ * framing and CRCs first (src/format/decode.c, in the order of F-26), then
+ * classification in the order of F-33 (experimental, invalid type or
+ * version, unknown type, newer version, reserved flags, codec, decode), then
+ * two passes over a decodable payload: the first validates it completely
+ * (F-27: no record of an invalid chunk is ever used), the second hands its
+ * records to the visitor.  Sequence gaps (F-23), a missing or repeated
+ * SESSION (F-40, F-43) and the final STATS (F-42) are tracked on the way;
+ * every diagnostic that is damage (emlat_diag_is_damage, F-94) is counted.
  *
  * Invariants: the offset only grows (each framed chunk is at least 40
  * bytes), so the scan ends; all reads are bounded by the decoder; memory is
@@ -46,6 +48,8 @@ static void diag (struct scan *s, enum emlat_diag_kind kind, uint64_t offset,
                           ci ? ci->type : 0, ci ? ci->version : 0,
                           what ? what : "" };
   s->res->diagnostics++;
+  if (emlat_diag_is_damage (kind))
+    s->res->damage++;
   /* The stop overrides any earlier soft problem (see stop()). */
   if (s->res->first_problem.kind == 0 || kind == EMLAT_DIAG_DAMAGE)
     s->res->first_problem = d;
@@ -185,7 +189,15 @@ static int decode_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint
   return rc != 0;
 }
 
-/* Classify a framed chunk (F-30..F-32) and decode it if it can be.
+/* A framed chunk that is not used: invalid (F-27) for WHY. */
+static void invalid_chunk (struct scan *s, const struct emlat_chunk_info *ci,
+                           enum emlat_invalid why)
+{
+  s->res->chunks_invalid++;
+  diag (s, EMLAT_DIAG_INVALID_CHUNK, ci->offset, why, 0, ci, emlat_invalid_name (why));
+}
+
+/* Classify a framed chunk in the order of F-33 and decode it if it can be.
    Returns 0 to go on, 1 to stop. */
 static int handle_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint8_t *payload)
 {
@@ -197,30 +209,28 @@ static int handle_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint
       res->chunks_experimental++;
       return s->p->visitor.on_chunk && s->p->visitor.on_chunk (s->p->visitor.ctx, ci, 0);
     }
-  if (codec != EMLAT_CODEC_NONE) /* F-30 */
-    {
-      res->chunks_skipped++;
-      diag (s, EMLAT_DIAG_SKIP_CODEC, ci->offset, codec, 0, ci, "unsupported codec");
-    }
-  else if (ci->type == 0 || ci->type > EMLAT_CHUNK_TYPE_MAX_KNOWN) /* F-31 */
+  if (ci->type == 0 || ci->version == 0) /* F-31: never assigned */
+    invalid_chunk (s, ci, EMLAT_INVALID_RANGE);
+  else if (ci->type > EMLAT_CHUNK_TYPE_MAX_KNOWN) /* F-31 */
     {
       res->chunks_skipped++;
       diag (s, EMLAT_DIAG_SKIP_TYPE, ci->offset, ci->type, ci->version, ci,
             "unknown chunk type");
     }
-  else if (ci->version != EMLAT_TYPE_VERSION) /* F-31, version 0 included */
+  else if (ci->version != EMLAT_TYPE_VERSION) /* F-31: newer */
     {
       res->chunks_skipped++;
       diag (s, EMLAT_DIAG_SKIP_VERSION, ci->offset, ci->type, ci->version, ci,
             "unsupported chunk version");
     }
   else if (ci->flags & ~EMLAT_CH_CODEC_MASK)
+    /* Reserved flag bits (F-22a): the framing is sound but the chunk claims
+       something this reader does not know, so it is not used (F-27). */
+    invalid_chunk (s, ci, EMLAT_INVALID_RESERVED);
+  else if (codec != EMLAT_CODEC_NONE) /* F-30: a known chunk's data lost */
     {
-      /* Reserved flag bits (4.1): the framing is sound but the chunk claims
-         something this reader does not know, so it is not used (F-27). */
-      res->chunks_invalid++;
-      diag (s, EMLAT_DIAG_INVALID_CHUNK, ci->offset, EMLAT_INVALID_RESERVED, 0, ci,
-            emlat_invalid_name (EMLAT_INVALID_RESERVED));
+      res->chunks_skipped++;
+      diag (s, EMLAT_DIAG_SKIP_CODEC, ci->offset, codec, 0, ci, "unsupported codec");
     }
   else
     return decode_chunk (s, ci, payload);
@@ -302,7 +312,15 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_sca
       off = next;
     }
   if (off >= len && why == EMLAT_STOP_CLEAN)
-    stop (&s, EMLAT_STOP_CLEAN, len); /* F-25 */
+    {
+      if (res->chunks == 0) /* F-43: a header and nothing else */
+        {
+          res->missing_session = 1;
+          diag (&s, EMLAT_DIAG_MISSING_SESSION, EMLAT_FILE_HEADER_SIZE, 0, 0, NULL,
+                "no chunk after the file header");
+        }
+      stop (&s, EMLAT_STOP_CLEAN, len); /* F-25 */
+    }
   else
     stop (&s, why, off);
   emlat_u64map_free (&s.strings, &s.budget);

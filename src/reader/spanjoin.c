@@ -55,7 +55,7 @@ enum emlat_join_result emlat_spanjoin_feed (struct emlat_spanjoin *j,
             }
           out->s = s;
           take_counters (rs, &out->s, out->counters);
-          return EMLAT_JOIN_DONE;
+          return s.end < s.start ? EMLAT_JOIN_BACKWARDS : EMLAT_JOIN_DONE; /* F-93 */
         }
       /* Begin: wait for the end. */
       if (emlat_u64map_get (&j->ids, s.id))
@@ -126,7 +126,7 @@ enum emlat_join_result emlat_spanjoin_feed (struct emlat_spanjoin *j,
   if (emlat_vec_reserve (j->budget, &j->free_slots, j->free_slots.n + 1, sizeof (uint32_t),
                          j->max_open) == 0)
     EMLAT_VEC_AT (j->free_slots, uint32_t, j->free_slots.n++) = slot;
-  return EMLAT_JOIN_DONE;
+  return out->s.end < out->s.start ? EMLAT_JOIN_BACKWARDS : EMLAT_JOIN_DONE; /* F-93 */
 }
 
 void emlat_spanjoin_each_open (const struct emlat_spanjoin *j,

@@ -5,7 +5,8 @@
  * A complete record is a span at once.  A begin record waits in a table of
  * open spans until the end record with its id arrives; the pair is then a
  * span.  An end without a known begin is an orphan (reported, not used);
- * begins left at the end are incomplete spans.  With a cause filter only
+ * begins left at the end are incomplete spans; a span whose end precedes
+ * its start is backwards (F-93: reported, not used).  With a cause filter only
  * spans of that cause are kept, and unmatched ends are not orphans (their
  * begins belonged to other causes).
  *
@@ -41,7 +42,9 @@ enum emlat_join_result {
   EMLAT_JOIN_OPENED = 2,   /* a begin record now waits for its end */
   EMLAT_JOIN_ORPHAN = 3,   /* an end without begin */
   EMLAT_JOIN_DUPLICATE = 4,/* a begin whose id is already open */
-  EMLAT_JOIN_LIMIT = 5     /* the open table is full */
+  EMLAT_JOIN_LIMIT = 5,    /* the open table is full */
+  EMLAT_JOIN_BACKWARDS = 6 /* *out ends before it starts (F-93): not a span;
+                              its begin, if any, is no longer open */
 };
 
 /* A finished span and its counters, indexed by counter. */

@@ -48,8 +48,9 @@ static void test_baseline (void)
   craft_free (&p);
 }
 
-/* F-30, F-31, F-32: skipped by length and reported, never decoded; the
-   chunk after each is read normally. */
+/* F-30, F-31, F-32, F-33: skipped by length and reported (or, for type
+   version 0, invalid), never decoded; the chunk after each is read
+   normally. */
 static void test_skips (void)
 {
   struct craft f = { 0 }, p = { 0 }, junk = { 0 };
@@ -66,7 +67,8 @@ static void test_skips (void)
   collect_scan (&c, f.b, f.n, NULL);
   CHECK_EQ_U64 (c.res.stop, EMLAT_STOP_CLEAN);
   CHECK_EQ_U64 (c.res.chunks, 7);
-  CHECK_EQ_U64 (c.res.chunks_skipped, 4);
+  CHECK_EQ_U64 (c.res.chunks_skipped, 3);
+  CHECK_EQ_U64 (c.res.chunks_invalid, 1);
   CHECK_EQ_U64 (c.res.chunks_experimental, 1);
   CHECK_EQ_U64 (c.res.sequence_gaps, 0);
   CHECK_EQ_U64 (c.n_recs, 2); /* SESSION entry and span 5 only */
@@ -82,8 +84,9 @@ static void test_skips (void)
   CHECK_EQ_U64 (c.diags[1].kind, EMLAT_DIAG_SKIP_VERSION);
   CHECK_EQ_U64 (c.diags[1].offset, o_ver);
   CHECK_EQ_U64 (c.diags[1].version, 2);
-  CHECK_EQ_U64 (c.diags[2].kind, EMLAT_DIAG_SKIP_VERSION);
+  CHECK_EQ_U64 (c.diags[2].kind, EMLAT_DIAG_INVALID_CHUNK); /* F-31: version 0 */
   CHECK_EQ_U64 (c.diags[2].offset, o_v0);
+  CHECK_EQ_U64 (c.diags[2].a, EMLAT_INVALID_RANGE);
   CHECK_EQ_U64 (c.diags[3].kind, EMLAT_DIAG_SKIP_CODEC);
   CHECK_EQ_U64 (c.diags[3].offset, o_codec);
   CHECK_EQ_U64 (c.diags[3].a, 3);
@@ -151,7 +154,7 @@ static void test_invalid (void)
   craft_sv (&p, 0);
   craft_sv (&p, 0);
   craft_sv (&p, 0);
-  invalid_case ("begin status", &p, EMLAT_CHUNK_SPAN, EMLAT_INVALID_RANGE);
+  invalid_case ("begin status", &p, EMLAT_CHUNK_SPAN, EMLAT_INVALID_RESERVED);
   /* Schema version 2 in a version-1 chunk (6.1). */
   craft_span1 (&p, 9, 1, 10, 1, EMLAT_SPAN_GC);
   p.b[0] = 2;
