@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * test_format_doc.c -- docs/FORMAT.md cannot drift from the code: this test
- * reads the document itself ($SRCDIR/docs/FORMAT.md) and checks what it
+ * reads the document itself (docs/FORMAT.md under $SRCDIR) and checks what it
  * claims against the decoder, the encoder and the reader's names.
  *
  *  - The worked example (fenced block "emlat-hex"): every line's offset
@@ -745,7 +745,7 @@ static void test_enums (void)
 int main (void)
 {
   const char *src = getenv ("SRCDIR");
-  char *path = tu_strf ("%s/docs/FORMAT.md", src ? src : ".");
+  char *path = tu_strf ("%s/%s", src ? src : ".", "docs/FORMAT.md");
   size_t len;
   if (tu_read_file (path, (uint8_t **)&doc, &len) != 0)
     {
