@@ -9,15 +9,19 @@
  *   valid                  every chunk read, nothing invalid or missing;
  *   damaged but recovered  the file header is sound and reading kept what
  *                          came before the damage (F-26), or skipped
- *                          invalid chunks (F-27), or chunks/files are
- *                          missing (F-23, F-81);
+ *                          invalid chunks (F-27) or chunks it cannot
+ *                          decode (F-30, F-31: data lost), or chunks/files
+ *                          are missing (F-23, F-81);
  *   unreadable             no usable header, an I/O error, or a reader
  *                          limit stopped the load.
  *
- * Exit: 0 all valid, 1 some damaged but recovered (none unreadable), 2
- * some unreadable or a usage error.  Problems go to stderr through
- * emlat_cli_error (file and offset); the summary goes to stdout, or one
- * JSON object per set with --json.
+ * Which diagnostics are damage is the library's judgement
+ * (emlat_report_diag_is_damage), the same for report, export and compare.
+ *
+ * Exit: 0 all valid, 1 some damaged but recovered (none unreadable) or a
+ * write error, 2 some unreadable or a usage error.  Problems go to stderr
+ * through emlat_cli_error (file and offset); the summary goes to stdout,
+ * or one JSON object per set with --json.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,7 @@
 #include "cli/cli.h"
 #include "render/json.h"
 #include "emlat/emlat_reader.h"
+#include "emlat/emlat_report.h"
 #include "format/format.h"
 
 enum verdict { V_VALID = 0, V_DAMAGED = 1, V_UNREADABLE = 2 };
@@ -46,36 +51,14 @@ static const char *verdict_key (enum verdict v)
 }
 
 
-/* Diagnostics that mean data was lost or is untrustworthy. */
-static int is_damage (enum emlat_diag_kind k)
-{
-  switch (k)
-    {
-    case EMLAT_DIAG_DAMAGE:
-    case EMLAT_DIAG_INVALID_CHUNK:
-    case EMLAT_DIAG_SEQUENCE_GAP:
-    case EMLAT_DIAG_MISSING_SESSION:
-    case EMLAT_DIAG_EXTRA_SESSION:
-    case EMLAT_DIAG_ROTATION_MISSING:
-    case EMLAT_DIAG_ROTATION_DUPLICATE:
-    case EMLAT_DIAG_MIXED_SESSION:
-    case EMLAT_DIAG_START_MISMATCH:
-    case EMLAT_DIAG_DUPLICATE_COMPLETE:
-    case EMLAT_DIAG_DUPLICATE_SPAN:
-    case EMLAT_DIAG_STRING_CONFLICT:
-      return 1;
-    default:
-      return 0;
-    }
-}
-
 static enum verdict file_verdict (const struct emlat_file_summary *f)
 {
   if (f->read_error || !f->scan.header_ok)
     return V_UNREADABLE;
   if (f->scan.stop == EMLAT_STOP_LIMIT)
     return V_UNREADABLE;
-  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.chunks_invalid || f->scan.sequence_gaps
+  if (f->scan.stop != EMLAT_STOP_CLEAN || f->scan.chunks_invalid || f->scan.chunks_skipped
+      || f->scan.sequence_gaps
       || f->scan.missing_session || f->scan.session_chunks > 1)
     return V_DAMAGED;
   return V_VALID;
@@ -97,7 +80,7 @@ static enum verdict set_verdict (const struct emlat_profile *p)
         v = fv;
     }
   for (size_t i = 0; i < nd && v == V_VALID; i++)
-    if (is_damage (d[i].kind))
+    if (emlat_report_diag_is_damage (d[i].kind))
       v = V_DAMAGED;
   return v;
 }
@@ -113,7 +96,7 @@ static const struct emlat_diag *first_damage (const struct emlat_profile *p, uin
     return &f[file].scan.first_problem;
   /* Then problems inside the file; set-level ones are reported once. */
   for (size_t i = 0; i < nd; i++)
-    if (d[i].file == file && is_damage (d[i].kind) && d[i].kind < EMLAT_DIAG_ROTATION_MISSING)
+    if (d[i].file == file && emlat_report_diag_is_damage (d[i].kind) && d[i].kind < EMLAT_DIAG_ROTATION_MISSING)
       return &d[i];
   return NULL;
 }
@@ -340,11 +323,12 @@ static void usage (FILE *f)
            "byte offset.\n"
            "\n"
            "  --json      one JSON object per session set on stdout\n"
-           "  --help      show this help\n"
-           "  --version   show the version\n"
+           "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
-           "Exit codes: 0 every file valid; 1 some file damaged but recovered;\n"
-           "2 some file unreadable, or invalid arguments.\n");
+           "Exit codes: 0 every file valid; 1 some file damaged but recovered\n"
+           "(chunks invalid, undecodable or missing, rotated files missing; each\n"
+           "problem on stderr), or a write error; 2 some file missing or\n"
+           "unreadable, or invalid arguments.\n");
 }
 
 static int run_check (int argc, char **argv)
@@ -356,7 +340,7 @@ static int run_check (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   int json = 0, c;
-  while ((c = getopt_long (argc, argv, "jh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jhV", opts, NULL)) != -1)
     switch (c)
       {
       case 'j':
@@ -369,16 +353,11 @@ static int run_check (int argc, char **argv)
         emlat_cli_version ("check");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("check", c, argv, opts);
       }
   int n = argc - optind;
   if (n <= 0)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "check: no FILE given");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("check", "no FILE given");
   char **files = argv + optind;
   uint8_t (*uuids)[16] = calloc ((size_t)n, 16);
   int *ok = calloc ((size_t)n, sizeof *ok), *done = calloc ((size_t)n, sizeof *done);
@@ -387,7 +366,7 @@ static int run_check (int argc, char **argv)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       free (uuids), free (ok), free (done), free (group);
-      return EMLAT_EXIT_USAGE;
+      return EMLAT_EXIT_FAIL;
     }
   for (int i = 0; i < n; i++)
     ok[i] = read_uuid (files[i], uuids[i]) == 0;
