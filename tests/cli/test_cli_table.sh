@@ -218,14 +218,16 @@ row 2 - "^emlat: $O/nodir/x.json: " 'export --format=jsonl -o $O/nodir/x.json $G
 row 1 FULL "write error" 'export --format=jsonl $G'
 
 # record: the command follows "--"; its exit status is emlat's
-row 0 '^emlat: profile: ' - 'record -o $O/rec1.emlat -- true'
-row 3 - - 'record -o $O/rec2.emlat -- sh -c "exit 3" sh --help'
-row 2 - "after '--'" 'record -o $O/rec3.emlat true'
+# (the command is profile_fixture, built like libemlat-tty.so: in a
+# sanitizer build both need the same runtime)
+row 0 '^emlat: profile: ' - 'record -o $O/rec1.emlat -- $FIXTURE exit 0'
+row 3 - - 'record -o $O/rec2.emlat -- $FIXTURE exit 3 --help'
+row 2 - "after '--'" 'record -o $O/rec3.emlat $FIXTURE exit 0'
 row 2 - "no command" 'record -o $O/rec4.emlat'
-row 2 - "^emlat: $G: .*exists" 'record -o $G -- true'
+row 2 - "^emlat: $G: .*exists" 'record -o $G -- $FIXTURE exit 0'
 row 2 - "'-o' needs a value" 'record -o'
 row 127 - "^emlat: /nonexistent/cmd: " 'record -o $O/rec5.emlat -- /nonexistent/cmd'
-row 1 FULL - 'record -o $O/rec6.emlat -- true'
+row 1 FULL - 'record -o $O/rec6.emlat -- $FIXTURE exit 0'
 
 # replay: the command follows "--"
 row 0 'planned' - 'replay --keys 2 --wpm 600 --settle-max 1s -o $O/rp1.emlat -- $PTY_ECHO'

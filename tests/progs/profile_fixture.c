@@ -11,8 +11,12 @@
  *       CODEC (FORMAT.md F-30) and reseal its header CRC, so that a reader
  *       skips the chunk as one it cannot decode: data lost, not framing
  *       damage.
+ *   profile_fixture exit N [ARGS...]
+ *       exit with status N at once: a command for `emlat record` built
+ *       like the rest of the build (with the sanitizers of a sanitizer
+ *       build, so that the preloaded libemlat-tty.so finds its runtime).
  *
- * Exit status 0, or 1 with a message on stderr.
+ * Exit status 0, or 1 with a message on stderr (exit: N).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,9 +78,12 @@ main (int argc, char **argv)
 {
   if (argc == 3 && strcmp (argv[1], "rotated") == 0)
     return rotated (argv[2]);
+  if (argc >= 3 && strcmp (argv[1], "exit") == 0)
+    return atoi (argv[2]);
   if (argc == 5 && strcmp (argv[1], "set-codec") == 0)
     return set_codec (argv[2], atol (argv[3]), (unsigned)atoi (argv[4]));
   fprintf (stderr, "usage: profile_fixture rotated BASE.emlat\n"
-                   "       profile_fixture set-codec FILE OFFSET CODEC\n");
+                   "       profile_fixture set-codec FILE OFFSET CODEC\n"
+                   "       profile_fixture exit N [ARGS...]\n");
   return 1;
 }
