@@ -139,6 +139,29 @@ long_without_value (const struct option *longopts, const char *arg, int val)
   return NULL;
 }
 
+/* "--NAME[=value]" that getopt_long did not take: an abbreviation of
+   several options, or none. */
+static int
+unknown_long (const char *verb, const char *arg, const struct option *longopts)
+{
+  size_t n = strcspn (arg + 2, "=");
+  char names[256] = "";
+  size_t used = 0;
+  int matches = 0;
+  for (const struct option *o = longopts; o && o->name; o++)
+    if (strncmp (o->name, arg + 2, n) == 0 && used < sizeof names)
+      {
+        int w = snprintf (names + used, sizeof names - used, "%s--%s", matches ? ", " : "",
+                          o->name);
+        if (w > 0)
+          used += (size_t)w;
+        matches++;
+      }
+  if (matches > 1)
+    return emlat_cli_usage_error (verb, "ambiguous option '%.*s': %s", (int)n + 2, arg, names);
+  return emlat_cli_usage_error (verb, "unknown option '%.*s'", (int)n + 2, arg);
+}
+
 int
 emlat_cli_bad_option (const char *verb, int c, char *const argv[],
                       const struct option *longopts)
@@ -157,7 +180,7 @@ emlat_cli_bad_option (const char *verb, int c, char *const argv[],
       return emlat_cli_usage_error (verb, "option '-%c' needs a value", optopt);
     }
   if (optopt == 0 && is_long)
-    return emlat_cli_usage_error (verb, "unknown option '%.*s'", (int)strcspn (arg, "="), arg);
+    return unknown_long (verb, arg, longopts);
   const struct option *o = long_without_value (longopts, arg, optopt);
   if (o)
     return emlat_cli_usage_error (verb, "option '--%s' takes no value", o->name);
@@ -206,7 +229,9 @@ emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint64_t 
 {
   if (emlat_cli_parse_u64 (arg, min, max, out) == 0)
     return 0;
-  if (max == UINT64_MAX)
+  if (max == UINT64_MAX && min == 0)
+    emlat_cli_usage_error (verb, "option '%s' wants a whole number, not '%s'", opt, arg);
+  else if (max == UINT64_MAX)
     emlat_cli_usage_error (verb, "option '%s' wants a whole number of at least %" PRIu64
                            ", not '%s'", opt, min, arg);
   else

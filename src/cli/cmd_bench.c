@@ -257,7 +257,7 @@ cmd_bench (int argc, char **argv)
   double clk = clock_cost (), span = 0, bps = 0, rate = 0;
   int failed = 0;
   if (!json)
-    fprintf (stderr, "emlat bench: measuring (a few seconds)...\n");
+    emlat_cli_error (NULL, UINT64_MAX, "measuring (a few seconds)...");
   if (span_cost (&b, &span) != 0)
     failed = 1;
   if (!failed && bytes_per_span (&b, &bps) != 0)
