@@ -3,8 +3,8 @@
  * cli.h -- what the verbs of the `emlat` command share.
  *
  * Each verb lives in its own src/cli/cmd_<verb>.c and registers itself with
- * EMLAT_VERB; main.c dispatches on argv[1] and prints the verb list.  No
- * central table is edited to add a verb.
+ * EMLAT_VERB; main.c dispatches on argv[1], cmd_help.c prints the verb
+ * list.  No central table is edited to add a verb.
  *
  * Exit codes (README "Exit codes"): every verb returns EMLAT_EXIT_OK on
  * success; EMLAT_EXIT_FAIL (1) for its own failure, which includes damaged

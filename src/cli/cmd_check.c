@@ -50,7 +50,6 @@ static const char *verdict_key (enum verdict v)
   return v == V_VALID ? "valid" : v == V_DAMAGED ? "damaged" : "unreadable";
 }
 
-
 static enum verdict file_verdict (const struct emlat_file_summary *f)
 {
   if (f->read_error || !f->scan.header_ok)
