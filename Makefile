@@ -25,6 +25,10 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# Manual pages (man/, @VERSION@ filled in when installed) and bash completion.
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN_PAGES := $(sort $(wildcard man/*.[1-9]))
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
@@ -203,12 +207,20 @@ install: all
 	install -m 0644 include/emlat/*.h $(DESTDIR)$(PREFIX)/include/emlat/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' emlat.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
 	chmod 0644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(BASHCOMPDIR)
+	for p in $(MAN_PAGES); do \
+	  d=$(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; \
+	  sed -e 's|@VERSION@|$(VERSION)|g' $$p > $$d && chmod 0644 $$d || exit 1; \
+	done
+	install -m 0644 completion/emlat.bash $(DESTDIR)$(BASHCOMPDIR)/emlat
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/emlat $(DESTDIR)$(PREFIX)/lib/libemlat.a \
 	  $(DESTDIR)$(PREFIX)/lib/libemlat.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libemlat.so \
 	  $(DESTDIR)$(PREFIX)/lib/libemlat-tty.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/emlat.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/emlat
+	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/emlat
 
 clean:
 	rm -rf build

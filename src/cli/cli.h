@@ -3,17 +3,35 @@
  * cli.h -- what the verbs of the `emlat` command share.
  *
  * Each verb lives in its own src/cli/cmd_<verb>.c and registers itself with
- * EMLAT_VERB; main.c dispatches on argv[1] and prints the verb list.  No
- * central table is edited to add a verb.
+ * EMLAT_VERB; main.c dispatches on argv[1], cmd_help.c prints the verb
+ * list.  No central table is edited to add a verb.
  *
  * Exit codes (README "Exit codes"): every verb returns EMLAT_EXIT_OK on
- * success, EMLAT_EXIT_USAGE (2) for invalid arguments or unusable input, and
- * documents its own meaning of 1.  Every error message names the file and,
- * where one applies, the byte offset: "emlat: FILE: offset N: what".
+ * success; EMLAT_EXIT_FAIL (1) for its own failure, which includes damaged
+ * input whose readable part was processed (said on stderr), data skipped
+ * because it could not be read, and a write error on an output; and
+ * EMLAT_EXIT_USAGE (2) for invalid arguments, an unknown option, or
+ * unusable input (a file that is missing, unreadable or not a profile, an
+ * output file that cannot be created).
+ *
+ * Messages: one line on stderr, through emlat_cli_error, in one format:
+ * "emlat: FILE: offset N: what", the FILE and offset parts only where they
+ * apply ("line N" instead of "offset N" for a text input).  The verb's name
+ * is never part of the message.
+ *
+ * Options (every verb): getopt_long with permutation, so options and
+ * operands mix in any order and "--" ends the options; the option string
+ * starts with ':' so that a missing value is told from an unknown option
+ * ("-:" for record and replay, whose command follows "--": getopt returns
+ * 1 for an operand before it).  emlat_verb_run sets opterr to 0, and a verb
+ * hands any return it does not know to emlat_cli_bad_option.  Every verb
+ * has -h/--help (usage on stdout, exit 0) and -V/--version (one line,
+ * exit 0).  Numbers are parsed by emlat_cli_opt_u64 alone.
  */
 #ifndef EMLAT_CLI_H
 #define EMLAT_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,6 +66,35 @@ int emlat_verb_run (const char *name, int argc, char **argv);
    offset part, FILE NULL omits the file part. */
 void emlat_cli_error (const char *file, uint64_t offset, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
+
+/* "emlat: FILE: line N: message\n": a position in a text input. */
+void emlat_cli_error_line (const char *file, unsigned line, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* A usage error of VERB: "emlat: message (see emlat VERB --help)".
+   Returns EMLAT_EXIT_USAGE. */
+int emlat_cli_usage_error (const char *verb, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* The message for getopt_long's return C (':' a missing value, anything
+   else an unknown option or a value given to an option that takes none),
+   from optind, optopt and VERB's LONGOPTS.  Returns EMLAT_EXIT_USAGE. */
+int emlat_cli_bad_option (const char *verb, int c, char *const argv[],
+                          const struct option *longopts);
+
+/* ARG as a whole number from MIN to MAX: decimal digits, or hexadecimal
+   digits after "0x"; no sign, space or other text.  0, or -1 (and *OUT
+   untouched). */
+int emlat_cli_parse_u64 (const char *arg, uint64_t min, uint64_t max, uint64_t *out);
+
+/* emlat_cli_parse_u64 of the value ARG of option OPT ("--rows", "-n") of
+   VERB; on failure says "option 'OPT' wants a whole number from MIN to MAX,
+   not 'ARG'" and returns -1. */
+int emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint64_t min,
+                       uint64_t max, uint64_t *out);
+
+/* The usage line and verb list of `emlat --help` on F (cmd_help.c). */
+void emlat_cli_print_usage (FILE *f);
 
 /* The session UUID U as 8-4-4-4-12 lower-case hex into OUT. */
 void emlat_cli_uuid (const uint8_t u[16], char out[37]);

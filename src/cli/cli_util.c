@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * cli_util.c -- the verb registry and the shared error and version output of
- * the `emlat` command (declared in cli.h).
+ * cli_util.c -- the verb registry and what every verb of the `emlat`
+ * command shares (declared in cli.h): the error message format, the
+ * messages for a bad option, the one parser of numeric option values, and
+ * the version line.
  *
  * Verbs register from constructors before main() runs, so the registry is a
  * plain singly linked list kept sorted by name (the order `emlat --help`
@@ -10,10 +12,13 @@
  *
  * emlat_verb_run resets getopt's state before running a verb, so one verb
  * can run another (demo runs check and dump) and each parses its own
- * arguments from the start.
+ * arguments from the start; it also sets opterr to 0, so that getopt
+ * prints nothing and every option error is emlat_cli_bad_option's one
+ * line in the common format.
  */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -69,27 +74,170 @@ emlat_verb_run (const char *name, int argc, char **argv)
   /* glibc: optind = 0 reinitializes getopt completely (including the
      position inside a group of short options). */
   optind = 0;
-  opterr = 1;
+  opterr = 0;
   int rc = v->run (argc, argv);
   fflush (stdout);
   return rc;
+}
+
+/* "emlat: [FILE: ][UNIT N: ]message\n"; UNIT NULL omits the position. */
+static void
+message (const char *file, const char *unit, uint64_t pos, const char *fmt, va_list ap)
+{
+  /* Whatever the verb printed so far comes first. */
+  fflush (stdout);
+  fputs ("emlat: ", stderr);
+  if (file)
+    fprintf (stderr, "%s: ", file);
+  if (unit)
+    fprintf (stderr, "%s %" PRIu64 ": ", unit, pos);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
 }
 
 void
 emlat_cli_error (const char *file, uint64_t offset, const char *fmt, ...)
 {
   va_list ap;
-  /* Whatever the verb printed so far comes first. */
-  fflush (stdout);
-  fputs ("emlat: ", stderr);
-  if (file)
-    fprintf (stderr, "%s: ", file);
-  if (offset != UINT64_MAX)
-    fprintf (stderr, "offset %" PRIu64 ": ", offset);
   va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
+  message (file, offset == UINT64_MAX ? NULL : "offset", offset, fmt, ap);
   va_end (ap);
-  fputc ('\n', stderr);
+}
+
+void
+emlat_cli_error_line (const char *file, unsigned line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  message (file, "line", line, fmt, ap);
+  va_end (ap);
+}
+
+int
+emlat_cli_usage_error (const char *verb, const char *fmt, ...)
+{
+  char what[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (what, sizeof what, fmt, ap);
+  va_end (ap);
+  emlat_cli_error (NULL, UINT64_MAX, "%s (see emlat %s --help)", what, verb);
+  return EMLAT_EXIT_USAGE;
+}
+
+/* The long option of LONGOPTS that ARG ("--name=value", possibly an
+   abbreviation) named, when it has value VAL and takes no argument. */
+static const struct option *
+long_without_value (const struct option *longopts, const char *arg, int val)
+{
+  if (strncmp (arg, "--", 2) != 0 || !strchr (arg, '='))
+    return NULL;
+  size_t n = strcspn (arg + 2, "=");
+  for (const struct option *o = longopts; o && o->name; o++)
+    if (o->val == val && o->has_arg == no_argument && strncmp (o->name, arg + 2, n) == 0)
+      return o;
+  return NULL;
+}
+
+/* "--NAME[=value]" that getopt_long did not take: an abbreviation of
+   several options, or none. */
+static int
+unknown_long (const char *verb, const char *arg, const struct option *longopts)
+{
+  size_t n = strcspn (arg + 2, "=");
+  char names[256] = "";
+  size_t used = 0;
+  int matches = 0;
+  for (const struct option *o = longopts; o && o->name; o++)
+    if (strncmp (o->name, arg + 2, n) == 0 && used < sizeof names)
+      {
+        int w = snprintf (names + used, sizeof names - used, "%s--%s", matches ? ", " : "",
+                          o->name);
+        if (w > 0)
+          used += (size_t)w;
+        matches++;
+      }
+  if (matches > 1)
+    return emlat_cli_usage_error (verb, "ambiguous option '%.*s': %s", (int)n + 2, arg, names);
+  return emlat_cli_usage_error (verb, "unknown option '%.*s'", (int)n + 2, arg);
+}
+
+int
+emlat_cli_bad_option (const char *verb, int c, char *const argv[],
+                      const struct option *longopts)
+{
+  /* glibc leaves optind past a long option and past a short option that
+     lacks its value; an unknown short option inside a group ("-jZ") is
+     named by optopt alone. */
+  const char *arg = optind > 0 ? argv[optind - 1] : "";
+  int is_long = strncmp (arg, "--", 2) == 0 && arg[2];
+  if (c == 1)
+    return emlat_cli_usage_error (verb, "unexpected argument '%s'", optarg);
+  if (c == ':')
+    {
+      if (is_long)
+        return emlat_cli_usage_error (verb, "option '%s' needs a value", arg);
+      return emlat_cli_usage_error (verb, "option '-%c' needs a value", optopt);
+    }
+  if (optopt == 0 && is_long)
+    return unknown_long (verb, arg, longopts);
+  const struct option *o = long_without_value (longopts, arg, optopt);
+  if (o)
+    return emlat_cli_usage_error (verb, "option '--%s' takes no value", o->name);
+  if (optopt > 0 && optopt < 256 && isprint (optopt))
+    return emlat_cli_usage_error (verb, "unknown option '-%c'", optopt);
+  return emlat_cli_usage_error (verb, "unknown option '%s'", arg);
+}
+
+int
+emlat_cli_parse_u64 (const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+  unsigned base = 10;
+  const char *s = arg;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    {
+      base = 16;
+      s += 2;
+    }
+  if (*s == 0)
+    return -1;
+  uint64_t v = 0;
+  for (; *s; s++)
+    {
+      unsigned d;
+      if (*s >= '0' && *s <= '9')
+        d = (unsigned)(*s - '0');
+      else if (base == 16 && *s >= 'a' && *s <= 'f')
+        d = (unsigned)(*s - 'a' + 10);
+      else if (base == 16 && *s >= 'A' && *s <= 'F')
+        d = (unsigned)(*s - 'A' + 10);
+      else
+        return -1;
+      if (v > (UINT64_MAX - d) / base)
+        return -1;
+      v = v * base + d;
+    }
+  if (v < min || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int
+emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint64_t min,
+                   uint64_t max, uint64_t *out)
+{
+  if (emlat_cli_parse_u64 (arg, min, max, out) == 0)
+    return 0;
+  if (max == UINT64_MAX && min == 0)
+    emlat_cli_usage_error (verb, "option '%s' wants a whole number, not '%s'", opt, arg);
+  else if (max == UINT64_MAX)
+    emlat_cli_usage_error (verb, "option '%s' wants a whole number of at least %" PRIu64
+                           ", not '%s'", opt, min, arg);
+  else
+    emlat_cli_usage_error (verb, "option '%s' wants a whole number from %" PRIu64 " to %" PRIu64
+                           ", not '%s'", opt, min, max, arg);
+  return -1;
 }
 
 void

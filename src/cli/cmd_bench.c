@@ -13,7 +13,7 @@
  * numbers.
  *
  * Exit codes: 0 measured, 1 a measurement could not be made (the reason is
- * printed), 2 usage.
+ * printed) or a write error, 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -216,7 +216,7 @@ usage (FILE *f)
          "  -h, --help   this text;  -V, --version  the version\n"
          "\n"
          "Exit codes: 0 measured; 1 a measurement failed (the reason is\n"
-         "printed); 2 invalid arguments.\n",
+         "printed), or a write error; 2 invalid arguments.\n",
          f);
 }
 
@@ -229,24 +229,20 @@ cmd_bench (int argc, char **argv)
                                         { "version", no_argument, 0, 'V' },
                                         { 0, 0, 0, 0 } };
   int json = 0, quick = 0, c;
-  optind = 1;
-  while ((c = getopt_long (argc, argv, "jqhV", opts, 0)) != -1)
+  while ((c = getopt_long (argc, argv, ":jqhV", opts, 0)) != -1)
     switch (c)
       {
       case 'j': json = 1; break;
       case 'q': quick = 1; break;
       case 'h': usage (stdout); return EMLAT_EXIT_OK;
       case 'V': emlat_cli_version ("bench"); return EMLAT_EXIT_OK;
-      default: usage (stderr); return EMLAT_EXIT_USAGE;
+      default: return emlat_cli_bad_option ("bench", c, argv, opts);
       }
   if (optind != argc)
-    {
-      emlat_cli_error (0, UINT64_MAX, "bench: unexpected argument '%s'", argv[optind]);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("bench", "unexpected argument '%s'", argv[optind]);
   if (emlat_active ())
     {
-      emlat_cli_error (0, UINT64_MAX, "bench: a recording session is already active");
+      emlat_cli_error (0, UINT64_MAX, "a recording session is already active");
       return EMLAT_EXIT_FAIL;
     }
   struct bench_ctx b = { .trial = 0 };
@@ -261,7 +257,7 @@ cmd_bench (int argc, char **argv)
   double clk = clock_cost (), span = 0, bps = 0, rate = 0;
   int failed = 0;
   if (!json)
-    fprintf (stderr, "emlat bench: measuring (a few seconds)...\n");
+    emlat_cli_error (NULL, UINT64_MAX, "measuring (a few seconds)...");
   if (span_cost (&b, &span) != 0)
     failed = 1;
   if (!failed && bytes_per_span (&b, &bps) != 0)
@@ -271,7 +267,7 @@ cmd_bench (int argc, char **argv)
   rmdir (b.dir);
   if (failed)
     {
-      emlat_cli_error (0, UINT64_MAX, "bench: a measurement lost records or could not run");
+      emlat_cli_error (0, UINT64_MAX, "a measurement lost records or could not run");
       return EMLAT_EXIT_FAIL;
     }
   if (json)

@@ -12,15 +12,19 @@
  *   damaged but recovered  the file header is sound and reading kept what
  *                          came before the damage (F-26), or skipped
  *                          invalid chunks (F-27) or chunks it cannot
- *                          decompress (F-30), or chunks/files are missing
- *                          (F-23, F-81), or records repeat ids (F-92);
+ *                          decode (F-30, F-31: data lost), or chunks/files
+ *                          are missing (F-23, F-81), or records repeat ids
+ *                          (F-92);
  *   unreadable             no usable header, an I/O error, or a reader
  *                          limit stopped the load.
  *
- * Exit: 0 all valid, 1 some damaged but recovered (none unreadable), 2
- * some unreadable or a usage error.  Problems go to stderr through
- * emlat_cli_error (file and offset); the summary goes to stdout, or one
- * JSON object per set with --json.
+ * Which diagnostics are damage is the library's judgement
+ * (emlat_report_diag_is_damage), the same for report, export and compare.
+ *
+ * Exit: 0 all valid, 1 some damaged but recovered (none unreadable) or a
+ * write error, 2 some unreadable or a usage error.  Problems go to stderr
+ * through emlat_cli_error (file and offset); the summary goes to stdout,
+ * or one JSON object per set with --json.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -308,11 +312,12 @@ static void usage (FILE *f)
            "byte offset.\n"
            "\n"
            "  --json      one JSON object per session set on stdout\n"
-           "  --help      show this help\n"
-           "  --version   show the version\n"
+           "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
-           "Exit codes: 0 every file valid; 1 some file damaged but recovered;\n"
-           "2 some file unreadable, or invalid arguments.\n");
+           "Exit codes: 0 every file valid; 1 some file damaged but recovered\n"
+           "(chunks invalid, undecodable or missing, rotated files missing; each\n"
+           "problem on stderr), or a write error; 2 some file missing or\n"
+           "unreadable, or invalid arguments.\n");
 }
 
 static int run_check (int argc, char **argv)
@@ -324,7 +329,7 @@ static int run_check (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   int json = 0, c;
-  while ((c = getopt_long (argc, argv, "jh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jhV", opts, NULL)) != -1)
     switch (c)
       {
       case 'j':
@@ -337,16 +342,11 @@ static int run_check (int argc, char **argv)
         emlat_cli_version ("check");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("check", c, argv, opts);
       }
   int n = argc - optind;
   if (n <= 0)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "check: no FILE given");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("check", "no FILE given");
   char **files = argv + optind;
   uint8_t (*uuids)[16] = calloc ((size_t)n, 16);
   int *ok = calloc ((size_t)n, sizeof *ok), *done = calloc ((size_t)n, sizeof *done);
@@ -355,7 +355,7 @@ static int run_check (int argc, char **argv)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       free (uuids), free (ok), free (done), free (group);
-      return EMLAT_EXIT_USAGE;
+      return EMLAT_EXIT_FAIL;
     }
   for (int i = 0; i < n; i++)
     ok[i] = read_uuid (files[i], uuids[i]) == 0;

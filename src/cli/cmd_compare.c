@@ -10,10 +10,11 @@
  * Text lines stay within 80 columns: the verdict "no significant change"
  * is printed as "no sig. change" there (in full in --json and the docs).
  *
- * Exit codes: 0 the comparison ran: compared, refused by a guard, or
- * nothing comparable yet (every population under 30 samples) -- the
- * output says which in plain words; 1 a file missing or unreadable;
- * 2 invalid arguments.
+ * Exit codes: 0 the comparison ran on two profiles read completely:
+ * compared, refused by a guard, or nothing comparable yet (every
+ * population under 30 samples) -- the output says which in plain words;
+ * 1 it ran, but reading lost data of A or B (each problem on stderr), or
+ * memory ran out; 2 invalid arguments, or A or B missing or unusable.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -59,21 +60,11 @@ usage (FILE *f)
            "  -h, --help      this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 compared, refused or nothing comparable yet (said\n"
-           "plainly); 1 a file missing or unreadable; 2 invalid arguments.\n",
+           "plainly); 1 the same, but reading lost data of A or B (each problem\n"
+           "on stderr), or a write error; 2 invalid arguments, or A or B\n"
+           "missing or not a readable profile.\n",
            EMLAT_REPORT_COMPARE_MIN_N, EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES,
            (unsigned long long)EMLAT_REPORT_BOOT_DEFAULT_SEED);
-}
-
-static int
-parse_u64 (const char *s, uint64_t *v)
-{
-  char *end;
-  errno = 0;
-  unsigned long long x = strtoull (s, &end, 0);
-  if (errno || end == s || *end || s[0] == '-')
-    return -1;
-  *v = x;
-  return 0;
 }
 
 static void
@@ -268,27 +259,18 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
   return j.error ? -1 : 0;
 }
 
-/* Load one side; returns 0, or prints why and returns -1. */
+/* Load one side; returns 0, or prints why and returns the exit code. */
 static int
 load_side (struct side *s)
 {
   const char *paths[1] = { s->path };
-  int rc = report_load (paths, 1, 0, isatty (STDERR_FILENO), &s->p);
+  int rc = report_load_usable (paths, 1, 0, &s->p);
   if (rc != 0)
-    {
-      emlat_cli_error (s->path, UINT64_MAX, "compare: cannot load: %s", strerror (-rc));
-      return -1;
-    }
-  report_print_problems (s->p, "compare");
-  if (!emlat_report_usable (s->p))
-    {
-      emlat_cli_error (s->path, UINT64_MAX, "compare: not a readable .emlat file");
-      return -1;
-    }
+    return rc;
   if (emlat_report_model_build (s->p, &s->m) != 0)
     {
-      emlat_cli_error (s->path, UINT64_MAX, "compare: out of memory");
-      return -1;
+      emlat_cli_error (s->path, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
   s->have_model = 1;
   return 0;
@@ -308,27 +290,19 @@ compare_main (int argc, char **argv)
   };
   int as_json = 0, c;
   uint64_t resamples = EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES, seed = EMLAT_REPORT_BOOT_DEFAULT_SEED;
-  while ((c = getopt_long (argc, argv, "+jhV", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jhV", longopts, NULL)) != -1)
     switch (c)
       {
       case 'j':
         as_json = 1;
         break;
       case O_RESAMPLES:
-        if (parse_u64 (optarg, &resamples) != 0 || resamples < 100 || resamples > 1000000)
-          {
-            emlat_cli_error (NULL, UINT64_MAX,
-                             "compare: --resamples wants 100..1000000, not '%s'", optarg);
-            return EMLAT_EXIT_USAGE;
-          }
+        if (emlat_cli_opt_u64 ("compare", "--resamples", optarg, 100, 1000000, &resamples) != 0)
+          return EMLAT_EXIT_USAGE;
         break;
       case O_SEED:
-        if (parse_u64 (optarg, &seed) != 0)
-          {
-            emlat_cli_error (NULL, UINT64_MAX, "compare: --seed wants a number, not '%s'",
-                             optarg);
-            return EMLAT_EXIT_USAGE;
-          }
+        if (emlat_cli_opt_u64 ("compare", "--seed", optarg, 0, UINT64_MAX, &seed) != 0)
+          return EMLAT_EXIT_USAGE;
         break;
       case 'h':
         usage (stdout);
@@ -337,24 +311,22 @@ compare_main (int argc, char **argv)
         emlat_cli_version ("compare");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("compare", c, argv, longopts);
       }
   if (argc - optind != 2)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "compare: wants exactly two files, A and B");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("compare", "wants exactly two files, A and B");
   struct side a = { .path = argv[optind] }, b = { .path = argv[optind + 1] };
-  int result = EMLAT_EXIT_FAIL;
   struct emlat_report_comparison cmp;
   int have_cmp = 0;
-  if (load_side (&a) != 0 || load_side (&b) != 0)
+  int result = load_side (&a);
+  if (result == 0)
+    result = load_side (&b);
+  if (result != 0)
     goto out;
+  result = EMLAT_EXIT_FAIL;
   if (emlat_report_compare (a.p, &a.m, b.p, &b.m, (unsigned)resamples, seed, &cmp) != 0)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "compare: out of memory");
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       goto out;
     }
   have_cmp = 1;
@@ -362,15 +334,15 @@ compare_main (int argc, char **argv)
     {
       if (json (&a, &b, &cmp) != 0)
         {
-          emlat_cli_error (NULL, UINT64_MAX, "compare: JSON output failed");
+          emlat_cli_error (NULL, UINT64_MAX, "JSON output failed");
           goto out;
         }
     }
   else
     text (&a, &b, &cmp);
-  if (fflush (stdout) != 0)
-    goto out;
-  result = EMLAT_EXIT_OK;
+  /* A write error on stdout is main's to report. */
+  result = emlat_report_damaged (a.p) || emlat_report_damaged (b.p) ? EMLAT_EXIT_FAIL
+                                                                     : EMLAT_EXIT_OK;
 out:
   if (have_cmp)
     emlat_report_comparison_free (&cmp);

@@ -5,8 +5,9 @@
  * what `emlat check`, `emlat dump` and `emlat report` say about the file.
  *
  * Exit codes: 0 recorded (and, when the check verb is built, checked
- * valid); 1 the recording failed or the check did not find the file valid;
- * 2 invalid arguments.
+ * valid); 1 the recording failed, the check did not find the file valid,
+ * or a write error; 2 invalid arguments, or an -o FILE that exists or
+ * cannot be created.
  *
  * Invariants: an existing file is never overwritten (-o FILE must not
  * exist); without -o the file goes into a new private directory made with
@@ -74,21 +75,10 @@ usage (FILE *f)
            "  --seed N    another session structure (default %" PRIu64 ")\n"
            "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
-           "Exit codes: 0 recorded and checked; 1 the recording failed or\n"
-           "the file did not check valid; 2 invalid arguments.\n",
+           "Exit codes: 0 recorded and checked; 1 the recording failed, the\n"
+           "file did not check valid, or a write error; 2 invalid arguments,\n"
+           "or a FILE that exists or cannot be created.\n",
            DEMO_DEFAULT_LINES, (uint64_t)DEMO_DEFAULT_SEED);
-}
-
-static int
-parse_u64 (const char *s, uint64_t *v)
-{
-  char *end;
-  errno = 0;
-  unsigned long long x = strtoull (s, &end, 0);
-  if (errno || end == s || *end || s[0] == '-')
-    return -1;
-  *v = x;
-  return 0;
 }
 
 /* Run verb NAME on PATH in a child process.  Shows at most MAX_LINES lines
@@ -190,8 +180,15 @@ print_status (const struct emlat_status *st)
           (double)st->writer_cpu_ns / 1e6, st->clock_read_ns);
 }
 
+struct demo_opts
+{
+  const char *out; /* -o FILE, or NULL */
+  uint64_t seed, lines;
+};
+
+/* Fills O from ARGV.  Returns -1 to go on, or the exit code. */
 static int
-demo_main (int argc, char **argv)
+parse_options (int argc, char **argv, struct demo_opts *o)
 {
   static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
@@ -199,30 +196,20 @@ demo_main (int argc, char **argv)
     { "seed", required_argument, NULL, 's' },
     { NULL, 0, NULL, 0 },
   };
-  const char *out = NULL;
-  uint64_t seed = DEMO_DEFAULT_SEED, lines = DEMO_DEFAULT_LINES;
   int c;
-  while ((c = getopt_long (argc, argv, "+o:n:hV", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":o:n:hV", longopts, NULL)) != -1)
     switch (c)
       {
       case 'o':
-        out = optarg;
+        o->out = optarg;
         break;
       case 'n':
-        if (parse_u64 (optarg, &lines) != 0 || lines > ULONG_MAX)
-          {
-            emlat_cli_error (NULL, UINT64_MAX, "demo: -n wants a number, not '%s'",
-                             optarg);
-            return EMLAT_EXIT_USAGE;
-          }
+        if (emlat_cli_opt_u64 ("demo", "-n", optarg, 0, ULONG_MAX, &o->lines) != 0)
+          return EMLAT_EXIT_USAGE;
         break;
       case 's':
-        if (parse_u64 (optarg, &seed) != 0)
-          {
-            emlat_cli_error (NULL, UINT64_MAX,
-                             "demo: --seed wants a number, not '%s'", optarg);
-            return EMLAT_EXIT_USAGE;
-          }
+        if (emlat_cli_opt_u64 ("demo", "--seed", optarg, 0, UINT64_MAX, &o->seed) != 0)
+          return EMLAT_EXIT_USAGE;
         break;
       case 'h':
         usage (stdout);
@@ -231,16 +218,18 @@ demo_main (int argc, char **argv)
         emlat_cli_version ("demo");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("demo", c, argv, longopts);
       }
   if (optind != argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "demo: unexpected argument '%s'",
-                       argv[optind]);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("demo", "unexpected argument '%s'", argv[optind]);
+  return -1;
+}
 
+/* The profile's path: OUT, or demo.emlat in a new private directory under
+   $TMPDIR.  NULL after saying why. */
+static char *
+profile_path (const char *out)
+{
   char *path = NULL;
   if (out)
     path = strdup (out);
@@ -256,18 +245,31 @@ demo_main (int argc, char **argv)
           emlat_cli_error (dir, UINT64_MAX, "cannot make a directory: %s",
                            strerror (errno));
           free (dir);
-          return EMLAT_EXIT_FAIL;
+          return NULL;
         }
       if (asprintf (&path, "%s/demo.emlat", dir) < 0)
         path = NULL;
       free (dir);
     }
   if (!path)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "demo: out of memory");
-      return EMLAT_EXIT_FAIL;
-    }
+    emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+  return path;
+}
 
+/* An error of emlat_start that says the path given cannot be used. */
+static int
+path_unusable (int e)
+{
+  return e == EEXIST || e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM
+         || e == EISDIR || e == EROFS || e == ELOOP || e == ENAMETOOLONG;
+}
+
+/* Record the synthetic session into PATH (given with -o when NAMED) and
+   print what was recorded.  Returns -1 when recorded, else the exit
+   code. */
+static int
+record_session (const char *path, int named, uint64_t seed)
+{
   static const char program[] = "emlat demo";
   static const char workload[] = "synthetic-editor-1";
   const struct emlat_meta meta[] = {
@@ -288,8 +290,7 @@ demo_main (int argc, char **argv)
   if (rc != 0)
     {
       emlat_cli_error (path, UINT64_MAX, "cannot record: %s", strerror (-rc));
-      free (path);
-      return EMLAT_EXIT_FAIL;
+      return named && path_unusable (-rc) ? EMLAT_EXIT_USAGE : EMLAT_EXIT_FAIL;
     }
   printf ("emlat demo: recording a simulated terminal editor session to\n"
           "  %s\n",
@@ -307,7 +308,6 @@ demo_main (int argc, char **argv)
     {
       emlat_cli_error (path, UINT64_MAX, "the workload could not run: %s",
                        strerror (-wrc));
-      free (path);
       return EMLAT_EXIT_FAIL;
     }
   print_tally (&tally, wall);
@@ -316,10 +316,16 @@ demo_main (int argc, char **argv)
     {
       emlat_cli_error (path, UINT64_MAX, "recording failed: %s",
                        strerror (-src));
-      free (path);
       return EMLAT_EXIT_FAIL;
     }
+  return -1;
+}
 
+/* What check, dump (its first LINES lines) and report say about PATH.
+   Returns the exit code: 1 when one of them failed. */
+static int
+show_verbs (const char *path, unsigned long lines)
+{
   int result = EMLAT_EXIT_OK;
   static const char *const verbs[] = { "check", "dump", "report" };
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
@@ -331,17 +337,34 @@ demo_main (int argc, char **argv)
           continue;
         }
       int vrc = run_verb (verbs[i], path,
-                          strcmp (verbs[i], "dump") == 0 ? (unsigned long)lines
-                                                         : 0);
+                          strcmp (verbs[i], "dump") == 0 ? lines : 0);
       if (vrc != 0)
         {
           printf ("(emlat %s exited with %d)\n", verbs[i], vrc);
           result = EMLAT_EXIT_FAIL;
         }
     }
-  printf ("\nThe profile is %s\n", path);
-  free (path);
   return result;
+}
+
+static int
+demo_main (int argc, char **argv)
+{
+  struct demo_opts o = { .seed = DEMO_DEFAULT_SEED, .lines = DEMO_DEFAULT_LINES };
+  int rc = parse_options (argc, argv, &o);
+  if (rc >= 0)
+    return rc;
+  char *path = profile_path (o.out);
+  if (!path)
+    return EMLAT_EXIT_FAIL;
+  rc = record_session (path, o.out != NULL, o.seed);
+  if (rc < 0)
+    {
+      rc = show_verbs (path, (unsigned long)o.lines);
+      printf ("\nThe profile is %s\n", path);
+    }
+  free (path);
+  return rc;
 }
 
 EMLAT_VERB (demo_verb, "demo",

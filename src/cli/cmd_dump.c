@@ -10,8 +10,11 @@
  * profiler-clock timestamps.  Each file is dumped alone, as written; the
  * dump never joins begin and end records (that is the profile's job).
  *
- * Exit: 0 every file read to a clean end, 1 some file damaged (everything
- * before the damage was dumped), 2 unreadable input or usage.
+ * Exit: 0 every file read to a clean end; 1 some file damaged (everything
+ * before the damage was dumped), a chunk skipped undecoded (data lost),
+ * missing chunks, a rotated file of a session missing among the files
+ * given (F-81, as `emlat check` judges it), or a write error; 2 a file
+ * missing or unreadable, or usage.  Every problem is also on stderr.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,6 +26,7 @@
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
+#include "emlat/emlat_report.h"
 #include "format/format.h"
 
 struct dump
@@ -30,6 +34,7 @@ struct dump
   const char *path;
   const uint8_t *buf;
   int json, chunks_only, hex;
+  int damaged;             /* a diagnostic of this file lost data */
   uint64_t mono0;          /* file's monotonic start: origin of "+t" */
   uint64_t chunk_no;
   struct emlat_json j;
@@ -297,8 +302,51 @@ static void on_diag (void *ctx, const struct emlat_diag *dg)
   else
     printf ("%s @%" PRIu64 ": %s\n", dg->kind == EMLAT_DIAG_DAMAGE ? "damage" : "note",
             dg->offset, buf);
-  if (dg->kind == EMLAT_DIAG_DAMAGE)
-    emlat_cli_error (d->path, dg->offset, "%s", buf);
+  if (emlat_report_diag_is_damage (dg->kind))
+    {
+      d->damaged = 1;
+      emlat_cli_error (d->path, dg->offset, "%s", buf);
+    }
+}
+
+/* A file's place in its session, for the rotation check across files. */
+struct placed
+{
+  const char *path;
+  uint8_t uuid[16];
+  uint64_t rotation;
+};
+
+static int cmp_placed (const void *a, const void *b)
+{
+  const struct placed *x = a, *y = b;
+  int c = memcmp (x->uuid, y->uuid, 16);
+  if (c)
+    return c;
+  return x->rotation < y->rotation ? -1 : x->rotation > y->rotation;
+}
+
+/* F-81 across the N files given: in each session, every rotation from 0 to
+   the highest given is there.  Each gap is said as the reader says it
+   (emlat check, report); returns the number of gaps. */
+static size_t missing_rotations (struct placed *v, size_t n)
+{
+  size_t gaps = 0;
+  qsort (v, n, sizeof *v, cmp_placed);
+  for (size_t i = 0; i < n; i++)
+    {
+      int first = i == 0 || memcmp (v[i].uuid, v[i - 1].uuid, 16) != 0;
+      uint64_t expect = first ? 0 : v[i - 1].rotation + 1;
+      if (v[i].rotation <= expect || (!first && v[i].rotation == v[i - 1].rotation))
+        continue;
+      struct emlat_diag dg = { .kind = EMLAT_DIAG_ROTATION_MISSING, .offset = UINT64_MAX,
+                               .a = expect, .b = v[i].rotation - 1, .what = "" };
+      char buf[256];
+      emlat_diag_format (&dg, buf, sizeof buf);
+      emlat_cli_error (v[i].path, UINT64_MAX, "%s", buf);
+      gaps++;
+    }
+  return gaps;
 }
 
 static void usage (FILE *f)
@@ -316,11 +364,12 @@ static void usage (FILE *f)
            "  --chunks    chunk headers only\n"
            "  --hex       also hex-dump the file header and each chunk header\n"
            "              with the first 256 payload bytes\n"
-           "  --help      show this help\n"
-           "  --version   show the version\n"
+           "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 every file read to a clean end; 1 some file damaged\n"
-           "(what came before the damage was printed); 2 unreadable file or\n"
+           "(what came before the damage was printed), chunks skipped or\n"
+           "missing, a rotated file of a session missing, or a write error;\n"
+           "each problem is on stderr; 2 a file missing or unreadable, or\n"
            "invalid arguments.\n");
 }
 
@@ -337,7 +386,7 @@ static int run_dump (int argc, char **argv)
   struct dump d;
   memset (&d, 0, sizeof d);
   int c;
-  while ((c = getopt_long (argc, argv, "jcxh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jcxhV", opts, NULL)) != -1)
     switch (c)
       {
       case 'j':
@@ -356,19 +405,18 @@ static int run_dump (int argc, char **argv)
         emlat_cli_version ("dump");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("dump", c, argv, opts);
       }
   if (optind >= argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "dump: no FILE given");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("dump", "no FILE given");
   if (d.json && d.hex)
+    return emlat_cli_usage_error ("dump", "--hex is for the text form, not --json");
+  struct placed *placed = calloc ((size_t)(argc - optind), sizeof *placed);
+  size_t n_placed = 0;
+  if (!placed)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "dump: --hex is for the text form, not --json");
-      return EMLAT_EXIT_USAGE;
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
   int rc = EMLAT_EXIT_OK;
   for (int i = optind; i < argc; i++)
@@ -386,6 +434,7 @@ static int run_dump (int argc, char **argv)
       d.buf = buf;
       d.chunk_no = 0;
       d.mono0 = 0;
+      d.damaged = 0;
       emlat_json_init (&d.j, stdout);
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
@@ -398,13 +447,20 @@ static int run_dump (int argc, char **argv)
       emlat_scan (buf, len, &sp, &res);
       free (buf);
       if (!res.header_ok)
-        rc = EMLAT_EXIT_USAGE;
-      else if (res.stop != EMLAT_STOP_CLEAN || res.chunks_invalid)
         {
-          if (rc == EMLAT_EXIT_OK)
-            rc = EMLAT_EXIT_FAIL;
+          rc = EMLAT_EXIT_USAGE;
+          continue;
         }
+      placed[n_placed].path = argv[i];
+      memcpy (placed[n_placed].uuid, res.header.uuid, 16);
+      placed[n_placed++].rotation = res.header.rotation;
+      if ((res.stop != EMLAT_STOP_CLEAN || res.chunks_invalid || d.damaged)
+          && rc == EMLAT_EXIT_OK)
+        rc = EMLAT_EXIT_FAIL;
     }
+  if (missing_rotations (placed, n_placed) && rc == EMLAT_EXIT_OK)
+    rc = EMLAT_EXIT_FAIL;
+  free (placed);
   return rc;
 }
 

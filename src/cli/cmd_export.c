@@ -5,9 +5,9 @@
  * trace or as JSON lines (formats in report_export.h, docs/REPORT.md).
  *
  * Exit codes: 0 exported a profile that was read completely; 1 exported,
- * but reading lost data (problems on stderr with file and offset);
- * 2 invalid arguments, no usable file, or the output could not be
- * written.  An unwritable -o file is refused before any loading.
+ * but reading lost data (problems on stderr with file and offset), or the
+ * output had a write error; 2 invalid arguments, no usable file, or an -o
+ * file that cannot be created (refused before any loading).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,11 +34,12 @@ usage (FILE *f)
            "                   LOSS records as instant events\n"
            "  --format=jsonl   one JSON object per record, raw timestamps (ns),\n"
            "                   interactions with their derived metrics\n"
-           "  -o OUT           write to OUT instead of stdout\n"
+           "  -o, --output OUT write to OUT instead of stdout\n"
            "  -h, --help       this text;  -V, --version  the version\n"
            "\n"
-           "Exit codes: 0 exported; 1 exported, but reading lost data (see\n"
-           "stderr); 2 invalid arguments, nothing usable, or a write error.\n");
+           "Exit codes: 0 exported; 1 exported, but reading lost data (each\n"
+           "problem on stderr), or a write error; 2 invalid arguments, nothing\n"
+           "usable, or an OUT that cannot be created.\n");
 }
 
 static int
@@ -53,7 +54,7 @@ export_main (int argc, char **argv)
   };
   const char *format = NULL, *out = NULL;
   int c;
-  while ((c = getopt_long (argc, argv, "+f:o:hV", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":f:o:hV", longopts, NULL)) != -1)
     switch (c)
       {
       case 'f':
@@ -69,70 +70,50 @@ export_main (int argc, char **argv)
         emlat_cli_version ("export");
         return EMLAT_EXIT_OK;
       default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
+        return emlat_cli_bad_option ("export", c, argv, longopts);
       }
   int chrome;
   if (!format)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "export: --format=chrome or --format=jsonl is required");
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("export", "--format=chrome or --format=jsonl is required");
   if (strcmp (format, "chrome") == 0)
     chrome = 1;
   else if (strcmp (format, "jsonl") == 0)
     chrome = 0;
   else
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "export: unknown format '%s' (chrome or jsonl)", format);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("export", "unknown format '%s' (chrome or jsonl)", format);
   if (optind >= argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "export: no FILE given");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("export", "no FILE given");
   FILE *f = stdout;
   if (out && !(f = fopen (out, "w")))
     {
-      emlat_cli_error (out, UINT64_MAX, "export: cannot write: %s", strerror (errno));
+      emlat_cli_error (out, UINT64_MAX, "cannot create: %s", strerror (errno));
       return EMLAT_EXIT_USAGE;
     }
   const char *const *paths = (const char *const *)(argv + optind);
   size_t n = (size_t)(argc - optind);
   struct emlat_profile *p = NULL;
-  int result = EMLAT_EXIT_USAGE;
-  int rc = report_load (paths, n, chrome ? EMLAT_LOAD_SPANS : 0, isatty (STDERR_FILENO), &p);
+  int result = report_load_usable (paths, n, chrome ? EMLAT_LOAD_SPANS : 0, &p);
+  if (result != 0)
+    goto out;
+  result = EMLAT_EXIT_FAIL;
+  int rc = chrome ? report_export_chrome (p, f) : report_export_jsonl (p, f);
   if (rc != 0)
     {
-      emlat_cli_error (paths[0], UINT64_MAX, "export: cannot load: %s", strerror (-rc));
+      emlat_cli_error (out, UINT64_MAX, "export failed: %s", strerror (-rc));
       goto out;
     }
-  report_print_problems (p, "export");
-  if (!emlat_report_usable (p))
+  /* A write error on stdout is main's to report; one on OUT is ours. */
+  if (out && (fflush (f) != 0 || ferror (f)))
     {
-      emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX,
-                       "export: no readable .emlat file (or a reader limit was reached)");
-      goto out;
-    }
-  rc = chrome ? report_export_chrome (p, f) : report_export_jsonl (p, f);
-  if (rc != 0)
-    {
-      emlat_cli_error (out, UINT64_MAX, "export: writing failed");
-      goto out;
-    }
-  if (fflush (f) != 0 || ferror (f))
-    {
-      emlat_cli_error (out, UINT64_MAX, "export: writing failed: %s", strerror (errno));
+      emlat_cli_error (out, UINT64_MAX, "write error: %s", strerror (errno));
       goto out;
     }
   result = emlat_report_damaged (p) ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
 out:
-  if (out && fclose (f) != 0 && result != EMLAT_EXIT_USAGE)
+  if (out && fclose (f) != 0 && result == EMLAT_EXIT_OK)
     {
-      emlat_cli_error (out, UINT64_MAX, "export: closing failed: %s", strerror (errno));
-      result = EMLAT_EXIT_USAGE;
+      emlat_cli_error (out, UINT64_MAX, "write error: %s", strerror (errno));
+      result = EMLAT_EXIT_FAIL;
     }
   emlat_profile_free (p);
   return result;

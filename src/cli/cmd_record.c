@@ -14,7 +14,9 @@
  * CMD runs in emlat's process group, in the foreground, as `time` runs it:
  * emlat ignores SIGINT and SIGQUIT while CMD runs so that ^C reaches CMD
  * alone.  Exit status: CMD's; 128 + N when CMD died of signal N; 127 when
- * CMD could not be run; 2 for usage errors.
+ * CMD could not be run; 2 for usage errors (the command must follow "--";
+ * options parsed as every verb's, cli.h); 1 when CMD succeeded but the
+ * summary could not be written.
  */
 #include "cli/cli.h"
 #include "emlat/emlat_reader.h"
@@ -39,18 +41,20 @@ record_usage (FILE *f)
            "\n"
            "Run CMD on this terminal with the interposition library\n"
            "(libemlat-tty.so) preloaded, record its terminal input and\n"
-           "output latencies, and print a summary when it exits.\n"
+           "output latencies, and print a summary when it exits.  CMD and its\n"
+           "arguments follow '--', which is required; nothing after it is an\n"
+           "option of emlat.\n"
            "\n"
            "  -o FILE     write the profile to FILE (must not exist); default:\n"
            "              a new file in ${XDG_STATE_HOME:-~/.local/state}/emlat/\n"
-           "  --help      this text\n"
-           "  --version   the version\n"
+           "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
            "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE, LD_PRELOAD.\n"
            "Set EMLAT_OBSERVER=1 for the readiness observer thread and\n"
            "EMLAT_TRACE_CHILDREN=1 to trace programs CMD executes.\n"
            "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
-           "could not be run, 2 for invalid arguments.\n");
+           "could not be run, 2 for invalid arguments, 1 if CMD succeeded\n"
+           "but the summary could not be written.\n");
 }
 
 /* The library: EMLAT_TTY_LIB, else beside the binary, else ../lib. */
@@ -208,50 +212,41 @@ out:
 static int
 record_run (int argc, char **argv)
 {
+  static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+  };
   const char *out_file = NULL;
-  int i = 1;
-  for (; i < argc; i++)
-    {
-      const char *a = argv[i];
-      if (strcmp (a, "--") == 0)
-        {
-          i++;
-          break;
-        }
-      if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0)
-        {
-          record_usage (stdout);
-          return EMLAT_EXIT_OK;
-        }
-      if (strcmp (a, "--version") == 0)
-        {
-          emlat_cli_version ("record");
-          return EMLAT_EXIT_OK;
-        }
-      if (strcmp (a, "-o") == 0 && i + 1 < argc)
-        {
-          out_file = argv[++i];
-          continue;
-        }
-      if (a[0] == '-')
-        {
-          emlat_cli_error (NULL, UINT64_MAX, "record: unknown option '%s'", a);
-          record_usage (stderr);
-          return EMLAT_EXIT_USAGE;
-        }
-      break;
-    }
+  int c;
+  /* "-": an operand before "--" comes back as 1 instead of being
+     permuted, so the command is only ever what follows "--". */
+  while ((c = getopt_long (argc, argv, "-:o:hV", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'o':
+        out_file = optarg;
+        break;
+      case 'h':
+        record_usage (stdout);
+        return EMLAT_EXIT_OK;
+      case 'V':
+        emlat_cli_version ("record");
+        return EMLAT_EXIT_OK;
+      case 1:
+        return emlat_cli_usage_error ("record", "the command goes after '--': emlat record "
+                                      "[-o FILE] -- %s ...", optarg);
+      default:
+        return emlat_cli_bad_option ("record", c, argv, longopts);
+      }
+  int i = optind;
   if (i >= argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "record: no command given");
-      record_usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
+    return emlat_cli_usage_error ("record", "no command given");
   char lib[PATH_MAX];
   if (record_find_lib (lib, sizeof lib) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX,
-                       "record: libemlat-tty.so not found next to emlat, in "
+                       "libemlat-tty.so not found next to emlat, in "
                        "../lib, or in EMLAT_TTY_LIB");
       return EMLAT_EXIT_USAGE;
     }
@@ -278,7 +273,7 @@ record_run (int argc, char **argv)
       if (rc != 0)
         {
           emlat_cli_error (NULL, UINT64_MAX,
-                           "record: no profile directory: %s", strerror (-rc));
+                           "no profile directory: %s", strerror (-rc));
           return EMLAT_EXIT_FAIL;
         }
     }
@@ -292,7 +287,7 @@ record_run (int argc, char **argv)
   pid_t pid = fork ();
   if (pid < 0)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "record: fork: %s", strerror (errno));
+      emlat_cli_error (NULL, UINT64_MAX, "cannot fork: %s", strerror (errno));
       return EMLAT_EXIT_FAIL;
     }
   if (pid == 0)
@@ -312,7 +307,7 @@ record_run (int argc, char **argv)
       setenv ("EMLAT_TRACE", "1", 1);
       setenv ("EMLAT_FILE", path, 1);
       execvp (argv[i], argv + i);
-      fprintf (stderr, "emlat: record: %s: %s\n", argv[i], strerror (errno));
+      emlat_cli_error (argv[i], UINT64_MAX, "cannot run: %s", strerror (errno));
       _exit (127);
     }
   int st = 0;
@@ -327,10 +322,10 @@ record_run (int argc, char **argv)
   struct stat pst;
   if (stat (path, &pst) != 0)
     {
-      fprintf (stderr,
-               "emlat: record: no profile was written (is %s dynamically "
-               "linked?)\n",
-               argv[i]);
+      /* 127: CMD could not be run, and the child said so. */
+      if (code != 127)
+        emlat_cli_error (argv[i], UINT64_MAX,
+                         "no profile was written (is it dynamically linked?)");
       return code;
     }
   printf ("emlat: profile: %s\n", path);

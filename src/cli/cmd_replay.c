@@ -7,9 +7,12 @@
  *
  * Exit codes: 0 the workload ran to its end (whatever CMD's own status);
  * 1 it did not (CMD ended early, --timeout, a wait timed out, interrupted,
- * a terminal error) or the profile could not be written completely; 2
- * invalid arguments, a script error, an unusable output path, or a CMD that
- * cannot be started.
+ * a terminal error), the profile could not be written completely, or a
+ * write error on an output; 2 invalid arguments, a script error, an
+ * unusable output path, or a CMD that cannot be started.
+ *
+ * Options are parsed as every verb's (cli.h); CMD follows "--", which is
+ * required, so that nothing of CMD's arguments is taken for an option.
  *
  * Privacy: the profile's SESSION metadata holds the driver's settings, the
  * workload name, the window size and TERM; never the typed text, a script's
@@ -60,7 +63,8 @@ static void usage (FILE *f)
     "\n"
     "Run CMD in a pseudo-terminal, type a workload into it with exact timing,\n"
     "and measure from outside each keystroke's time to first output and to\n"
-    "output quiescence.  The observations go into an .emlat profile.\n"
+    "output quiescence.  The observations go into an .emlat profile.  CMD\n"
+    "follows '--', which is required.\n"
     "\n"
     "workload:\n"
     "  --workload NAME   typing (default), paging, editing or resize\n"
@@ -84,10 +88,14 @@ static void usage (FILE *f)
     "  -o FILE           profile (never overwritten); default a new file in\n"
     "                    $XDG_STATE_HOME/emlat (~/.local/state/emlat)\n"
     "  --tsv FILE        one line per measured send (timings only)\n"
+    "other:\n"
+    "  --make-file PATH  write a text file of --lines N lines (100000) and exit\n"
+    "  -h, --help        this text;  -V, --version  the version\n"
     "\n"
     "Exit codes: 0 the workload ran to its end; 1 it did not (CMD ended\n"
-    "early, timeout, a wait timed out, interrupted) or the profile had a\n"
-    "write error; 2 invalid arguments, script error, or CMD cannot start.\n");
+    "early, timeout, a wait timed out, interrupted) or the profile, --tsv\n"
+    "file or standard output had a write error; 2 invalid arguments, a\n"
+    "script error, an existing -o FILE, or CMD cannot start.\n");
 }
 
 /* A time argument: a number in DEFAULT_UNIT ("ms" or "s"), or a duration
@@ -106,19 +114,6 @@ static int parse_time (const char *arg, const char *default_unit, uint64_t *ns)
   return replay_parse_duration (arg, n, ns);
 }
 
-static int parse_unsigned (const char *arg, unsigned long max, unsigned long *v)
-{
-  char *end;
-  errno = 0;
-  if (arg[0] < '0' || arg[0] > '9')
-    return -1;
-  unsigned long x = strtoul (arg, &end, 10);
-  if (errno || *end || x > max)
-    return -1;
-  *v = x;
-  return 0;
-}
-
 static int valid_term (const char *t)
 {
   size_t n = strlen (t);
@@ -131,12 +126,73 @@ static int valid_term (const char *t)
   return 1;
 }
 
+/* Option OPT's duration ARG (parse_time) into *NS, above 0 when NONZERO;
+   on failure says so naming OPT and returns -1. */
+static int opt_time (const char *opt, const char *arg, const char *default_unit,
+                     int nonzero, uint64_t *ns)
+{
+  if (parse_time (arg, default_unit, ns) == 0 && (!nonzero || *ns))
+    return 0;
+  emlat_cli_usage_error ("replay", "option '%s' wants a duration%s (a number of %s, or "
+                         "with a unit: 2s, 500ms), not '%s'",
+                         opt, nonzero ? " above 0" : "",
+                         strcmp (default_unit, "s") == 0 ? "seconds" : "milliseconds", arg);
+  return -1;
+}
+
+/* Option OPT's whole number ARG, 1..MAX, into *OUT; -1 after saying why. */
+static int opt_count (const char *opt, const char *arg, uint64_t max, unsigned *out)
+{
+  uint64_t v;
+  if (emlat_cli_opt_u64 ("replay", opt, arg, 1, max, &v) != 0)
+    return -1;
+  *out = (unsigned)v;
+  return 0;
+}
+
 enum {
   O_WORKLOAD = 256, O_SCRIPT, O_ROWS, O_COLS, O_INTERPOSE, O_TERM, O_TIMEOUT,
   O_QUIET, O_SETTLE, O_SETTLE_MAX, O_LINGER, O_GRACE, O_WPM, O_KEYS, O_TSV,
-  O_MAKE_FILE, O_LINES, O_PRINT, O_HELP, O_VERSION
+  O_MAKE_FILE, O_LINES, O_PRINT
 };
 
+/* One option C with value A into O.  0, or -1 after saying why. */
+static int set_option (struct opts *o, int c, const char *a)
+{
+  struct replay_config *cfg = &o->cfg;
+  switch (c)
+    {
+    case O_WORKLOAD: o->workload = a; return 0;
+    case O_SCRIPT: o->script = a; return 0;
+    case O_ROWS: return opt_count ("--rows", a, 9999, &o->rows);
+    case O_COLS: return opt_count ("--cols", a, 9999, &o->cols);
+    case O_INTERPOSE: o->interpose = 1; return 0;
+    case O_TERM:
+      o->term = a;
+      if (valid_term (a))
+        return 0;
+      emlat_cli_usage_error ("replay", "option '--term' wants a terminal type (letters, digits "
+                             "and ._+-), not '%s'", a);
+      return -1;
+    case O_TIMEOUT: return opt_time ("--timeout", a, "s", 1, &cfg->timeout_ns);
+    case O_QUIET: return opt_time ("--quiet", a, "ms", 1, &cfg->quiet_ns);
+    case O_SETTLE: return opt_time ("--settle", a, "ms", 0, &cfg->settle_ns);
+    case O_SETTLE_MAX: return opt_time ("--settle-max", a, "ms", 0, &cfg->settle_max_ns);
+    case O_LINGER: return opt_time ("--linger", a, "ms", 0, &cfg->linger_ns);
+    case O_GRACE: return opt_time ("--grace", a, "ms", 0, &cfg->grace_ns);
+    case O_WPM: return opt_count ("--wpm", a, REPLAY_MAX_WPM, &o->wpm);
+    case O_KEYS: return opt_count ("--keys", a, 1000000, &o->keys);
+    case O_TSV: o->tsv = a; return 0;
+    case O_MAKE_FILE: o->make_file = a; return 0;
+    case O_LINES: return emlat_cli_opt_u64 ("replay", "--lines", a, 1, 100000000, &o->lines);
+    case O_PRINT: o->print_script = 1; return 0;
+    case 'o': o->out = a; return 0;
+    }
+  return -1;
+}
+
+/* Fills O from ARGV; *CMD_AT is where CMD begins (argc when there is
+   none).  Returns -1 to go on, or the exit code. */
 static int parse_args (int argc, char **argv, struct opts *o, int *cmd_at)
 {
   static const struct option longopts[] = {
@@ -158,77 +214,37 @@ static int parse_args (int argc, char **argv, struct opts *o, int *cmd_at)
     { "make-file", required_argument, 0, O_MAKE_FILE },
     { "lines", required_argument, 0, O_LINES },
     { "print-script", no_argument, 0, O_PRINT },
-    { "help", no_argument, 0, O_HELP },
-    { "version", no_argument, 0, O_VERSION },
+    { "help", no_argument, 0, 'h' },
+    { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
   };
-  unsigned long v;
   int c;
-  optind = 0; /* full re-initialisation (glibc) */
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, "+o:h", longopts, NULL)) != -1)
-    {
-      const char *a = optarg;
-      int bad = 0;
-      switch (c)
-        {
-        case O_WORKLOAD: o->workload = a; break;
-        case O_SCRIPT: o->script = a; break;
-        case O_ROWS:
-          bad = parse_unsigned (a, 9999, &v) || v == 0;
-          o->rows = (unsigned)v;
-          break;
-        case O_COLS:
-          bad = parse_unsigned (a, 9999, &v) || v == 0;
-          o->cols = (unsigned)v;
-          break;
-        case O_INTERPOSE: o->interpose = 1; break;
-        case O_TERM: o->term = a; bad = !valid_term (a); break;
-        case O_TIMEOUT:
-          bad = parse_time (a, "s", &o->cfg.timeout_ns) || o->cfg.timeout_ns == 0;
-          break;
-        case O_QUIET:
-          bad = parse_time (a, "ms", &o->cfg.quiet_ns) || o->cfg.quiet_ns == 0;
-          break;
-        case O_SETTLE: bad = parse_time (a, "ms", &o->cfg.settle_ns); break;
-        case O_SETTLE_MAX: bad = parse_time (a, "ms", &o->cfg.settle_max_ns); break;
-        case O_LINGER: bad = parse_time (a, "ms", &o->cfg.linger_ns); break;
-        case O_GRACE: bad = parse_time (a, "ms", &o->cfg.grace_ns); break;
-        case O_WPM:
-          bad = parse_unsigned (a, REPLAY_MAX_WPM, &v) || v == 0;
-          o->wpm = (unsigned)v;
-          break;
-        case O_KEYS:
-          bad = parse_unsigned (a, 1000000, &v) || v == 0;
-          o->keys = (unsigned)v;
-          break;
-        case O_TSV: o->tsv = a; break;
-        case O_MAKE_FILE: o->make_file = a; break;
-        case O_LINES:
-          bad = parse_unsigned (a, 100000000, &v) || v == 0;
-          o->lines = v;
-          break;
-        case O_PRINT: o->print_script = 1; break;
-        case 'o': o->out = a; break;
-        case 'h':
-        case O_HELP: usage (stdout); return 1;
-        case O_VERSION: emlat_cli_version ("replay"); return 1;
-        default:
-          emlat_cli_error (NULL, UINT64_MAX,
-                           "replay: unknown option or missing value: %s",
-                           argv[optind - 1]);
-          return -1;
-        }
-      if (bad)
-        {
-          emlat_cli_error (NULL, UINT64_MAX, "replay: bad value for %s: '%s'",
-                           argv[optind - 1][1] == '-' ? argv[optind - 1] : "-o",
-                           a);
-          return -1;
-        }
-    }
+  /* "-": an operand before "--" comes back as 1 instead of being
+     permuted, so CMD is only ever what follows "--". */
+  while ((c = getopt_long (argc, argv, "-:o:hV", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'h':
+        usage (stdout);
+        return EMLAT_EXIT_OK;
+      case 'V':
+        emlat_cli_version ("replay");
+        return EMLAT_EXIT_OK;
+      case 1:
+        return emlat_cli_usage_error ("replay", "the command goes after '--': emlat replay "
+                                      "[OPTIONS] -- %s ...", optarg);
+      case ':':
+      case '?':
+        return emlat_cli_bad_option ("replay", c, argv, longopts);
+      default:
+        if (set_option (o, c, optarg) != 0)
+          return EMLAT_EXIT_USAGE;
+      }
   *cmd_at = optind;
-  return 0;
+  o->cfg.rows = o->rows;
+  o->cfg.cols = o->cols;
+  o->cfg.drain_max_ns = 5 * SEC > o->cfg.quiet_ns * 4 ? 5 * SEC : o->cfg.quiet_ns * 4;
+  return -1;
 }
 
 /* The default profile: a new file in the state directory. */
@@ -529,14 +545,14 @@ static int build_script (const struct opts *o, const char *name,
       if (replay_script_load (s, o->script, &d, &line, err, sizeof err))
         {
           if (line)
-            fprintf (stderr, "emlat: %s:%u: %s\n", o->script, line, err);
+            emlat_cli_error_line (o->script, line, "%s", err);
           else
-            fprintf (stderr, "emlat: %s: %s\n", o->script, err);
+            emlat_cli_error (o->script, UINT64_MAX, "%s", err);
           return -1;
         }
       if (s->keystrokes == 0 && s->n == 0)
         {
-          fprintf (stderr, "emlat: %s: the script has no steps\n", o->script);
+          emlat_cli_error (o->script, UINT64_MAX, "the script has no steps");
           return -1;
         }
       return 0;
@@ -547,9 +563,8 @@ static int build_script (const struct opts *o, const char *name,
   char *text = replay_workload_script (name, &p);
   if (!text)
     {
-      emlat_cli_error (NULL, UINT64_MAX,
-                       "replay: unknown workload '%s' (typing, paging, editing, resize)",
-                       name);
+      emlat_cli_usage_error ("replay", "unknown workload '%s' (typing, paging, editing, resize)",
+                             name);
       return -1;
     }
   int rc = replay_script_parse (s, text, strlen (text), &d, &line, err, sizeof err);
@@ -557,126 +572,124 @@ static int build_script (const struct opts *o, const char *name,
     fputs (text, stdout);
   free (text);
   if (rc)
-    fprintf (stderr, "emlat: workload %s:%u: %s\n", name, line, err);
+    emlat_cli_error (NULL, UINT64_MAX, "workload %s, line %u: %s", name, line, err);
   return rc;
 }
 
-static int run_replay (int argc, char **argv)
+static void opts_init (struct opts *o)
 {
-  struct opts o;
-  int cmd_at = 0, rc;
-  memset (&o, 0, sizeof o);
-  o.rows = 24;
-  o.cols = 80;
-  o.wpm = 60;
-  o.term = "xterm-256color";
-  o.lines = 100000;
-  o.cfg.quiet_ns = 50 * MS;
-  o.cfg.settle_ns = 300 * MS;
-  o.cfg.settle_max_ns = 10 * SEC;
-  o.cfg.linger_ns = 500 * MS;
-  o.cfg.grace_ns = 2 * SEC;
-  o.cfg.timeout_ns = 600 * SEC;
+  memset (o, 0, sizeof *o);
+  o->rows = 24;
+  o->cols = 80;
+  o->wpm = 60;
+  o->term = "xterm-256color";
+  o->lines = 100000;
+  o->cfg.quiet_ns = 50 * MS;
+  o->cfg.settle_ns = 300 * MS;
+  o->cfg.settle_max_ns = 10 * SEC;
+  o->cfg.linger_ns = 500 * MS;
+  o->cfg.grace_ns = 2 * SEC;
+  o->cfg.timeout_ns = 600 * SEC;
+}
 
-  rc = parse_args (argc, argv, &o, &cmd_at);
-  if (rc > 0)
-    return EMLAT_EXIT_OK;
-  if (rc < 0)
-    return EMLAT_EXIT_USAGE;
-  o.cfg.rows = o.rows;
-  o.cfg.cols = o.cols;
-  o.cfg.drain_max_ns = 5 * SEC > o.cfg.quiet_ns * 4 ? 5 * SEC : o.cfg.quiet_ns * 4;
-
-  if (o.make_file)
+/* --make-file: O->lines lines into O->make_file, never overwritten. */
+static int make_file (const struct opts *o, int has_cmd)
+{
+  if (has_cmd)
+    return emlat_cli_usage_error ("replay", "--make-file takes no command");
+  int e = replay_make_file (o->make_file, o->lines);
+  if (e)
     {
-      if (cmd_at < argc)
+      emlat_cli_error (o->make_file, UINT64_MAX, "%s", strerror (-e));
+      return EMLAT_EXIT_USAGE;
+    }
+  printf ("emlat replay: wrote %llu lines to %s\n",
+          (unsigned long long)o->lines, o->make_file);
+  return EMLAT_EXIT_OK;
+}
+
+/* What a run needs besides the options; run_env_free releases it. */
+struct run_env
+{
+  char *profile;  /* -o FILE or a new file in the state directory */
+  char *preload;  /* --interpose: the library and its profile */
+  char *tty_file;
+  char **env;     /* CMD's environment (child_env) */
+};
+
+static void run_env_free (struct run_env *e)
+{
+  if (e->env)
+    {
+      /* Only the entries we allocated follow the inherited ones. */
+      size_t i = 0;
+      while (e->env[i])
+        i++;
+      size_t own = 1 + (e->preload ? 3 : 0);
+      for (size_t k = i - own; k < i; k++)
+        if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0)
+          free (e->env[k]);
+      free (e->env);
+    }
+  free (e->preload);
+  free (e->tty_file);
+  free (e->profile);
+}
+
+/* Fills E and blocks the signals the run handles.  Returns -1 to go on,
+   or the exit code. */
+static int prepare (const struct opts *o, struct run_env *e)
+{
+  e->profile = o->out ? strdup (o->out) : default_profile ();
+  if (!e->profile)
+    return emlat_cli_usage_error ("replay", "no state directory for the profile; give -o FILE");
+  if (o->interpose)
+    {
+      e->preload = preload_path ();
+      e->tty_file = tty_profile (e->profile);
+      if (!e->preload || access (e->preload, R_OK) != 0)
         {
-          emlat_cli_error (NULL, UINT64_MAX, "replay: --make-file takes no command");
+          emlat_cli_error (e->preload, UINT64_MAX,
+                           "--interpose needs libemlat-tty.so next to the emlat binary");
           return EMLAT_EXIT_USAGE;
         }
-      int e = replay_make_file (o.make_file, o.lines);
-      if (e)
-        {
-          emlat_cli_error (o.make_file, UINT64_MAX, "%s", strerror (-e));
-          return EMLAT_EXIT_USAGE;
-        }
-      printf ("emlat replay: wrote %llu lines to %s\n",
-              (unsigned long long)o.lines, o.make_file);
-      return EMLAT_EXIT_OK;
     }
-  if (o.workload && o.script)
+  e->env = child_env (o->term, e->preload, e->tty_file);
+  if (!e->env)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "replay: give --workload or --script, not both");
-      return EMLAT_EXIT_USAGE;
-    }
-  const char *name = o.script ? "script" : o.workload ? o.workload : "typing";
-  struct replay_script script = { 0 };
-  if (build_script (&o, name, &script))
-    {
-      replay_script_free (&script);
-      return EMLAT_EXIT_USAGE;
-    }
-  if (o.print_script)
-    {
-      replay_script_free (&script);
-      return EMLAT_EXIT_OK;
-    }
-  if (cmd_at >= argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "replay: no command (emlat replay [OPTIONS] -- CMD [ARGS...])");
-      replay_script_free (&script);
-      return EMLAT_EXIT_USAGE;
-    }
-
-  int exit_code = EMLAT_EXIT_USAGE;
-  char *profile = o.out ? strdup (o.out) : default_profile ();
-  char *preload = NULL, *tty_file = NULL;
-  char **env = NULL;
-  if (!profile)
-    {
-      emlat_cli_error (NULL, UINT64_MAX,
-                       "replay: no state directory for the profile; give -o FILE");
-      goto out;
-    }
-  if (o.interpose)
-    {
-      preload = preload_path ();
-      tty_file = tty_profile (profile);
-      if (!preload || access (preload, R_OK) != 0)
-        {
-          emlat_cli_error (preload, UINT64_MAX,
-                           "replay: --interpose needs libemlat-tty.so next to the emlat binary");
-          goto out;
-        }
-    }
-  env = child_env (o.term, preload, tty_file);
-  if (!env)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "replay: out of memory");
-      goto out;
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
   /* Before the recorder's writer thread exists, so it inherits the mask. */
   if (replay_run_block_signals ())
     {
-      emlat_cli_error (NULL, UINT64_MAX, "replay: cannot set up signals");
-      goto out;
+      emlat_cli_error (NULL, UINT64_MAX, "cannot set up signals");
+      return EMLAT_EXIT_FAIL;
     }
+  return -1;
+}
 
+/* Start the recorder on PROFILE with the driver's settings as SESSION
+   metadata (never CMD, paths or the typed text).  Returns -1 or the exit
+   code. */
+static int start_profile (const struct opts *o, const char *name,
+                          const struct replay_script *script, const char *profile)
+{
   char ver[64];
   snprintf (ver, sizeof ver, "emlat replay %s", EMLAT_VERSION_STRING);
   struct emlat_meta meta[] = {
     { "replay.driver", EMLAT_META_STR, 0, 0, ver, strlen (ver) },
     { "replay.workload", EMLAT_META_STR, 0, 0, name, strlen (name) },
-    { "replay.rows", EMLAT_META_UINT, o.rows, 0, NULL, 0 },
-    { "replay.cols", EMLAT_META_UINT, o.cols, 0, NULL, 0 },
-    { "replay.term", EMLAT_META_STR, 0, 0, o.term, strlen (o.term) },
-    { "replay.wpm", EMLAT_META_UINT, o.wpm, 0, NULL, 0 },
-    { "replay.keystrokes_planned", EMLAT_META_UINT, script.keystrokes, 0, NULL, 0 },
-    { "replay.quiet_ns", EMLAT_META_UINT, o.cfg.quiet_ns, 0, NULL, 0 },
-    { "replay.settle_ns", EMLAT_META_UINT, o.cfg.settle_ns, 0, NULL, 0 },
-    { "replay.timeout_ns", EMLAT_META_UINT, o.cfg.timeout_ns, 0, NULL, 0 },
-    { "replay.grace_ns", EMLAT_META_UINT, o.cfg.grace_ns, 0, NULL, 0 },
-    { "replay.interpose", EMLAT_META_UINT, (uint64_t)o.interpose, 0, NULL, 0 },
+    { "replay.rows", EMLAT_META_UINT, o->rows, 0, NULL, 0 },
+    { "replay.cols", EMLAT_META_UINT, o->cols, 0, NULL, 0 },
+    { "replay.term", EMLAT_META_STR, 0, 0, o->term, strlen (o->term) },
+    { "replay.wpm", EMLAT_META_UINT, o->wpm, 0, NULL, 0 },
+    { "replay.keystrokes_planned", EMLAT_META_UINT, script->keystrokes, 0, NULL, 0 },
+    { "replay.quiet_ns", EMLAT_META_UINT, o->cfg.quiet_ns, 0, NULL, 0 },
+    { "replay.settle_ns", EMLAT_META_UINT, o->cfg.settle_ns, 0, NULL, 0 },
+    { "replay.timeout_ns", EMLAT_META_UINT, o->cfg.timeout_ns, 0, NULL, 0 },
+    { "replay.grace_ns", EMLAT_META_UINT, o->cfg.grace_ns, 0, NULL, 0 },
+    { "replay.interpose", EMLAT_META_UINT, (uint64_t)o->interpose, 0, NULL, 0 },
     { "replay.identity", EMLAT_META_STR, 0, 0, "da1=62;22 da2=1;10;0", 20 },
   };
   struct emlat_options eo;
@@ -684,67 +697,92 @@ static int run_replay (int argc, char **argv)
   eo.path = profile;
   eo.meta = meta;
   eo.n_meta = sizeof meta / sizeof meta[0];
-  rc = emlat_start (&eo);
+  int rc = emlat_start (&eo);
   if (rc)
     {
       emlat_cli_error (profile, UINT64_MAX, "cannot start the profile: %s",
                        strerror (-rc));
-      goto out;
+      return EMLAT_EXIT_USAGE;
     }
+  return -1;
+}
 
+/* With the profile started: spawn CMD, type SCRIPT, measure, stop the
+   profile, print the summary and write --tsv.  Returns the exit code. */
+static int drive (const struct opts *o, const char *name, const struct replay_script *script,
+                  const struct run_env *e, char **cmd)
+{
   struct replay_pty pty;
   char err[256];
-  if (replay_pty_spawn (&pty, argv + cmd_at, env, o.rows, o.cols, err, sizeof err))
+  if (replay_pty_spawn (&pty, cmd, e->env, o->rows, o->cols, err, sizeof err))
     {
-      emlat_cli_error (NULL, UINT64_MAX, "replay: %s", err);
+      emlat_cli_error (NULL, UINT64_MAX, "%s", err);
       emlat_stop ();
-      unlink (profile);
-      goto out;
+      unlink (e->profile);
+      return EMLAT_EXIT_USAGE;
     }
 
   static struct replay_term term; /* 66 KiB: not on the stack */
   struct replay_measure m;
   struct replay_result r;
-  replay_term_init (&term, o.rows, o.cols);
-  replay_measure_init (&m, o.cfg.quiet_ns);
-  replay_run (&o.cfg, &script, &pty, &term, &m, &r);
+  replay_term_init (&term, o->rows, o->cols);
+  replay_measure_init (&m, o->cfg.quiet_ns);
+  replay_run (&o->cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
   int stop_rc = emlat_stop ();
 
-  summary (&o, name, &script, &term, &m, &r, profile, stop_rc);
-  exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK
-                                                            : EMLAT_EXIT_FAIL;
-  if (o.tsv)
+  summary (o, name, script, &term, &m, &r, e->profile, stop_rc);
+  int exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK
+                                                                : EMLAT_EXIT_FAIL;
+  if (o->tsv)
     {
-      int e = write_tsv (o.tsv, &m);
-      if (e)
+      int te = write_tsv (o->tsv, &m);
+      if (te)
         {
-          emlat_cli_error (o.tsv, UINT64_MAX, "%s", strerror (-e));
+          emlat_cli_error (o->tsv, UINT64_MAX, "%s", strerror (-te));
           exit_code = EMLAT_EXIT_FAIL;
         }
     }
-  if (o.interpose)
-    printf ("  cmd profile:   %s\n", tty_file);
+  if (o->interpose)
+    printf ("  cmd profile:   %s\n", e->tty_file);
   replay_measure_free (&m);
-
-out:
-  replay_script_free (&script);
-  if (env)
-    {
-      /* Only the entries we allocated follow the inherited ones. */
-      size_t i = 0;
-      while (env[i])
-        i++;
-      size_t own = 1 + (preload ? 3 : 0);
-      for (size_t k = i - own; k < i; k++)
-        if (strncmp (env[k], "EMLAT_TRACE=", 12) != 0)
-          free (env[k]);
-      free (env);
-    }
-  free (preload);
-  free (tty_file);
-  free (profile);
   return exit_code;
+}
+
+static int run_replay (int argc, char **argv)
+{
+  struct opts o;
+  int cmd_at = argc;
+  opts_init (&o);
+  int rc = parse_args (argc, argv, &o, &cmd_at);
+  if (rc >= 0)
+    return rc;
+  if (o.make_file)
+    return make_file (&o, cmd_at < argc);
+  if (o.workload && o.script)
+    return emlat_cli_usage_error ("replay", "give --workload or --script, not both");
+  const char *name = o.script ? "script" : o.workload ? o.workload : "typing";
+  struct replay_script script = { 0 };
+  if (build_script (&o, name, &script))
+    rc = EMLAT_EXIT_USAGE;
+  else if (o.print_script)
+    rc = EMLAT_EXIT_OK;
+  else if (cmd_at >= argc)
+    rc = emlat_cli_usage_error ("replay", "no command (emlat replay [OPTIONS] -- CMD [ARGS...])");
+  if (rc >= 0)
+    {
+      replay_script_free (&script);
+      return rc;
+    }
+  struct run_env e = { 0 };
+  rc = prepare (&o, &e);
+  if (rc < 0)
+    rc = start_profile (&o, name, &script, e.profile);
+  if (rc < 0)
+    rc = drive (&o, name, &script, &e, argv + cmd_at);
+  run_env_free (&e);
+  replay_script_free (&script);
+  return rc;
 }
 
 EMLAT_VERB (replay_verb, "replay",

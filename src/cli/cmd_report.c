@@ -14,9 +14,10 @@
  *
  * Exit codes: 0 the report covers a profile that was read completely;
  * 1 the report was produced but reading lost data (damage, missing
- * rotated files; each problem is on stderr with its file and offset);
- * 2 invalid arguments, no usable file, a reader limit reached, an unknown
- * --interaction, or the output could not be written.
+ * rotated files, skipped chunks; each problem is on stderr with its file
+ * and offset), memory ran out, or an output could not be written; 2
+ * invalid arguments, no usable file, a reader limit reached, an unknown
+ * --interaction, or an --html file that cannot be created.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -51,38 +52,98 @@ usage (FILE *f)
            "                      when stdout is a terminal)\n"
            "  -h, --help          this text;  -V, --version  the version\n"
            "\n"
-           "Exit codes: 0 reported; 1 reported, but reading lost data (see\n"
-           "stderr); 2 invalid arguments or nothing usable to report.\n");
+           "Exit codes: 0 reported; 1 reported, but reading lost data (each\n"
+           "problem on stderr), or a write error; 2 invalid arguments, nothing\n"
+           "usable to report, an unknown --interaction, or an OUT.html that\n"
+           "cannot be created.\n");
 }
 
-static int
-parse_u64 (const char *s, uint64_t *v)
+struct report_opts
 {
-  char *end;
-  errno = 0;
-  unsigned long long x = strtoull (s, &end, 0);
-  if (errno || end == s || *end || s[0] == '-')
-    return -1;
-  *v = x;
-  return 0;
+  int json, per_ix, unicode; /* unicode -1: when stdout is a terminal */
+  const char *html;
+  uint64_t want; /* --interaction, 0 when not given */
+  const char *const *paths;
+  size_t n;
+};
+
+/* Fills O from ARGV.  Returns -1 to go on, or the exit code. */
+static int
+parse_options (int argc, char **argv, struct report_opts *o)
+{
+  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX };
+  static const struct option longopts[] = {
+    { "json", no_argument, NULL, 'j' },
+    { "per-interaction", no_argument, NULL, O_PER_IX },
+    { "html", required_argument, NULL, O_HTML },
+    { "interaction", required_argument, NULL, O_IX },
+    { "unicode", no_argument, NULL, O_UNICODE },
+    { "ascii", no_argument, NULL, O_ASCII },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+  };
+  int c;
+  while ((c = getopt_long (argc, argv, ":jhV", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'j':
+        o->json = 1;
+        break;
+      case O_PER_IX:
+        o->per_ix = 1;
+        break;
+      case O_HTML:
+        o->html = optarg;
+        break;
+      case O_IX:
+        if (emlat_cli_opt_u64 ("report", "--interaction", optarg, 1, UINT64_MAX, &o->want) != 0)
+          return EMLAT_EXIT_USAGE;
+        break;
+      case O_UNICODE:
+        o->unicode = 1;
+        break;
+      case O_ASCII:
+        o->unicode = 0;
+        break;
+      case 'h':
+        usage (stdout);
+        return EMLAT_EXIT_OK;
+      case 'V':
+        emlat_cli_version ("report");
+        return EMLAT_EXIT_OK;
+      default:
+        return emlat_cli_bad_option ("report", c, argv, longopts);
+      }
+  if (optind >= argc)
+    return emlat_cli_usage_error ("report", "no FILE given");
+  if (o->per_ix && !o->json)
+    return emlat_cli_usage_error ("report", "--per-interaction needs --json");
+  if (o->unicode < 0)
+    o->unicode = isatty (STDOUT_FILENO);
+  o->paths = (const char *const *)(argv + optind);
+  o->n = (size_t)(argc - optind);
+  return -1;
 }
 
+/* The HTML page; an OUT that cannot be created is an unusable argument (2),
+   a failed write the verb's own failure (1). */
 static int
 write_html (const struct report_ctx *c, const char *out)
 {
   FILE *f = fopen (out, "w");
   if (!f)
     {
-      emlat_cli_error (out, UINT64_MAX, "report: cannot write: %s", strerror (errno));
-      return -1;
+      emlat_cli_error (out, UINT64_MAX, "cannot create: %s", strerror (errno));
+      return EMLAT_EXIT_USAGE;
     }
   int rc = report_html (c, f);
   if (fclose (f) != 0 || rc != 0)
     {
-      emlat_cli_error (out, UINT64_MAX, "report: writing the HTML page failed");
-      return -1;
+      emlat_cli_error (out, UINT64_MAX, "writing the HTML page failed");
+      return EMLAT_EXIT_FAIL;
     }
-  return 0;
+  return EMLAT_EXIT_OK;
 }
 
 struct wf_job
@@ -101,175 +162,124 @@ wf_thread (void *arg)
   return NULL;
 }
 
-static int
-report_main (int argc, char **argv)
+/* What one report is made of; report_free releases what was built. */
+struct report
 {
-  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX };
-  static const struct option longopts[] = {
-    { "json", no_argument, NULL, 'j' },
-    { "per-interaction", no_argument, NULL, O_PER_IX },
-    { "html", required_argument, NULL, O_HTML },
-    { "interaction", required_argument, NULL, O_IX },
-    { "unicode", no_argument, NULL, O_UNICODE },
-    { "ascii", no_argument, NULL, O_ASCII },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
-    { NULL, 0, NULL, 0 },
-  };
-  int json = 0, per_ix = 0, unicode = -1, c;
-  const char *html = NULL;
-  uint64_t want = 0;
-  int have_want = 0;
-  while ((c = getopt_long (argc, argv, "+jhV", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 'j':
-        json = 1;
-        break;
-      case O_PER_IX:
-        per_ix = 1;
-        break;
-      case O_HTML:
-        html = optarg;
-        break;
-      case O_IX:
-        if (parse_u64 (optarg, &want) != 0 || want == 0)
-          {
-            emlat_cli_error (NULL, UINT64_MAX,
-                             "report: --interaction wants a cause id (>= 1), not '%s'", optarg);
-            return EMLAT_EXIT_USAGE;
-          }
-        have_want = 1;
-        break;
-      case O_UNICODE:
-        unicode = 1;
-        break;
-      case O_ASCII:
-        unicode = 0;
-        break;
-      case 'h':
-        usage (stdout);
-        return EMLAT_EXIT_OK;
-      case 'V':
-        emlat_cli_version ("report");
-        return EMLAT_EXIT_OK;
-      default:
-        usage (stderr);
-        return EMLAT_EXIT_USAGE;
-      }
-  if (optind >= argc)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "report: no FILE given");
-      usage (stderr);
-      return EMLAT_EXIT_USAGE;
-    }
-  if (per_ix && !json)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "report: --per-interaction needs --json");
-      return EMLAT_EXIT_USAGE;
-    }
-  if (unicode < 0)
-    unicode = isatty (STDOUT_FILENO);
-
-  const char *const *paths = (const char *const *)(argv + optind);
-  size_t n = (size_t)(argc - optind);
-  struct emlat_profile *p = NULL;
-  int rc = report_load (paths, n, 0, isatty (STDERR_FILENO), &p);
-  if (rc != 0)
-    {
-      emlat_cli_error (paths[0], UINT64_MAX, "report: cannot load: %s", strerror (-rc));
-      return EMLAT_EXIT_USAGE;
-    }
-  int result = EMLAT_EXIT_USAGE;
+  struct emlat_profile *p;
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
-  int have_model = 0, have_w = 0;
-  report_print_problems (p, "report");
-  if (!emlat_report_usable (p))
-    {
-      emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX,
-                       emlat_profile_totals (p)->limit_hit
-                         ? "report: a reader limit stopped loading; nothing reported"
-                         : "report: no readable .emlat file; nothing reported");
-      goto out;
-    }
+  int have_model, have_w;
+  struct report_ctx ctx;
+};
+
+/* The model and the waterfall of R->p, built at once (see the top of the
+   file) into R->ctx.  Returns -1 when built, else the exit code. */
+static int
+build (const struct report_opts *o, struct report *r)
+{
   struct emlat_report_tail tail;
-  if (emlat_report_tail_pick (p, &tail) != 0)
+  if (emlat_report_tail_pick (r->p, &tail) != 0)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "report: out of memory");
-      goto out;
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
-  struct wf_job job = { .p = p, .cause = have_want ? want : tail.cause, .rc = -ENOENT };
-  int want_w = have_want || tail.has, threaded = 0;
+  struct wf_job job = { .p = r->p, .cause = o->want ? o->want : tail.cause, .rc = -ENOENT };
+  int want_w = o->want || tail.has, threaded = 0;
   pthread_t th;
   if (want_w)
     threaded = pthread_create (&th, NULL, wf_thread, &job) == 0;
-  int mrc = emlat_report_model_build (p, &m);
+  int mrc = emlat_report_model_build (r->p, &r->m);
   if (want_w)
     {
       if (threaded)
         pthread_join (th, NULL);
       else
         wf_thread (&job);
-      have_w = job.rc == 0;
-      w = job.w;
+      r->have_w = job.rc == 0;
+      r->w = job.w;
     }
   if (mrc != 0)
     {
-      emlat_cli_error (NULL, UINT64_MAX, "report: out of memory");
-      goto out;
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
-  have_model = 1;
-  m.tail = tail;
-  struct report_ctx ctx = { .p = p, .m = &m, .damaged = emlat_report_damaged (p),
-                            .unicode = unicode, .per_interaction = per_ix };
-  emlat_report_overhead_of (p, &ctx.ovh);
-  if (want_w)
+  r->have_model = 1;
+  r->m.tail = tail;
+  r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
+                                .unicode = o->unicode, .per_interaction = o->per_ix };
+  emlat_report_overhead_of (r->p, &r->ctx.ovh);
+  if (!want_w)
+    return -1;
+  if (job.rc == -ENOENT)
     {
-      if (job.rc == -ENOENT)
-        {
-          emlat_cli_error (paths[0], UINT64_MAX, "report: no interaction with cause id %" PRIu64,
-                           job.cause);
-          goto out;
-        }
-      if (job.rc != 0)
-        {
-          emlat_cli_error (NULL, UINT64_MAX, "report: out of memory");
-          goto out;
-        }
-      ctx.w = &w;
-      ctx.w_why = have_want ? "requested" : "tail";
+      emlat_cli_error (o->paths[0], UINT64_MAX, "no interaction with cause id %" PRIu64,
+                       job.cause);
+      return EMLAT_EXIT_USAGE;
     }
-  if (json)
+  if (job.rc != 0)
     {
-      if (report_json (&ctx, stdout) != 0)
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  r->ctx.w = &r->w;
+  r->ctx.w_why = o->want ? "requested" : "tail";
+  return -1;
+}
+
+/* Text or JSON on stdout, then the HTML page.  Returns -1 or the exit
+   code.  A write error on stdout is main's to report. */
+static int
+render (const struct report_opts *o, const struct report *r)
+{
+  if (o->json)
+    {
+      if (report_json (&r->ctx, stdout) != 0)
         {
-          emlat_cli_error (NULL, UINT64_MAX, "report: JSON output failed");
-          goto out;
+          emlat_cli_error (NULL, UINT64_MAX, "JSON output failed");
+          return EMLAT_EXIT_FAIL;
         }
     }
   else
-    report_text (&ctx, stdout);
-  if (html)
+    report_text (&r->ctx, stdout);
+  if (o->html)
     {
-      if (write_html (&ctx, html) != 0)
-        goto out;
-      if (!json)
-        printf ("\nHTML report: %s\n", html);
+      int rc = write_html (&r->ctx, o->html);
+      if (rc != EMLAT_EXIT_OK)
+        return rc;
+      if (!o->json)
+        printf ("\nHTML report: %s\n", o->html);
     }
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "report: cannot write to stdout");
-      goto out;
-    }
-  result = ctx.damaged ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
-out:
-  if (have_w)
-    emlat_report_waterfall_free (&w);
-  if (have_model)
-    emlat_report_model_free (&m);
-  emlat_profile_free (p);
-  return result;
+  return -1;
+}
+
+static void
+report_free (struct report *r)
+{
+  if (r->have_w)
+    emlat_report_waterfall_free (&r->w);
+  if (r->have_model)
+    emlat_report_model_free (&r->m);
+  emlat_profile_free (r->p);
+}
+
+static int
+report_main (int argc, char **argv)
+{
+  struct report_opts o = { .unicode = -1 };
+  int rc = parse_options (argc, argv, &o);
+  if (rc >= 0)
+    return rc;
+  struct report r = { 0 };
+  rc = report_load_usable (o.paths, o.n, 0, &r.p);
+  if (rc != 0)
+    return rc;
+  rc = build (&o, &r);
+  if (rc < 0)
+    rc = render (&o, &r);
+  if (rc < 0)
+    rc = r.ctx.damaged ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
+  report_free (&r);
+  return rc;
 }
 
 EMLAT_VERB (report_verb, "report",

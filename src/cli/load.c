@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -97,16 +98,18 @@ report_load (const char *const *paths, size_t n, unsigned flags, int progress,
   return j.rc;
 }
 
-void
-report_print_problems (const struct emlat_profile *p, const char *verb)
+size_t
+report_print_problems (const struct emlat_profile *p)
 {
-  size_t nf, nd;
+  size_t nf, nd, printed = 0;
   const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
   const struct emlat_diag *d = emlat_profile_diags (p, &nd);
   for (size_t i = 0; i < nf; i++)
     if (f[i].read_error)
-      emlat_cli_error (f[i].path, UINT64_MAX, "%s: cannot read: %s", verb,
-                       strerror (f[i].read_error));
+      {
+        emlat_cli_error (f[i].path, UINT64_MAX, "cannot read: %s", strerror (f[i].read_error));
+        printed++;
+      }
   for (size_t i = 0; i < nd; i++)
     {
       if (!emlat_report_diag_is_damage (d[i].kind))
@@ -115,11 +118,40 @@ report_print_problems (const struct emlat_profile *p, const char *verb)
       struct emlat_diag x = d[i];
       x.offset = UINT64_MAX;
       emlat_diag_format (&x, buf, sizeof buf);
-      emlat_cli_error (d[i].file < nf ? f[d[i].file].path : NULL, d[i].offset, "%s: %s", verb,
-                       buf);
+      emlat_cli_error (d[i].file < nf ? f[d[i].file].path : NULL, d[i].offset, "%s", buf);
+      printed++;
     }
   const struct emlat_profile_totals *t = emlat_profile_totals (p);
   if (t->diagnostics_dropped)
-    emlat_cli_error (NULL, UINT64_MAX, "%s: %" PRIu64 " more diagnostics were not kept", verb,
-                     t->diagnostics_dropped);
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "%" PRIu64 " more diagnostics were not kept",
+                       t->diagnostics_dropped);
+      printed++;
+    }
+  return printed;
+}
+
+int
+report_load_usable (const char *const *paths, size_t n, unsigned flags,
+                    struct emlat_profile **out)
+{
+  struct emlat_profile *p = NULL;
+  *out = NULL;
+  int rc = report_load (paths, n, flags, isatty (STDERR_FILENO), &p);
+  if (rc != 0)
+    {
+      emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX, "cannot load: %s", strerror (-rc));
+      return rc == -ENOMEM ? EMLAT_EXIT_FAIL : EMLAT_EXIT_USAGE;
+    }
+  size_t printed = report_print_problems (p);
+  if (!emlat_report_usable (p))
+    {
+      /* Each unreadable file was named above; say more only when not. */
+      if (printed == 0)
+        emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX, "no readable .emlat file");
+      emlat_profile_free (p);
+      return EMLAT_EXIT_USAGE;
+    }
+  *out = p;
+  return 0;
 }

@@ -25,7 +25,18 @@
 int report_load (const char *const *paths, size_t n, unsigned flags, int progress,
                  struct emlat_profile **out);
 
-/* Print every file error and damage of P to stderr (VERB names the verb). */
-void report_print_problems (const struct emlat_profile *p, const char *verb);
+/* Print every file error and damage of P to stderr; returns how many
+   messages were printed. */
+size_t report_print_problems (const struct emlat_profile *p);
+
+/* report, export and compare: load PATHS[0..N) with FLAGS (report_load,
+   with the indicator when stderr is a terminal), print every problem, and
+   judge.  Returns 0 with *OUT a usable profile (damaged or not:
+   emlat_report_damaged), or the exit code with *OUT NULL: EMLAT_EXIT_USAGE
+   when nothing is usable (missing or unreadable files, not a profile, a
+   reader limit), EMLAT_EXIT_FAIL when memory ran out; the reason is on
+   stderr. */
+int report_load_usable (const char *const *paths, size_t n, unsigned flags,
+                        struct emlat_profile **out);
 
 #endif /* EMLAT_CLI_LOAD_H */

@@ -3,13 +3,13 @@
  * main.c -- the `emlat` command: dispatch on the verb in argv[1].
  *
  *   emlat VERB [ARGS...]     run VERB (its own --help and --version)
- *   emlat help [VERB]        the verb list, or VERB --help
+ *   emlat help [VERB]        the verb list, or VERB --help (cmd_help.c)
  *   emlat --help | -h        the verb list with one-line summaries
  *   emlat --version | -V     the version
  *
  * Verbs register themselves with EMLAT_VERB in their own file (cli.h); this
  * file has no table of them.  Exit codes (README "Exit codes"): 0 success,
- * 2 invalid arguments or unusable input, 1 as the verb documents.  A failed
+ * 1 the verb's own failure, 2 invalid arguments or unusable input.  A failed
  * write to standard output (a full disk, a closed pipe with SIGPIPE ignored)
  * turns a success into exit 1 with a message, so that output is never
  * silently truncated.
@@ -20,48 +20,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static void
-print_usage (FILE *f)
-{
-  fprintf (f, "usage: emlat VERB [ARGS...]\n"
-              "       emlat help [VERB]\n"
-              "       emlat --help | --version\n"
-              "\n"
-              "emlat records and reads .emlat interaction-latency profiles.\n"
-              "\n"
-              "verbs:\n");
-  for (const struct emlat_verb *v = emlat_verb_first (); v; v = v->next)
-    fprintf (f, "  %-10s %s\n", v->name, v->summary);
-  fprintf (f, "\n"
-              "Run 'emlat VERB --help' for the options of a verb.\n"
-              "Exit codes: 0 success; 2 invalid arguments or unusable input;\n"
-              "1 as the verb's --help says (for example: damaged input).\n");
-}
-
 static int
 dispatch (int argc, char **argv)
 {
   if (argc < 2)
     {
-      print_usage (stderr);
+      emlat_cli_print_usage (stderr);
       return EMLAT_EXIT_USAGE;
     }
   const char *verb = argv[1];
-  if (strcmp (verb, "--help") == 0 || strcmp (verb, "-h") == 0
-      || (strcmp (verb, "help") == 0 && argc == 2))
+  if (strcmp (verb, "--help") == 0 || strcmp (verb, "-h") == 0)
     {
-      print_usage (stdout);
+      emlat_cli_print_usage (stdout);
       return EMLAT_EXIT_OK;
-    }
-  if (strcmp (verb, "help") == 0)
-    {
-      if (argc > 3)
-        {
-          emlat_cli_error (NULL, UINT64_MAX, "usage: emlat help [VERB]");
-          return EMLAT_EXIT_USAGE;
-        }
-      char *help_argv[] = { argv[2], "--help", NULL };
-      return emlat_verb_run (argv[2], 2, help_argv);
     }
   if (strcmp (verb, "--version") == 0 || strcmp (verb, "-V") == 0)
     {

@@ -61,7 +61,7 @@ done
 cp "$tmp/a.emlat" "$tmp/copy"
 "$EMLAT" demo -o "$tmp/a.emlat" >"$tmp/out2" 2>"$tmp/err2"
 rc=$?
-check "existing file: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+check "existing file: exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "existing file: message names it" has "$tmp/err2" "^emlat: $tmp/a.emlat: cannot record: File exists"
 check "existing file untouched" cmp -s "$tmp/a.emlat" "$tmp/copy"
 "$EMLAT" demo -o "$tmp/b.emlat" -n 5 >"$tmp/out3" 2>&1

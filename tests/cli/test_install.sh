@@ -4,7 +4,10 @@
 # test_install.sh -- `make install` honours PREFIX and DESTDIR, installs the
 # command, both libraries, the public headers and a pkg-config file that a
 # program can build against (recording, reading and the analysis API); the shared library exports only the public
-# API (emlat_* symbols); `make uninstall` removes what install put there.
+# API (emlat_* symbols); the manual pages (man/*.1 in share/man/man1, *.3
+# in man3, with the version filled in) and the bash completion
+# (share/bash-completion/completions/emlat); `make uninstall` removes what
+# install put there.
 
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -34,6 +37,32 @@ for f in bin/emlat lib/libemlat.a lib/libemlat.so.0 lib/libemlat.so \
   [ -e "$dest$prefix/$f" ] || fail "missing $prefix/$f"
 done
 [ -e "$dest$prefix/lib/libemlat-tty.so" ] || fail "missing libemlat-tty.so"
+
+# Every page of man/ in its section, the version filled in, and completion.
+version=$(sed -n 's/^#define EMLAT_VERSION_STRING "\(.*\)"$/\1/p' "$SRCDIR/include/emlat/emlat.h")
+npages=0
+for page in "$SRCDIR"/man/*.[1-9]; do
+  name=${page##*/}
+  installed=$dest$prefix/share/man/man${name##*.}/$name
+  npages=$((npages + 1))
+  if [ -f "$installed" ]; then
+    grep -q "emlat $version" "$installed" || fail "$name: version not filled in"
+    ! grep -q '@VERSION@' "$installed" || fail "$name: @VERSION@ left"
+  else
+    fail "missing share/man/man${name##*.}/$name"
+  fi
+done
+[ "$npages" -ge 3 ] || fail "only $npages manual pages under man/"
+for name in man1/emlat.1 man1/emlat-report.1 man3/libemlat.3; do
+  [ -f "$dest$prefix/share/man/$name" ] || fail "missing share/man/$name"
+done
+if command -v man >/dev/null 2>&1; then
+  MANPATH="$dest$prefix/share/man" man -P cat emlat-report 2>/dev/null | grep -q 'emlat-report' ||
+    fail "man does not find emlat-report in the installed tree"
+fi
+[ -f "$dest$prefix/share/bash-completion/completions/emlat" ] || fail "missing bash completion"
+bash -c '. "$1" && complete -p emlat' x "$dest$prefix/share/bash-completion/completions/emlat" \
+  >/dev/null 2>&1 || fail "the installed completion does not register for emlat"
 grep -q "^prefix=$prefix\$" "$dest$prefix/lib/pkgconfig/emlat.pc" || fail "pkg-config prefix"
 "$dest$prefix/bin/emlat" --version >/dev/null || fail "installed emlat --version"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # test_replay_cli.sh -- the command-line contract of `emlat replay`:
-# --help, script errors named FILE:LINE with exit 2, bad options and an
+# --help, script errors named "FILE: line N:" with exit 2, bad options and an
 # unknown workload exit 2, --print-script prints a script that --script
 # accepts with the same keystroke count, --make-file writes the requested
 # lines and never overwrites.
@@ -31,8 +31,8 @@ grep -q "usage: emlat replay" "$tmp/out" || fail "--help prints the usage"
 printf 'key a\n# fine\nkey C-RET\n' >"$tmp/bad.script"
 run --script "$tmp/bad.script" -o "$tmp/x.emlat" -- "$ECHO_PROG"
 [ $rc -eq 2 ] || fail "script error exits 2 (got $rc)"
-grep -q "^emlat: $tmp/bad.script:3: key: unknown or unencodable key 'C-RET'\$" "$tmp/err" \
-  || fail "script error names file:line: $(cat "$tmp/err")"
+grep -q "^emlat: $tmp/bad.script: line 3: key: unknown or unencodable key 'C-RET'\$" "$tmp/err" \
+  || fail "script error names file and line: $(cat "$tmp/err")"
 [ ! -e "$tmp/x.emlat" ] || fail "no profile after a script error"
 
 run --script "$tmp/missing.script" -- "$ECHO_PROG"

@@ -184,7 +184,7 @@ main (void)
   char *missing = tu_strf ("%s/none.emlat", dir);
   if (fx_emlat (&r, "compare", a, missing, NULL, NULL, NULL) == 0)
     {
-      CHECK (r.exited && r.exit_code == 1, "missing file: exit 1 (got %d)", r.exit_code);
+      CHECK (r.exited && r.exit_code == 2, "missing file: exit 2 (got %d)", r.exit_code);
       CHECK_CONTAINS (r.err, missing);
       tu_result_free (&r);
     }
