@@ -120,6 +120,10 @@ enum emlat_stop {
 };
 EMLAT_API const char *emlat_stop_name (enum emlat_stop s);
 
+/* The session UUID U (file header bytes 16..31, FORMAT.md F-11) as
+   8-4-4-4-12 lower-case hex into OUT, NUL-terminated. */
+EMLAT_API void emlat_uuid_format (const uint8_t u[16], char out[37]);
+
 /* Why a well-framed chunk's payload is invalid (F-27). */
 enum emlat_invalid {
   EMLAT_INVALID_NONE = 0,

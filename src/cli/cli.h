@@ -96,9 +96,6 @@ int emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint6
 /* The usage line and verb list of `emlat --help` on F (cmd_help.c). */
 void emlat_cli_print_usage (FILE *f);
 
-/* The session UUID U as 8-4-4-4-12 lower-case hex into OUT. */
-void emlat_cli_uuid (const uint8_t u[16], char out[37]);
-
 /* Print the standard --version line for VERB on stdout. */
 void emlat_cli_version (const char *verb);
 

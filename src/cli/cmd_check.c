@@ -122,7 +122,7 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37] = "?";
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   if (nf > 1)
     printf ("session %s (%zu files): %s\n", uuid, nf, verdict_name (v));
   for (size_t i = 0; i < nf; i++)
@@ -141,7 +141,7 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
           continue;
         }
       char fu[37];
-      emlat_cli_uuid (s->header.uuid, fu);
+      emlat_uuid_format (s->header.uuid, fu);
       printf ("  format %u.%u, session %s, rotation %" PRIu64 ", %" PRIu64 " bytes\n",
               s->header.major, s->header.minor, fu, s->header.rotation, s->file_bytes);
       print_chunk_counts (s);
@@ -249,7 +249,7 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
   emlat_json_begin_object (&j);
   char uuid[37];
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   emlat_json_kv_str (&j, "session", h ? uuid : NULL);
   emlat_json_kv_str (&j, "verdict", verdict_key (v));
   emlat_json_key (&j, "files");

@@ -72,7 +72,7 @@ session_id (const struct emlat_profile *p, char out[37])
 {
   const struct emlat_file_header *h = emlat_profile_header (p);
   if (h)
-    emlat_cli_uuid (h->uuid, out);
+    emlat_uuid_format (h->uuid, out);
   else
     snprintf (out, 37, "unknown");
 }
@@ -148,7 +148,7 @@ json_side (struct emlat_json *j, const char *key, const struct side *s)
   const struct emlat_file_header *h = emlat_profile_header (s->p);
   char u[37];
   if (h)
-    emlat_cli_uuid (h->uuid, u);
+    emlat_uuid_format (h->uuid, u);
   emlat_json_key (j, key);
   emlat_json_begin_object (j);
   emlat_json_kv_str (j, "path", s->path);

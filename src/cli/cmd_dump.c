@@ -232,7 +232,7 @@ static int on_header (void *ctx, const struct emlat_file_header *h)
   struct dump *d = ctx;
   d->mono0 = h->monotonic_start;
   char uuid[37];
-  emlat_cli_uuid (h->uuid, uuid);
+  emlat_uuid_format (h->uuid, uuid);
   if (d->json)
     {
       record_json_file_header_line (&d->j, d->path, h, uuid);
