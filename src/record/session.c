@@ -180,8 +180,10 @@ emlat_start (const struct emlat_options *opt)
   if (rc == 0)
     {
       s->ws = calloc (threads, sizeof *s->ws);
+      s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
+      s->losses_cap = EMLAT_LOSSES_MIN;
       s->pool = emlat_pool_create (threads, slots);
-      if (!s->ws || !s->pool)
+      if (!s->ws || !s->losses || !s->pool)
         rc = -ENOMEM;
     }
   if (rc == 0)

@@ -44,6 +44,50 @@
 /* Loss bookkeeping                                                    */
 
 static void
+loss_merge (struct emlat_pending_loss *l, uint64_t first, uint64_t last, uint64_t records,
+            uint64_t bytes)
+{
+  if (first && (first < l->first || !l->first))
+    l->first = first;
+  if (last > l->last)
+    l->last = last;
+  l->records += records;
+  l->bytes += bytes;
+}
+
+/* A free entry of the pending-loss list.  The list is allocated at session
+   start with EMLAT_LOSSES_MIN entries, more than there are loss reasons, and
+   grows; when it cannot grow, two entries of the same reason (there always
+   are two) become one of stream 0, the writer itself, and the freed entry
+   is used: a loss is never dropped for want of memory (F-70). */
+static struct emlat_pending_loss *
+loss_entry (struct emlat_session *s)
+{
+  if (s->nlosses == s->losses_cap)
+    {
+      size_t c = s->losses_cap ? s->losses_cap * 2 : EMLAT_LOSSES_MIN;
+      struct emlat_pending_loss *v = realloc (s->losses, c * sizeof *v);
+      if (v)
+        {
+          s->losses = v;
+          s->losses_cap = c;
+        }
+    }
+  if (s->nlosses < s->losses_cap)
+    return &s->losses[s->nlosses++];
+  for (size_t i = 0; i < s->nlosses; i++)
+    for (size_t j = i + 1; j < s->nlosses; j++)
+      if (s->losses[j].reason == s->losses[i].reason)
+        {
+          struct emlat_pending_loss *a = &s->losses[i], *b = &s->losses[j];
+          a->stream = 0;
+          loss_merge (a, b->first, b->last, b->records, b->bytes);
+          return b;
+        }
+  return 0; /* fewer entries than reasons: not after emlat_start */
+}
+
+static void
 add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t first,
           uint64_t last, uint64_t records, uint64_t bytes)
 {
@@ -56,25 +100,13 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
       struct emlat_pending_loss *l = &s->losses[i];
       if (l->stream == stream && l->reason == reason)
         {
-          if (first && (first < l->first || !l->first))
-            l->first = first;
-          if (last > l->last)
-            l->last = last;
-          l->records += records;
-          l->bytes += bytes;
+          loss_merge (l, first, last, records, bytes);
           return;
         }
     }
-  if (s->nlosses == s->losses_cap)
-    {
-      size_t c = s->losses_cap ? s->losses_cap * 2 : 16;
-      struct emlat_pending_loss *v = realloc (s->losses, c * sizeof *v);
-      if (!v)
-        return; /* counted in records_dropped; STATS still shows it */
-      s->losses = v;
-      s->losses_cap = c;
-    }
-  s->losses[s->nlosses++] = (struct emlat_pending_loss){ stream, reason, first, last, records, bytes };
+  struct emlat_pending_loss *l = loss_entry (s);
+  if (l)
+    *l = (struct emlat_pending_loss){ stream, reason, first, last, records, bytes };
 }
 
 /* ------------------------------------------------------------------ */
@@ -329,33 +361,46 @@ encode_strings (struct emlat_session *s, size_t from, size_t to)
   return emlat_cb_finish (&cb, &s->chunks, 0);
 }
 
+/* Input batches; each carries one ring record.  On failure (memory), the
+   batches of the open chunk and those never encoded are added to *LOST
+   (the finished chunks' are the caller's to count); none is kept for the
+   next pass. */
 static int
-encode_inputs (struct emlat_session *s)
+encode_inputs (struct emlat_session *s, uint64_t *lost)
 {
   if (!s->ninputs)
     return 0;
   struct emlat_cb cb;
   uint64_t base = s->inputs[0].t[2];
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
+  size_t done = 0; /* batches committed to a chunk */
+  int rc = 0;
   for (size_t i = 0; i < s->ninputs; i++)
     {
       if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
         {
-          if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
-            return -1;
+          if ((rc = emlat_cb_finish (&cb, &s->chunks, 0)) != 0)
+            break;
           emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
         }
-      if (emlat_enc_input (&cb, &s->inputs[i]) != 0)
-        return -1;
+      if ((rc = emlat_enc_input (&cb, &s->inputs[i])) != 0)
+        break;
+      done++;
     }
+  if (rc == 0)
+    rc = emlat_cb_finish (&cb, &s->chunks, 0);
+  if (rc != 0)
+    *lost += cb.represents + (s->ninputs - done);
   s->ninputs = 0;
-  return emlat_cb_finish (&cb, &s->chunks, 0);
+  return rc;
 }
 
 /* Interactions: complete records for those that ended before this pass (or
-   all of them when FINAL), begin records for new open ones. */
+   all of them when FINAL), begin records for new open ones.  On failure
+   (memory), the records of the open chunk are added to *LOST; an
+   interaction whose record was not encoded stays in the table. */
 static int
-encode_interactions (struct emlat_session *s, int final)
+encode_interactions (struct emlat_session *s, int final, uint64_t *lost)
 {
   if (!s->ix.nentries)
     return 0;
@@ -370,7 +415,7 @@ encode_interactions (struct emlat_session *s, int final)
       if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
         {
           if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
-            return -1;
+            goto lost;
           emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INTERACTION, e->ix.t_dispatch, 0);
         }
       if (complete)
@@ -378,17 +423,21 @@ encode_interactions (struct emlat_session *s, int final)
           if (!e->ended_pass)
             e->ix.status = EMLAT_STATUS_OPEN;
           if (emlat_enc_ix_complete (&cb, &e->ix, e->represents) != 0)
-            return -1;
+            goto lost;
           emlat_ixtable_remove_at (&s->ix, i);
         }
       else
         {
           if (emlat_enc_ix_begin (&cb, &e->ix, 0) != 0)
-            return -1;
+            goto lost;
           e->begin_written = 1;
         }
     }
-  return emlat_cb_finish (&cb, &s->chunks, 0);
+  if (emlat_cb_finish (&cb, &s->chunks, 0) == 0)
+    return 0;
+lost:
+  *lost += cb.represents;
+  return -1;
 }
 
 static int
@@ -645,10 +694,11 @@ pass (struct emlat_session *s, int final)
       struct emlat_ring *r = &p->rings[i];
       drain_ring (s, r, &s->ws[i], snaps[i]);
       rc |= emlat_spans_emit (&s->ws[i].spans, &s->arena, &s->chunks, s->chunk_bytes);
-      if (s->ws[i].spans.oom)
+      if (s->ws[i].spans.lost_memory)
         {
-          add_loss (s, s->ws[i].thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 0);
-          s->ws[i].spans.oom = 0;
+          uint64_t n = s->ws[i].spans.lost_memory;
+          add_loss (s, s->ws[i].thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, n, n * EMLAT_SLOT_BYTES);
+          s->ws[i].spans.lost_memory = 0;
         }
       if (states[i] == EMLAT_RING_RETIRING)
         {
@@ -676,8 +726,9 @@ pass (struct emlat_session *s, int final)
       s->noring_bytes_reported = nb;
     }
 
-  rc |= encode_inputs (s);
-  rc |= encode_interactions (s, final);
+  uint64_t enc_lost = 0; /* records lost inside a failed encoder */
+  rc |= encode_inputs (s, &enc_lost);
+  rc |= encode_interactions (s, final, &enc_lost);
 
   uint64_t now = emlat_clock_now ();
   int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
@@ -691,12 +742,15 @@ pass (struct emlat_session *s, int final)
   uint64_t carried = 0, first_t = 0, last_t = 0;
   if (rc != 0 || s->arena.failed)
     {
-      /* Out of memory while encoding: this pass's records are lost. */
+      /* Out of memory while encoding: this pass's records are lost, those
+         of its finished chunks and those the encoders could not place
+         (the spans' are already counted per thread). */
       for (size_t i = 0; i < s->chunks.n; i++)
         carried += s->chunks.v[i].records;
       emlat_arena_reset (&s->arena);
       emlat_chunk_list_reset (&s->chunks);
-      add_loss (s, 0, EMLAT_LOSS_WRITER_MEMORY, now, now, carried ? carried : 1, 0);
+      add_loss (s, 0, EMLAT_LOSS_WRITER_MEMORY, now, now, carried + enc_lost,
+                (carried + enc_lost) * EMLAT_SLOT_BYTES);
       carried = 0;
     }
   for (size_t i = 0; i < s->chunks.n; i++)
@@ -712,8 +766,12 @@ pass (struct emlat_session *s, int final)
   s->pass_idle = s->chunks.n == 0 && s->nlosses == 0;
   size_t n_data = s->chunks.n;
   /* LOSS and STATS go last; their loss on a write error is re-counted. */
+  int losses_encoded = 1;
   if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now, carried) != 0))
-    s->chunks.n = n_data; /* write what we have; losses stay pending */
+    {
+      s->chunks.n = n_data; /* write what we have; losses stay pending */
+      losses_encoded = 0;
+    }
 
   /* 5. Rotation. */
   uint64_t pass_bytes = 0;
@@ -752,7 +810,8 @@ pass (struct emlat_session *s, int final)
     {
       s->records_written += carried;
       s->strings_in_file = nstr;
-      s->nlosses = 0;
+      if (losses_encoded)
+        s->nlosses = 0;
       if (write_stats)
         s->last_stats_t = now;
     }
