@@ -136,7 +136,11 @@ $(BUILD)/emlat.pc: emlat.pc.in Makefile
 # library, with access to internal headers under src/.
 $(BUILD)/tests/%: tests/%.c $(TOOL_LIBS) $(TEST_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+
+# The allocation-failure test routes the library's malloc, calloc and
+# realloc through its own wrappers (which fail on command).
+$(BUILD)/tests/faults/test_alloc_fail: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
