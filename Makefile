@@ -20,8 +20,8 @@
 #   bench/bench_*.c                   -> benchmarks
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
 #
-# Targets: all, demo, check, test, test-lib, asan-test, tsan-test, fuzz-check,
-# bench, install, uninstall, clean, deps.  See README.md.
+# Targets: all, demo, check, test, test-lib, test-emacs, asan-test, tsan-test,
+# fuzz-check, bench, install, uninstall, clean, deps.  See README.md.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -91,7 +91,7 @@ TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
+.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -140,7 +140,11 @@ $(BUILD)/emlat.pc: emlat.pc.in Makefile
 # library, with access to internal headers under src/.
 $(BUILD)/tests/%: tests/%.c $(TOOL_LIBS) $(TEST_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+
+# The allocation-failure test routes the library's malloc, calloc and
+# realloc through its own wrappers (which fail on command).
+$(BUILD)/tests/faults/test_alloc_fail: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
@@ -152,9 +156,18 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 
 tests-build: all $(TEST_BINS) $(PROG_BINS)
 
-# Run every test once (plain build).
+# Run every test once (plain build); the Emacs tests use the profiled Emacs
+# of `make emacs` in EMACS_CACHE and skip when it was not built.
 test: tests-build
-	BUILD=$(BUILD) sh tests/run.sh
+	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) sh tests/run.sh
+
+# Every test that needs no Emacs (all but tests/emacs/), without building it.
+test-lib: tests-build
+	BUILD=$(BUILD) sh tests/run.sh --exclude emacs/
+
+# The tests of the profiled Emacs (tests/emacs/), after `make emacs`.
+test-emacs: tests-build
+	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) sh tests/run.sh emacs/
 
 # The unit suite once more under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan-test:
@@ -178,9 +191,12 @@ check: DEPS_GOALS := check
 demo: DEPS_GOALS := demo
 bench: DEPS_GOALS := bench
 
+# The unit tests run before Emacs is built (a broken library stops here,
+# minutes earlier); test-lib and test-emacs together are `make test`.
 check: deps
+	$(MAKE) test-lib
 	$(MAKE) emacs
-	$(MAKE) test
+	$(MAKE) test-emacs
 	$(MAKE) asan-test
 	$(MAKE) tsan-test
 	$(MAKE) fuzz-check

@@ -28,6 +28,9 @@
 #  - libemlat and its headers are copied into $cache/emlat (by content too),
 #    so the configure line does not depend on where the clone lives; a new
 #    libemlat.a forces temacs to be relinked and the dump to be redone.
+#  - One build per cache at a time: the whole build runs under the cache's
+#    exclusive lock ($cache/build.lock, emacs/cache-lock.sh), so clones
+#    sharing the default cache take turns; a second build waits, saying so.
 set -eu
 
 root=${EMLAT_ROOT:?}
@@ -38,6 +41,13 @@ lisp_mode=${EMLAT_EMACS_LISP:-debian}
 here=$root/emacs
 state=$cache/state
 tree=$cache/tree
+
+# The rest of this script runs again, holding the cache's lock.
+if [ "${EMLAT_EMACS_CACHE_LOCKED:-}" != "$cache" ]; then
+  EMLAT_EMACS_CACHE_LOCKED=$cache
+  export EMLAT_EMACS_CACHE_LOCKED
+  exec sh "$here/cache-lock.sh" "$cache" sh "$0" "$@"
+fi
 
 t0=$(date +%s)
 say () { echo "emacs/build.sh: [$(( $(date +%s) - t0 ))s] $*" >&2; }

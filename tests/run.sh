@@ -3,14 +3,16 @@
 #
 # tests/run.sh -- run emlat's test suite and say plainly what passed.
 #
-#   BUILD=build sh tests/run.sh [PATTERN...]
+#   BUILD=build sh tests/run.sh [--exclude PATTERN]... [PATTERN...]
 #
 # Runs every compiled test program $BUILD/tests/<area>/test_* and every shell
 # test tests/<area>/test_*.sh, one at a time, each under a timeout
 # (TEST_TIMEOUT seconds, default 300), from the top of the source tree, with
 # stdin from /dev/null and stdout+stderr in $BUILD/test-logs/<area>/<test>.log.
 # With PATTERNs, only tests whose name (e.g. unit/test_crc32c) contains one of
-# them run.
+# them run; a test whose name contains an --exclude PATTERN (also
+# --exclude=PATTERN, -x PATTERN) does not run (`make test-lib` excludes
+# emacs/).
 #
 # Every test sees in its environment: BUILD (absolute build directory),
 # EMLAT (the emlat binary of that build), SRCDIR (the source tree).
@@ -20,7 +22,7 @@
 # a timeout is a FAIL.  The tail of a failed test's log follows its line.
 # The last line is exactly "N passed, N failed" (", N skipped" appended when
 # any were skipped).  Exit status: 0 when nothing failed and at least one
-# test ran, else 1.
+# test ran, 2 for an unknown option, else 1.
 #
 # Invariants: POSIX sh (make runs it with sh); no test is started twice; a
 # test's exit status alone decides its verdict.
@@ -45,6 +47,25 @@ failed=0
 skipped=0
 failed_names=
 
+# Leading options: the exclusions, newline-separated.
+excludes=
+while [ $# -gt 0 ]; do
+  case $1 in
+    -x | --exclude)
+      [ $# -ge 2 ] || { echo "run.sh: $1 needs a PATTERN" >&2; exit 2; }
+      excludes="$excludes
+$2"
+      shift 2 ;;
+    --exclude=*)
+      excludes="$excludes
+${1#--exclude=}"
+      shift ;;
+    --) shift; break ;;
+    -*) echo "run.sh: unknown option $1 (usage: run.sh [--exclude PATTERN]... [PATTERN...])" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+
 # selected NAME [PATTERN...]: true when there is no pattern or one matches.
 selected () {
   sel_name=$1
@@ -53,6 +74,25 @@ selected () {
   for sel_pat in "$@"; do
     case $sel_name in
       *"$sel_pat"*) return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# excluded NAME: true when NAME contains one of the --exclude patterns.
+excluded () {
+  ex_name=$1
+  set -f
+  ex_ifs=$IFS
+  IFS='
+'
+  # shellcheck disable=SC2086
+  set -- $excludes
+  IFS=$ex_ifs
+  set +f
+  for ex_pat in "$@"; do
+    case $ex_name in
+      *"$ex_pat"*) return 0 ;;
     esac
   done
   return 1
@@ -115,6 +155,7 @@ for path in "$BUILD"/tests/*/test_*; do
   area=$(basename "$(dirname "$path")")
   name=$area/$(basename "$path")
   selected "$name" "$@" || continue
+  excluded "$name" && continue
   found=$((found + 1))
   run_one "$name" c "$path"
 done
@@ -123,6 +164,7 @@ for path in "$TESTS_DIR"/*/test_*.sh; do
   area=$(basename "$(dirname "$path")")
   name=$area/$(basename "$path")
   selected "$name" "$@" || continue
+  excluded "$name" && continue
   found=$((found + 1))
   run_one "$name" sh "$path"
 done

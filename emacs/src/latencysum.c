@@ -465,6 +465,114 @@ session_uuid (const struct emlat_profile *p)
   return make_unibyte_string (out, k);
 }
 
+/* The interaction id CAUSE names (an integer in 1..2^64-1).  */
+static uint64_t
+summary_cause (Lisp_Object cause, Lisp_Object files)
+{
+  uintmax_t want = 0;
+  CHECK_INTEGER (cause);
+  if (!integer_to_uintmax (cause, &want) || want == 0 || want > UINT64_MAX)
+    args_out_of_range (cause, files);
+  return want;
+}
+
+/* Expand and encode the NFILES names of FILES into S->paths; return the
+   first, expanded, for error messages.  */
+static Lisp_Object
+summary_paths (struct latency_summary *s, Lisp_Object files, ptrdiff_t nfiles)
+{
+  s->paths = xzalloc (nfiles * sizeof *s->paths);
+  Lisp_Object first = Qnil;
+  for (Lisp_Object tail = files; CONSP (tail); tail = XCDR (tail))
+    {
+      Lisp_Object file = XCAR (tail);
+      CHECK_STRING (file);
+      file = Fexpand_file_name (file, Qnil);
+      if (NILP (first))
+	first = file;
+      s->paths[s->npaths++] = xstrdup (SSDATA (ENCODE_FILE (file)));
+    }
+  return first;
+}
+
+/* Read the profile of S->paths into S->profile.  Signal a file error
+   if a file cannot be read, an error if nothing usable was found.  */
+static void
+summary_load (struct latency_summary *s, Lisp_Object first)
+{
+  int r = emlat_profile_load ((const char *const *) s->paths, s->npaths,
+			      NULL, 0, &s->profile);
+  if (r < 0)
+    report_file_errno ("Reading latency profile", first, -r);
+  const struct emlat_profile *p = s->profile;
+  if (!emlat_report_usable (p))
+    {
+      /* A file that could not be read at all is a file error.  */
+      size_t nf;
+      const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+      for (size_t i = 0; i < nf; i++)
+	if (f[i].read_error)
+	  report_file_errno ("Reading latency profile",
+			     file_name_of (f[i].path), f[i].read_error);
+      error (emlat_profile_totals (p)->limit_hit
+	     ? "A reader limit stopped loading the latency profile"
+	     : "No readable latency profile");
+    }
+}
+
+/* Pick the tail interaction into *TAIL, build the report model and the
+   waterfall of the tail interaction, or of WANT when REQUESTED.  */
+static void
+summary_analyze (struct latency_summary *s, struct emlat_report_tail *tail,
+		 bool requested, uint64_t want)
+{
+  const struct emlat_profile *p = s->profile;
+  if (emlat_report_tail_pick (p, tail) != 0)
+    memory_full (0);
+  if (emlat_report_model_build (p, &s->model) != 0)
+    memory_full (0);
+  s->model_built = true;
+  s->model.tail = *tail;
+  if (requested || tail->has)
+    {
+      int r = emlat_report_waterfall_build (p, requested ? want : tail->cause,
+					    &s->waterfall);
+      if (r == -ENOENT)
+	error ("No interaction with cause id %"PRIu64" in the profile",
+	       want);
+      if (r != 0)
+	memory_full (0);
+      s->waterfall_built = true;
+    }
+}
+
+/* The value of `latency-profile-summary' for S.  */
+static Lisp_Object
+summary_plist (struct latency_summary *s,
+	       const struct emlat_report_tail *tail, bool requested)
+{
+  const struct emlat_profile *p = s->profile;
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  return list (QCsession, session_uuid (p),
+	       QCfiles, files_list (p),
+	       QCdamaged, emlat_report_damaged (p) ? Qt : Qnil,
+	       QCsession_meta, session_meta (p),
+	       QCinteractions, interaction_counts (&s->model),
+	       QCspans, list (QCcomplete, make_uint (t->spans_complete),
+			      QCincomplete, make_uint (t->spans_incomplete),
+			      QCorphan_ends, make_uint (t->spans_orphan_end)),
+	       QCinput_batches, make_uint (t->input_batches),
+	       QCgroups, groups_list (&s->model),
+	       QCslowest, slowest_plist (tail),
+	       QCtail, (s->waterfall_built
+			? tail_plist (&s->waterfall, tail, requested)
+			: Qnil),
+	       QCoverhead, overhead_alist (p),
+	       QClosses, losses_plist (p),
+	       QCunavailable, unavailable_alist (&s->model),
+	       QCdiagnostics, diagnostics_list (p));
+}
+
 DEFUN ("latency-profile-summary", Flatency_profile_summary,
        Slatency_profile_summary, 1, 2, 0,
        doc: /* Return summaries of the latency profile in FILES.
@@ -534,89 +642,16 @@ contain no usable profile or CAUSE names no interaction.  */)
   if (nfiles == 0)
     xsignal1 (Qwrong_type_argument, files);
   bool requested = !NILP (cause);
-  uintmax_t want = 0;
-  if (requested)
-    {
-      CHECK_INTEGER (cause);
-      if (!integer_to_uintmax (cause, &want) || want == 0
-	  || want > UINT64_MAX)
-	args_out_of_range (cause, files);
-    }
+  uint64_t want = requested ? summary_cause (cause, files) : 0;
 
   struct latency_summary *s = xzalloc (sizeof *s);
   ptrdiff_t count = SPECPDL_INDEX ();
   record_unwind_protect_ptr (free_summary, s);
-  s->paths = xzalloc (nfiles * sizeof *s->paths);
-  Lisp_Object first = Qnil;
-  for (Lisp_Object tail = files; CONSP (tail); tail = XCDR (tail))
-    {
-      Lisp_Object file = XCAR (tail);
-      CHECK_STRING (file);
-      file = Fexpand_file_name (file, Qnil);
-      if (NILP (first))
-	first = file;
-      s->paths[s->npaths++] = xstrdup (SSDATA (ENCODE_FILE (file)));
-    }
-
-  int r = emlat_profile_load ((const char *const *) s->paths, s->npaths,
-			      NULL, 0, &s->profile);
-  if (r < 0)
-    report_file_errno ("Reading latency profile", first, -r);
-  const struct emlat_profile *p = s->profile;
-  if (!emlat_report_usable (p))
-    {
-      /* A file that could not be read at all is a file error.  */
-      size_t nf;
-      const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
-      for (size_t i = 0; i < nf; i++)
-	if (f[i].read_error)
-	  report_file_errno ("Reading latency profile",
-			     file_name_of (f[i].path), f[i].read_error);
-      error (emlat_profile_totals (p)->limit_hit
-	     ? "A reader limit stopped loading the latency profile"
-	     : "No readable latency profile");
-    }
-
+  Lisp_Object first = summary_paths (s, files, nfiles);
+  summary_load (s, first);
   struct emlat_report_tail tail;
-  if (emlat_report_tail_pick (p, &tail) != 0)
-    memory_full (0);
-  if (emlat_report_model_build (p, &s->model) != 0)
-    memory_full (0);
-  s->model_built = true;
-  s->model.tail = tail;
-  if (requested || tail.has)
-    {
-      r = emlat_report_waterfall_build (p, requested ? want : tail.cause,
-				  &s->waterfall);
-      if (r == -ENOENT)
-	error ("No interaction with cause id %"PRIu64" in the profile",
-	       (uint64_t) want);
-      if (r != 0)
-	memory_full (0);
-      s->waterfall_built = true;
-    }
-
-  const struct emlat_profile_totals *t = emlat_profile_totals (p);
-  Lisp_Object result
-    = list (QCsession, session_uuid (p),
-	    QCfiles, files_list (p),
-	    QCdamaged, emlat_report_damaged (p) ? Qt : Qnil,
-	    QCsession_meta, session_meta (p),
-	    QCinteractions, interaction_counts (&s->model),
-	    QCspans, list (QCcomplete, make_uint (t->spans_complete),
-			   QCincomplete, make_uint (t->spans_incomplete),
-			   QCorphan_ends, make_uint (t->spans_orphan_end)),
-	    QCinput_batches, make_uint (t->input_batches),
-	    QCgroups, groups_list (&s->model),
-	    QCslowest, slowest_plist (&tail),
-	    QCtail, (s->waterfall_built
-		     ? tail_plist (&s->waterfall, &tail, requested)
-		     : Qnil),
-	    QCoverhead, overhead_alist (p),
-	    QClosses, losses_plist (p),
-	    QCunavailable, unavailable_alist (&s->model),
-	    QCdiagnostics, diagnostics_list (p));
-  return unbind_to (count, result);
+  summary_analyze (s, &tail, requested, want);
+  return unbind_to (count, summary_plist (s, &tail, requested));
 }
 
 void

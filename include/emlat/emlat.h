@@ -250,7 +250,10 @@ struct emlat_input_batch
   uint64_t bytes;
 };
 
-/* Record an input batch (two ring slots; no clock read). */
+/* Record an input batch (two ring slots).  The batch's times are the
+   caller's; the clock is read only to date a loss: when B->mask lacks
+   EMLAT_IB_READ_END (the time a LOSS record would carry should the ring be
+   full), and when the thread finds no free ring. */
 EMLAT_API void emlat_input_batch (const struct emlat_input_batch *b);
 
 #ifdef __cplusplus

@@ -26,8 +26,6 @@
 
 #include "common/clock.h"
 
-#define EMLAT_RING_CLAIMING 3
-
 _Atomic uint64_t emlat_g_active_gen;
 struct emlat_pool *_Atomic emlat_g_pool;
 _Atomic uint64_t emlat_g_next_cause;

@@ -54,10 +54,14 @@ struct emlat_slot
 };
 _Static_assert (sizeof (struct emlat_slot) == EMLAT_SLOT_BYTES, "slot size");
 
+/* The life of a ring (docs/DESIGN.md; transitions and their ordering in
+   registry.c). */
 enum emlat_ring_state {
   EMLAT_RING_FREE = 0,     /* in the pool, no owner */
   EMLAT_RING_OWNED = 1,    /* a live thread records into it */
-  EMLAT_RING_RETIRING = 2  /* owner exited; writer drains, then frees */
+  EMLAT_RING_RETIRING = 2, /* owner exited; writer drains, then frees */
+  EMLAT_RING_CLAIMING = 3  /* a thread won the claim and is initialising it;
+                              the writer skips it until OWNED */
 };
 
 struct emlat_ring
@@ -84,7 +88,7 @@ struct emlat_ring
   struct emlat_slot *slots;
 };
 
-/* Out of line: count a record of N slots that did not fit (ring.c). */
+/* Out of line: count a record of N slots that did not fit (registry.c). */
 __attribute__ ((visibility ("hidden"))) void emlat_ring_drop (struct emlat_ring *r, unsigned n,
                                                            uint64_t t);
 

@@ -52,6 +52,7 @@ emlat_version (void)
 static void
 atfork_child (void)
 {
+  /* Relaxed: the child has a single thread while this handler runs. */
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_relaxed);
   emlat_g_session = 0;
   pthread_mutex_init (&g_control, 0);
@@ -99,35 +100,43 @@ is_pow2 (uint64_t x)
   return x && !(x & (x - 1));
 }
 
-int
-emlat_start (const struct emlat_options *opt)
+/* The sizes OPT asks for, defaults applied; 0 or -EINVAL. */
+static int
+check_options (const struct emlat_options *opt, uint32_t *slots, uint32_t *threads,
+               uint32_t *chunk)
 {
   if (!opt || (!opt->path && !opt->dir))
     return -EINVAL;
-  uint32_t slots = opt->ring_slots ? opt->ring_slots : 65536;
-  uint32_t threads = opt->max_threads ? opt->max_threads : 64;
-  uint32_t chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
-  if (!is_pow2 (slots) || slots < 16 || slots > (1u << 24) || threads > 4096
-      || chunk < 4096 || chunk > EMLAT_CHUNK_PAYLOAD_MAX / 2
+  *slots = opt->ring_slots ? opt->ring_slots : 65536;
+  *threads = opt->max_threads ? opt->max_threads : 64;
+  *chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
+  if (!is_pow2 (*slots) || *slots < 16 || *slots > (1u << 24) || *threads > 4096
+      || *chunk < 4096 || *chunk > EMLAT_CHUNK_PAYLOAD_MAX / 2
       || (opt->n_meta && !opt->meta))
     return -EINVAL;
+  return 0;
+}
 
-  pthread_once (&atfork_once, atfork_init);
-  emlat_clock_init ();
-  emlat_registry_init_once ();
+/* A random (version 4) session id; without entropy, one from the clock and
+   the pid, still unique. */
+static void
+session_uuid (struct emlat_session *s)
+{
+  if (getrandom (s->uuid, sizeof s->uuid, 0) != (ssize_t)sizeof s->uuid)
+    for (size_t i = 0; i < sizeof s->uuid; i++) /* no entropy: still unique */
+      s->uuid[i] = (uint8_t)((s->realtime0 >> (8 * (i % 8))) ^ (uint64_t)getpid () >> (i % 3));
+  s->uuid[6] = (uint8_t)((s->uuid[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
+  s->uuid[8] = (uint8_t)((s->uuid[8] & 0x3f) | 0x80);
+}
 
-  pthread_mutex_lock (&g_control);
-  if (emlat_g_session)
-    {
-      pthread_mutex_unlock (&g_control);
-      return -EALREADY;
-    }
+/* A new session with OPT's settings, its locks, generation, clock origins
+   and id; NULL when out of memory.  Called under g_control. */
+static struct emlat_session *
+session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, uint32_t chunk)
+{
   struct emlat_session *s = calloc (1, sizeof *s);
   if (!s)
-    {
-      pthread_mutex_unlock (&g_control);
-      return -ENOMEM;
-    }
+    return 0;
   pthread_mutex_init (&s->lock, 0);
   pthread_condattr_t ca;
   pthread_condattr_init (&ca);
@@ -146,17 +155,19 @@ emlat_start (const struct emlat_options *opt)
   s->gen = ++g_generation;
   s->realtime0 = emlat_realtime_ns ();
   s->mono0 = emlat_clock_now ();
-  if (getrandom (s->uuid, sizeof s->uuid, 0) != (ssize_t)sizeof s->uuid)
-    for (size_t i = 0; i < sizeof s->uuid; i++) /* no entropy: still unique */
-      s->uuid[i] = (uint8_t)((s->realtime0 >> (8 * (i % 8))) ^ (uint64_t)getpid () >> (i % 3));
-  s->uuid[6] = (uint8_t)((s->uuid[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
-  s->uuid[8] = (uint8_t)((s->uuid[8] & 0x3f) | 0x80);
+  session_uuid (s);
+  return s;
+}
 
-  int rc = 0;
+/* SESSION metadata: the recorder's own keys (sysinfo.c), then the caller's
+   valid entries (the others are counted in meta_rejected).  0 or -ENOMEM. */
+static int
+session_meta (struct emlat_session *s, const struct emlat_options *opt)
+{
   size_t meta_cap = 0;
   if (emlat_sysinfo_meta (&s->meta, &s->nmeta, &meta_cap, s) != 0)
-    rc = -ENOMEM;
-  for (size_t i = 0; rc == 0 && i < opt->n_meta; i++)
+    return -ENOMEM;
+  for (size_t i = 0; i < opt->n_meta; i++)
     {
       const struct emlat_meta *m = &opt->meta[i];
       if (!m->key || !emlat_meta_key_ok (m->key) || strncmp (m->key, "emlat.", 6) == 0
@@ -167,9 +178,102 @@ emlat_start (const struct emlat_options *opt)
           continue;
         }
       if (emlat_meta_push (&s->meta, &s->nmeta, &meta_cap, m->key, (int)m->type, m->u, m->i,
-                           m->s ? m->s : "", m->s_len) != 0)
-        rc = -ENOMEM;
+                           m->s ? m->s : "", m->s_len)
+          != 0)
+        return -ENOMEM;
     }
+  return 0;
+}
+
+/* The writer's per-ring state, the pending-loss list and the ring pool. */
+static int
+session_buffers (struct emlat_session *s)
+{
+  s->ws = calloc (s->max_threads, sizeof *s->ws);
+  s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
+  s->losses_cap = EMLAT_LOSSES_MIN;
+  s->pool = emlat_pool_create (s->max_threads, s->ring_slots);
+  if (!s->ws || !s->losses || !s->pool)
+    return -ENOMEM;
+  return 0;
+}
+
+/* The first file: OPT's path, or a new name in OPT's directory; its header
+   and SESSION chunk are written here, so a bad path is reported by
+   emlat_start. */
+static int
+open_first_file (struct emlat_session *s, const struct emlat_options *opt)
+{
+  if (opt->path)
+    return emlat_writer_open_first (s);
+  int rc = emlat_out_open_in_dir (&s->out, opt->dir);
+  if (rc != 0)
+    return rc;
+  snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
+  emlat_out_close (&s->out);
+  unlink (s->base_path);
+  s->overwrite = 0;
+  return emlat_writer_open_first (s);
+}
+
+/* Reset the id counters, fill the status and start the writer thread; on
+   failure the file is removed. */
+static int
+start_writer (struct emlat_session *s)
+{
+  /* Ids start at 1 (F-5).  Relaxed: no producer reads them before the
+     release store of the generation in emlat_start. */
+  atomic_store_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_next_thread, 1, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_noring_records, 0, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_noring_bytes, 0, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_pool, s->pool, memory_order_relaxed);
+  s->st.active = 1;
+  s->st.ring_slots = s->ring_slots;
+  s->st.clock_read_ns = emlat_clock_read_cost_ns ();
+  s->st.meta_rejected = s->meta_rejected;
+  s->st.files = 1;
+  snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+  s->last_stats_t = emlat_clock_now ();
+  s->prev_snap_t = s->last_stats_t; /* the first pass can already see a rate */
+  int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
+  if (e != 0)
+    {
+      emlat_out_close (&s->out);
+      unlink (s->base_path);
+      return -e;
+    }
+  s->writer_running = 1;
+  return 0;
+}
+
+int
+emlat_start (const struct emlat_options *opt)
+{
+  uint32_t slots, threads, chunk;
+  int rc = check_options (opt, &slots, &threads, &chunk);
+  if (rc != 0)
+    return rc;
+
+  pthread_once (&atfork_once, atfork_init);
+  emlat_clock_init ();
+  emlat_registry_init_once ();
+
+  pthread_mutex_lock (&g_control);
+  if (emlat_g_session)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -EALREADY;
+    }
+  struct emlat_session *s = session_new (opt, slots, threads, chunk);
+  if (!s)
+    {
+      pthread_mutex_unlock (&g_control);
+      return -ENOMEM;
+    }
+  rc = session_meta (s, opt);
   if (rc == 0 && opt->path)
     {
       if (strlen (opt->path) >= sizeof s->base_path)
@@ -178,57 +282,11 @@ emlat_start (const struct emlat_options *opt)
         strcpy (s->base_path, opt->path);
     }
   if (rc == 0)
-    {
-      s->ws = calloc (threads, sizeof *s->ws);
-      s->pool = emlat_pool_create (threads, slots);
-      if (!s->ws || !s->pool)
-        rc = -ENOMEM;
-    }
+    rc = session_buffers (s);
   if (rc == 0)
-    {
-      if (opt->path)
-        rc = emlat_writer_open_first (s);
-      else
-        {
-          rc = emlat_out_open_in_dir (&s->out, opt->dir);
-          if (rc == 0)
-            {
-              snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
-              emlat_out_close (&s->out);
-              unlink (s->base_path);
-              s->overwrite = 0;
-              rc = emlat_writer_open_first (s);
-            }
-        }
-    }
+    rc = open_first_file (s, opt);
   if (rc == 0)
-    {
-      /* Ids start at 1 (F-5). */
-      atomic_store_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_next_thread, 1, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_noring_records, 0, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_noring_bytes, 0, memory_order_relaxed);
-      atomic_store_explicit (&emlat_g_pool, s->pool, memory_order_relaxed);
-      s->st.active = 1;
-      s->st.ring_slots = slots;
-      s->st.clock_read_ns = emlat_clock_read_cost_ns ();
-      s->st.meta_rejected = s->meta_rejected;
-      s->st.files = 1;
-      snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
-      s->last_stats_t = emlat_clock_now ();
-      s->prev_snap_t = s->last_stats_t; /* the first pass can already see a rate */
-      int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
-      if (e != 0)
-        {
-          emlat_out_close (&s->out);
-          unlink (s->base_path);
-          rc = -e;
-        }
-      else
-        s->writer_running = 1;
-    }
+    rc = start_writer (s);
   if (rc != 0)
     {
       /* The pool stays mapped (never used); everything else goes. */
@@ -361,6 +419,7 @@ emlat_status (struct emlat_status *st)
 int
 emlat_active (void)
 {
+  /* Relaxed: an answer that may be stale by the time it is returned. */
   return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) != 0;
 }
 

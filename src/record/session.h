@@ -39,6 +39,13 @@ struct emlat_string_def
   uint32_t len;
 };
 
+/* Entries of the pending-loss list allocated at session start: more than
+   there are loss reasons, so that it never needs memory to record a loss
+   (writer.c, loss_entry). */
+#define EMLAT_LOSSES_MIN 16
+_Static_assert (EMLAT_LOSSES_MIN > EMLAT_LOSS_REASON_MAX,
+                "a full loss list has two entries of one reason");
+
 /* Writer-private per-ring state. */
 struct emlat_ring_ws
 {
@@ -98,7 +105,8 @@ struct emlat_session
   int pass_idle;            /* the last pass wrote nothing */
   unsigned idle_passes;     /* consecutive idle passes, capped at 4 */
   uint64_t last_stats_t;
-  /* Loss accounting not yet written as LOSS records. */
+  /* Loss accounting not yet written as LOSS records (at least
+     EMLAT_LOSSES_MIN entries from session start; writer.c). */
   struct emlat_pending_loss
   {
     uint64_t stream;

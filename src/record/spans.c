@@ -33,7 +33,7 @@ emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
   ss->nstaged = 0;
   ss->npairs = 0;
   ss->discarded = 0;
-  ss->oom = 0;
+  ss->lost_memory = 0;
 }
 
 void
@@ -49,10 +49,7 @@ static struct emlat_staged_span *
 stage (struct emlat_span_state *ss)
 {
   if (grow ((void **)&ss->staged, &ss->staged_cap, ss->nstaged + 1, sizeof *ss->staged) != 0)
-    {
-      ss->oom = 1;
-      return 0;
-    }
+    return 0;
   struct emlat_staged_span *s = &ss->staged[ss->nstaged++];
   /* Only what every path reads; the rest is set where the record is
      filled (close_span, emlat_spans_emit, orphan ends). */
@@ -69,16 +66,16 @@ void
 emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
                    uint64_t t, int has_cpu, uint64_t cpu)
 {
-  if (ss->depth >= EMLAT_SPAN_STACK_MAX
-      || grow ((void **)&ss->stack, &ss->stack_cap, ss->depth + 1, sizeof *ss->stack) != 0)
+  if (ss->depth >= EMLAT_SPAN_STACK_MAX)
     {
       ss->discarded++;
       return;
     }
-  struct emlat_staged_span *st = stage (ss);
-  if (!st)
+  struct emlat_staged_span *st;
+  if (grow ((void **)&ss->stack, &ss->stack_cap, ss->depth + 1, sizeof *ss->stack) != 0
+      || !(st = stage (ss)))
     {
-      ss->discarded++;
+      ss->lost_memory++;
       return;
     }
   struct emlat_open_span *o = &ss->stack[ss->depth];
@@ -107,19 +104,25 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
     st = &ss->staged[o->staged];
   else if (!(st = stage (ss)))
     {
-      ss->discarded += rep;
+      /* The end and the counters it would have carried. */
+      ss->lost_memory += rep + o->ncounters;
       return;
     }
   size_t off = ss->npairs;
-  if (o->ncounters
-      && grow ((void **)&ss->pairs, &ss->pairs_cap, ss->npairs + o->ncounters, sizeof *ss->pairs)
-           == 0)
+  uint32_t kept = 0; /* counters carried by the record */
+  if (o->ncounters)
     {
-      memcpy (ss->pairs + off, o->counters, o->ncounters * sizeof *o->counters);
-      ss->npairs += o->ncounters;
+      if (grow ((void **)&ss->pairs, &ss->pairs_cap, ss->npairs + o->ncounters,
+                sizeof *ss->pairs)
+          == 0)
+        {
+          memcpy (ss->pairs + off, o->counters, o->ncounters * sizeof *o->counters);
+          ss->npairs += o->ncounters;
+          kept = o->ncounters;
+        }
+      else
+        ss->lost_memory += o->ncounters; /* the record goes without them */
     }
-  else if (o->ncounters)
-    ss->oom = 1;
   struct emlat_enc_span *e = &st->enc;
   e->rec = o->staged >= 0 ? EMLAT_SPAN_REC_COMPLETE : EMLAT_SPAN_REC_END;
   e->kind = o->kind;
@@ -133,14 +136,14 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   e->cpu_a = o->cpu_begin;
   e->cpu_b = cpu;
   e->detail = detail;
-  e->ncounters = (ss->npairs - off) > 0 ? (uint32_t)(ss->npairs - off) : 0;
+  e->ncounters = kept;
   st->pair_off = off;
-  st->represents += rep + o->ncounters;
+  st->represents += rep + kept;
   st->filled = 1;
   /* A begin record already written in an earlier pass had no CPU flag
      problem: the end record then carries the absolute reading (6.6). */
   if (o->staged < 0)
-    st->represents = rep + o->ncounters;
+    st->represents = rep + kept;
 }
 
 void
@@ -157,7 +160,7 @@ emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint
       struct emlat_staged_span *st = stage (ss);
       if (!st)
         {
-          ss->discarded++;
+          ss->lost_memory++;
           return;
         }
       st->enc.rec = EMLAT_SPAN_REC_END;
@@ -240,7 +243,8 @@ emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
       uint64_t base = ss->staged[0].enc.rec == EMLAT_SPAN_REC_END ? ss->staged[0].enc.t_end
                                                                    : ss->staged[0].enc.t_start;
       emlat_cb_begin (&cb, a, EMLAT_CHUNK_SPAN, base, ss->thread);
-      for (size_t i = 0; i < ss->nstaged; i++)
+      size_t i;
+      for (i = 0; i < ss->nstaged; i++)
         {
           struct emlat_staged_span *st = &ss->staged[i];
           if (!st->filled)
@@ -264,6 +268,15 @@ emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
         }
       if (rc == 0 && emlat_cb_finish (&cb, out, 0) != 0)
         rc = -1;
+      if (rc != 0)
+        {
+          /* Out of memory: the open chunk's records and those never
+             encoded are lost (the staging area is cleared below). */
+          ss->lost_memory += cb.represents;
+          for (; i < ss->nstaged; i++)
+            if (ss->staged[i].filled)
+              ss->lost_memory += ss->staged[i].represents;
+        }
     }
   ss->nstaged = 0;
   ss->npairs = 0;

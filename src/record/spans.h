@@ -49,8 +49,10 @@ struct emlat_span_state
   size_t nstaged, staged_cap;
   struct emlat_counter_pair *pairs;
   size_t npairs, pairs_cap;
-  uint64_t discarded;  /* records rejected (stack overflow, unknown span) */
-  int oom;
+  uint64_t discarded;   /* records rejected (stack overflow, unknown span) */
+  uint64_t lost_memory; /* records lost to a failed allocation (staging, or
+                           encoding in emlat_spans_emit); the writer turns
+                           both counts into LOSS records and clears them */
 };
 
 void emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread);
@@ -62,7 +64,9 @@ void emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status,
 void emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v);
 /* End of pass: stage begin records for open spans not yet written, encode
    everything staged into SPAN chunks of at most CHUNK_BYTES payload, and
-   clear the staging area.  Returns 0 or -1 (allocation). */
+   clear the staging area.  Returns 0 or -1 (allocation): the records of
+   the chunks added to OUT are then the caller's to account for, the rest
+   of what was staged is counted in lost_memory. */
 int emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
                       struct emlat_chunk_list *out, size_t chunk_bytes);
 /* Records still held (open spans' counters are carried by later records). */

@@ -44,6 +44,50 @@
 /* Loss bookkeeping                                                    */
 
 static void
+loss_merge (struct emlat_pending_loss *l, uint64_t first, uint64_t last, uint64_t records,
+            uint64_t bytes)
+{
+  if (first && (first < l->first || !l->first))
+    l->first = first;
+  if (last > l->last)
+    l->last = last;
+  l->records += records;
+  l->bytes += bytes;
+}
+
+/* A free entry of the pending-loss list.  The list is allocated at session
+   start with EMLAT_LOSSES_MIN entries, more than there are loss reasons, and
+   grows; when it cannot grow, two entries of the same reason (there always
+   are two) become one of stream 0, the writer itself, and the freed entry
+   is used: a loss is never dropped for want of memory (F-70). */
+static struct emlat_pending_loss *
+loss_entry (struct emlat_session *s)
+{
+  if (s->nlosses == s->losses_cap)
+    {
+      size_t c = s->losses_cap ? s->losses_cap * 2 : EMLAT_LOSSES_MIN;
+      struct emlat_pending_loss *v = realloc (s->losses, c * sizeof *v);
+      if (v)
+        {
+          s->losses = v;
+          s->losses_cap = c;
+        }
+    }
+  if (s->nlosses < s->losses_cap)
+    return &s->losses[s->nlosses++];
+  for (size_t i = 0; i < s->nlosses; i++)
+    for (size_t j = i + 1; j < s->nlosses; j++)
+      if (s->losses[j].reason == s->losses[i].reason)
+        {
+          struct emlat_pending_loss *a = &s->losses[i], *b = &s->losses[j];
+          a->stream = 0;
+          loss_merge (a, b->first, b->last, b->records, b->bytes);
+          return b;
+        }
+  return 0; /* fewer entries than reasons: not after emlat_start */
+}
+
+static void
 add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t first,
           uint64_t last, uint64_t records, uint64_t bytes)
 {
@@ -56,25 +100,13 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
       struct emlat_pending_loss *l = &s->losses[i];
       if (l->stream == stream && l->reason == reason)
         {
-          if (first && (first < l->first || !l->first))
-            l->first = first;
-          if (last > l->last)
-            l->last = last;
-          l->records += records;
-          l->bytes += bytes;
+          loss_merge (l, first, last, records, bytes);
           return;
         }
     }
-  if (s->nlosses == s->losses_cap)
-    {
-      size_t c = s->losses_cap ? s->losses_cap * 2 : 16;
-      struct emlat_pending_loss *v = realloc (s->losses, c * sizeof *v);
-      if (!v)
-        return; /* counted in records_dropped; STATS still shows it */
-      s->losses = v;
-      s->losses_cap = c;
-    }
-  s->losses[s->nlosses++] = (struct emlat_pending_loss){ stream, reason, first, last, records, bytes };
+  struct emlat_pending_loss *l = loss_entry (s);
+  if (l)
+    *l = (struct emlat_pending_loss){ stream, reason, first, last, records, bytes };
 }
 
 /* ------------------------------------------------------------------ */
@@ -329,33 +361,46 @@ encode_strings (struct emlat_session *s, size_t from, size_t to)
   return emlat_cb_finish (&cb, &s->chunks, 0);
 }
 
+/* Input batches; each carries one ring record.  On failure (memory), the
+   batches of the open chunk and those never encoded are added to *LOST
+   (the finished chunks' are the caller's to count); none is kept for the
+   next pass. */
 static int
-encode_inputs (struct emlat_session *s)
+encode_inputs (struct emlat_session *s, uint64_t *lost)
 {
   if (!s->ninputs)
     return 0;
   struct emlat_cb cb;
   uint64_t base = s->inputs[0].t[2];
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
+  size_t done = 0; /* batches committed to a chunk */
+  int rc = 0;
   for (size_t i = 0; i < s->ninputs; i++)
     {
       if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
         {
-          if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
-            return -1;
+          if ((rc = emlat_cb_finish (&cb, &s->chunks, 0)) != 0)
+            break;
           emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INPUT, base, 0);
         }
-      if (emlat_enc_input (&cb, &s->inputs[i]) != 0)
-        return -1;
+      if ((rc = emlat_enc_input (&cb, &s->inputs[i])) != 0)
+        break;
+      done++;
     }
+  if (rc == 0)
+    rc = emlat_cb_finish (&cb, &s->chunks, 0);
+  if (rc != 0)
+    *lost += cb.represents + (s->ninputs - done);
   s->ninputs = 0;
-  return emlat_cb_finish (&cb, &s->chunks, 0);
+  return rc;
 }
 
 /* Interactions: complete records for those that ended before this pass (or
-   all of them when FINAL), begin records for new open ones. */
+   all of them when FINAL), begin records for new open ones.  On failure
+   (memory), the records of the open chunk are added to *LOST; an
+   interaction whose record was not encoded stays in the table. */
 static int
-encode_interactions (struct emlat_session *s, int final)
+encode_interactions (struct emlat_session *s, int final, uint64_t *lost)
 {
   if (!s->ix.nentries)
     return 0;
@@ -370,7 +415,7 @@ encode_interactions (struct emlat_session *s, int final)
       if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)
         {
           if (emlat_cb_finish (&cb, &s->chunks, 0) != 0)
-            return -1;
+            goto lost;
           emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_INTERACTION, e->ix.t_dispatch, 0);
         }
       if (complete)
@@ -378,17 +423,21 @@ encode_interactions (struct emlat_session *s, int final)
           if (!e->ended_pass)
             e->ix.status = EMLAT_STATUS_OPEN;
           if (emlat_enc_ix_complete (&cb, &e->ix, e->represents) != 0)
-            return -1;
+            goto lost;
           emlat_ixtable_remove_at (&s->ix, i);
         }
       else
         {
           if (emlat_enc_ix_begin (&cb, &e->ix, 0) != 0)
-            return -1;
+            goto lost;
           e->begin_written = 1;
         }
     }
-  return emlat_cb_finish (&cb, &s->chunks, 0);
+  if (emlat_cb_finish (&cb, &s->chunks, 0) == 0)
+    return 0;
+lost:
+  *lost += cb.represents;
+  return -1;
 }
 
 static int
@@ -580,34 +629,58 @@ rotate (struct emlat_session *s)
 /* ------------------------------------------------------------------ */
 /* The pass                                                            */
 
-static void
-pass (struct emlat_session *s, int final)
+/* What the steps of one pass share. */
+struct pass_state
 {
-  struct emlat_pool *p = s->pool;
-  /* Acquire: pairs with the claimer's release of the bound; rings above it
-     were never claimed (their state would read FREE anyway). */
-  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
-  uint64_t snaps[used ? used : 1];
-  int states[used ? used : 1];
+  int final;          /* the last pass: every interaction is written */
+  int want_rotate;    /* emlat_rotate asked for a new file */
+  uint32_t used;      /* rings ever claimed, when the pass began */
+  uint64_t *snaps;    /* snaps[i]: ring i's head at the snapshot */
+  int *states;        /* states[i]: ring i's state at the snapshot */
+  size_t nstr;        /* strings defined at the snapshot */
+  int rc;             /* nonzero: an encoder ran out of memory */
+  uint64_t enc_lost;  /* records a failed encoder could not place */
+  uint64_t now;       /* after encoding: STATS time */
+  int write_stats;    /* a STATS chunk is due */
+  int losses_encoded; /* the pending losses are in this pass's chunks */
+  uint64_t carried;   /* ring records in the pass's data chunks */
+  uint64_t first_t, last_t; /* their time range */
+};
 
+static int
+ring_has_owner (int state)
+{
+  return state == EMLAT_RING_OWNED || state == EMLAT_RING_RETIRING;
+}
+
+/* Number the pass, measure the time since the previous snapshot and take
+   the rotation request (under the session lock). */
+static void
+pass_begin (struct emlat_session *s, struct pass_state *ps)
+{
   pthread_mutex_lock (&s->lock);
   s->pass = ++s->passes_started;
   s->pass_fill = 0;
   uint64_t snap_t = emlat_clock_now ();
   s->pass_span_ns = s->prev_snap_t ? snap_t - s->prev_snap_t : 0;
   s->prev_snap_t = snap_t;
-  int want_rotate = s->rotate_req;
+  ps->want_rotate = s->rotate_req;
   s->rotate_req = 0;
   pthread_mutex_unlock (&s->lock);
+}
 
-  /* 1. Snapshot heads. */
-  for (uint32_t i = 0; i < used; i++)
+/* Step 1: snapshot every live ring's head; a ring with a new owner gets
+   fresh writer state. */
+static void
+snapshot_heads (struct emlat_session *s, struct pass_state *ps)
+{
+  for (uint32_t i = 0; i < ps->used; i++)
     {
-      struct emlat_ring *r = &p->rings[i];
+      struct emlat_ring *r = &s->pool->rings[i];
       /* Acquire: pairs with the claimer's release of OWNED (ring
          initialised) and the exit destructor's release of RETIRING. */
-      states[i] = atomic_load_explicit (&r->state, memory_order_acquire);
-      if (states[i] != EMLAT_RING_OWNED && states[i] != EMLAT_RING_RETIRING)
+      ps->states[i] = atomic_load_explicit (&r->state, memory_order_acquire);
+      if (!ring_has_owner (ps->states[i]))
         continue;
       if (s->ws[i].thread != r->thread_id)
         {
@@ -617,17 +690,18 @@ pass (struct emlat_session *s, int final)
           s->ws[i].drop_bytes_reported = 0;
         }
       /* Acquire: the slots below head are fully written. */
-      snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
+      ps->snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
     }
+}
 
-  emlat_arena_reset (&s->arena);
-  emlat_chunk_list_reset (&s->chunks);
-  int rc = 0;
-
-  /* 2. Strings defined so far (after the snapshot, F-41). */
+/* Step 2: the strings defined so far, taken after the snapshot (F-41), and
+   the strings refused since the last pass as a LOSS. */
+static void
+encode_new_strings (struct emlat_session *s, struct pass_state *ps)
+{
   pthread_mutex_lock (&s->lock);
-  size_t nstr = s->nstrings;
-  rc |= encode_strings (s, s->strings_in_file, nstr);
+  ps->nstr = s->nstrings;
+  ps->rc |= encode_strings (s, s->strings_in_file, ps->nstr);
   uint64_t refused = s->strings_refused - s->strings_refused_reported;
   s->strings_refused_reported = s->strings_refused;
   pthread_mutex_unlock (&s->lock);
@@ -636,91 +710,132 @@ pass (struct emlat_session *s, int final)
       uint64_t t = emlat_clock_now ();
       add_loss (s, 0, EMLAT_LOSS_STRING_FULL, t, t, refused, 0);
     }
+}
 
-  /* 3. Drain rings; 4. encode spans per ring. */
-  for (uint32_t i = 0; i < used; i++)
+/* Step 3, with the SPAN chunks of step 4: drain each ring up to its
+   snapshot, encode its spans, and free the rings whose owner exited. */
+static void
+drain_rings (struct emlat_session *s, struct pass_state *ps)
+{
+  for (uint32_t i = 0; i < ps->used; i++)
     {
-      if (states[i] != EMLAT_RING_OWNED && states[i] != EMLAT_RING_RETIRING)
+      if (!ring_has_owner (ps->states[i]))
         continue;
-      struct emlat_ring *r = &p->rings[i];
-      drain_ring (s, r, &s->ws[i], snaps[i]);
-      rc |= emlat_spans_emit (&s->ws[i].spans, &s->arena, &s->chunks, s->chunk_bytes);
-      if (s->ws[i].spans.oom)
+      struct emlat_ring *r = &s->pool->rings[i];
+      struct emlat_ring_ws *ws = &s->ws[i];
+      drain_ring (s, r, ws, ps->snaps[i]);
+      ps->rc |= emlat_spans_emit (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
+      if (ws->spans.lost_memory)
         {
-          add_loss (s, s->ws[i].thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 0);
-          s->ws[i].spans.oom = 0;
+          uint64_t n = ws->spans.lost_memory;
+          add_loss (s, ws->thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, n, n * EMLAT_SLOT_BYTES);
+          ws->spans.lost_memory = 0;
         }
-      if (states[i] == EMLAT_RING_RETIRING)
+      if (ps->states[i] == EMLAT_RING_RETIRING)
         {
           /* The owner exited: nothing more will be published.  Open spans
              stay as begin records (incomplete, F-68). */
-          emlat_spans_reset (&s->ws[i].spans, 0);
-          s->ws[i].thread = 0;
-          s->retired_accepted += snaps[i];
+          emlat_spans_reset (&ws->spans, 0);
+          ws->thread = 0;
+          s->retired_accepted += ps->snaps[i];
           /* Release: our reads of the ring are done before a new owner
              claims it (its CAS acquires this). */
           atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
         }
     }
+}
 
-  /* Threads that found no ring. */
+/* Step 3, end: the records of threads that found no ring as a LOSS. */
+static void
+account_noring (struct emlat_session *s)
+{
+  /* Relaxed: counters only; a record counted after this load is reported
+     by the next pass. */
   uint64_t nr = atomic_load_explicit (&emlat_g_noring_records, memory_order_relaxed);
-  if (nr != s->noring_reported)
-    {
-      uint64_t nb = atomic_load_explicit (&emlat_g_noring_bytes, memory_order_relaxed);
-      add_loss (s, 0, EMLAT_LOSS_NO_RING,
-                atomic_load_explicit (&emlat_g_noring_first_t, memory_order_relaxed),
-                atomic_load_explicit (&emlat_g_noring_last_t, memory_order_relaxed),
-                nr - s->noring_reported, nb - s->noring_bytes_reported);
-      s->noring_reported = nr;
-      s->noring_bytes_reported = nb;
-    }
+  if (nr == s->noring_reported)
+    return;
+  uint64_t nb = atomic_load_explicit (&emlat_g_noring_bytes, memory_order_relaxed);
+  add_loss (s, 0, EMLAT_LOSS_NO_RING,
+            atomic_load_explicit (&emlat_g_noring_first_t, memory_order_relaxed),
+            atomic_load_explicit (&emlat_g_noring_last_t, memory_order_relaxed),
+            nr - s->noring_reported, nb - s->noring_bytes_reported);
+  s->noring_reported = nr;
+  s->noring_bytes_reported = nb;
+}
 
-  rc |= encode_inputs (s);
-  rc |= encode_interactions (s, final);
+/* Step 4, the rest: INPUT and INTERACTION chunks; if an encoder ran out of
+   memory, the pass's data chunks are dropped and their records (and those
+   the encoders could not place) become a LOSS; then LOSS and STATS. */
+static void
+encode_pass (struct emlat_session *s, struct pass_state *ps)
+{
+  ps->rc |= encode_inputs (s, &ps->enc_lost);
+  ps->rc |= encode_interactions (s, ps->final, &ps->enc_lost);
 
-  uint64_t now = emlat_clock_now ();
-  int write_stats = final || now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
+  ps->now = emlat_clock_now ();
+  ps->write_stats
+    = ps->final || ps->now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
   /* The thread-CPU clock is a system call: read it when there is something
      to account for, not on every idle wake-up. */
-  if (s->chunks.n || write_stats || s->nlosses)
+  if (s->chunks.n || ps->write_stats || s->nlosses)
     s->writer_cpu_ns = emlat_thread_cpu_ns ();
   s->st.session_records = records_accepted (s);
 
   /* Chunks that carry ring records, for write-error accounting. */
-  uint64_t carried = 0, first_t = 0, last_t = 0;
-  if (rc != 0 || s->arena.failed)
+  if (ps->rc != 0 || s->arena.failed)
     {
-      /* Out of memory while encoding: this pass's records are lost. */
+      /* Out of memory while encoding: this pass's records are lost, those
+         of its finished chunks and those the encoders could not place
+         (the spans' are already counted per thread). */
+      uint64_t lost = ps->enc_lost;
       for (size_t i = 0; i < s->chunks.n; i++)
-        carried += s->chunks.v[i].records;
+        lost += s->chunks.v[i].records;
       emlat_arena_reset (&s->arena);
       emlat_chunk_list_reset (&s->chunks);
-      add_loss (s, 0, EMLAT_LOSS_WRITER_MEMORY, now, now, carried ? carried : 1, 0);
-      carried = 0;
+      add_loss (s, 0, EMLAT_LOSS_WRITER_MEMORY, ps->now, ps->now, lost,
+                lost * EMLAT_SLOT_BYTES);
     }
   for (size_t i = 0; i < s->chunks.n; i++)
     {
       struct emlat_chunk_ref *c = &s->chunks.v[i];
-      carried += c->records;
-      if (c->first_t && (!first_t || c->first_t < first_t))
-        first_t = c->first_t;
-      if (c->last_t > last_t)
-        last_t = c->last_t;
+      ps->carried += c->records;
+      if (c->first_t && (!ps->first_t || c->first_t < ps->first_t))
+        ps->first_t = c->first_t;
+      if (c->last_t > ps->last_t)
+        ps->last_t = c->last_t;
     }
 
   s->pass_idle = s->chunks.n == 0 && s->nlosses == 0;
   size_t n_data = s->chunks.n;
   /* LOSS and STATS go last; their loss on a write error is re-counted. */
-  if (encode_losses (s) != 0 || (write_stats && encode_stats (s, final, now, carried) != 0))
-    s->chunks.n = n_data; /* write what we have; losses stay pending */
+  ps->losses_encoded = 1;
+  if (encode_losses (s) != 0
+      || (ps->write_stats && encode_stats (s, ps->final, ps->now, ps->carried) != 0))
+    {
+      s->chunks.n = n_data; /* write what we have; losses stay pending */
+      ps->losses_encoded = 0;
+    }
+}
 
-  /* 5. Rotation. */
+static void
+note_write_error (struct emlat_session *s, int neg_errno)
+{
+  s->write_errors++;
+  s->last_error = -neg_errno;
+  if (!s->first_error)
+    s->first_error = -neg_errno;
+}
+
+/* Step 5, first half: rotate when asked or when the pass would take the
+   file past the rotation size, and answer the rotation request. */
+static void
+rotate_if_due (struct emlat_session *s, struct pass_state *ps)
+{
   uint64_t pass_bytes = 0;
   for (size_t i = 0; i < s->chunks.n; i++)
     pass_bytes += s->chunks.v[i].len;
-  if (!final && s->out.fd >= 0
-      && (want_rotate
+  if (!ps->final && s->out.fd >= 0
+      && (ps->want_rotate
           || (s->rotate_bytes && s->out.size > EMLAT_FILE_HEADER_SIZE
               && s->out.size + pass_bytes > s->rotate_bytes)))
     {
@@ -733,42 +848,44 @@ pass (struct emlat_session *s, int final)
       s->rotate_result = r;
       pthread_mutex_unlock (&s->lock);
       if (r != 0)
-        {
-          s->write_errors++;
-          s->last_error = -r;
-          if (!s->first_error)
-            s->first_error = -r;
-        }
+        note_write_error (s, r);
     }
-  else if (want_rotate)
+  else if (ps->want_rotate)
     {
       pthread_mutex_lock (&s->lock);
       s->rotate_result = s->out.fd >= 0 ? 0 : -EBADF;
       pthread_mutex_unlock (&s->lock);
     }
+}
 
-  rc = s->chunks.n ? write_chunks (s, 0, 0) : 0;
+/* Step 5, second half: seal and append the pass's chunks with one writev;
+   a failed write is accounted as loss (write_error). */
+static void
+write_pass (struct emlat_session *s, struct pass_state *ps)
+{
+  int rc = s->chunks.n ? write_chunks (s, 0, 0) : 0;
   if (rc == 0)
     {
-      s->records_written += carried;
-      s->strings_in_file = nstr;
-      s->nlosses = 0;
-      if (write_stats)
-        s->last_stats_t = now;
+      s->records_written += ps->carried;
+      s->strings_in_file = ps->nstr;
+      if (ps->losses_encoded)
+        s->nlosses = 0;
+      if (ps->write_stats)
+        s->last_stats_t = ps->now;
+      return;
     }
-  else
-    {
-      s->write_errors++;
-      s->last_error = -rc;
-      if (!s->first_error)
-        s->first_error = -rc;
-      /* The LOSS records of this pass were not written: keep them pending
-         (they are re-encoded next pass), and add the records the failed
-         data chunks carried. */
-      add_loss (s, 0, EMLAT_LOSS_WRITE_ERROR, first_t ? first_t : now, last_t ? last_t : now,
-                carried, carried * EMLAT_SLOT_BYTES);
-    }
+  note_write_error (s, rc);
+  /* The LOSS records of this pass were not written: keep them pending
+     (they are re-encoded next pass), and add the records the failed data
+     chunks carried. */
+  add_loss (s, 0, EMLAT_LOSS_WRITE_ERROR, ps->first_t ? ps->first_t : ps->now,
+            ps->last_t ? ps->last_t : ps->now, ps->carried, ps->carried * EMLAT_SLOT_BYTES);
+}
 
+/* The status snapshot emlat_status reads, and wake the flushers. */
+static void
+publish_status (struct emlat_session *s)
+{
   pthread_mutex_lock (&s->lock);
   s->passes_done = s->pass;
   s->st.records_written = s->records_written;
@@ -780,11 +897,36 @@ pass (struct emlat_session *s, int final)
   s->st.writer_cpu_ns = s->writer_cpu_ns;
   s->st.write_errors = s->write_errors;
   s->st.last_error = s->last_error;
+  /* Relaxed: a count for the status only. */
   s->st.threads = atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1;
   if (strcmp (s->st.path, s->out.path) != 0)
     snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   pthread_cond_broadcast (&s->done);
   pthread_mutex_unlock (&s->lock);
+}
+
+/* One pass, the five steps of the comment at the top of this file. */
+static void
+pass (struct emlat_session *s, int final)
+{
+  /* Acquire: pairs with the claimer's release of the bound; rings above it
+     were never claimed (their state would read FREE anyway). */
+  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  uint64_t snaps[used ? used : 1];
+  int states[used ? used : 1];
+  struct pass_state ps = { .final = final, .used = used, .snaps = snaps, .states = states };
+
+  pass_begin (s, &ps);
+  snapshot_heads (s, &ps);
+  emlat_arena_reset (&s->arena);
+  emlat_chunk_list_reset (&s->chunks);
+  encode_new_strings (s, &ps);
+  drain_rings (s, &ps);
+  account_noring (s);
+  encode_pass (s, &ps);
+  rotate_if_due (s, &ps);
+  write_pass (s, &ps);
+  publish_status (s);
 }
 
 void *

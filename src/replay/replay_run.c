@@ -340,6 +340,150 @@ static int read_output (struct loop *L, uint64_t t, size_t limit)
   return 0;
 }
 
+/* Reap CMD if it exited, with its CPU times.  Returns 1 when reaped. */
+static int reap_cmd (struct loop *L)
+{
+  struct replay_result *r = L->r;
+  int st;
+  struct rusage ru;
+  pid_t w = wait4 (L->p->pid, &st, WNOHANG, &ru);
+  if (w != L->p->pid)
+    return 0;
+  r->reaped = 1;
+  r->wait_status = st;
+  r->cmd_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u
+                   + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+  r->cmd_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u
+                  + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+  return 1;
+}
+
+/* CMD is gone: read what it left, and say so if it left before the
+   workload was done. */
+static void after_exit (struct loop *L, uint64_t now)
+{
+  if (L->p->master >= 0 && !L->master_eof)
+    read_output (L, now, 1u << 20);
+  if (L->phase < P_DRAIN)
+    {
+      L->r->why = REPLAY_END_CMD_EXITED;
+      L->r->failed_line = L->si < L->script->n ? L->script->steps[L->si].line : 0;
+    }
+}
+
+/* A stop signal, the deadline, or the next rung of the ladder. */
+static void check_endings (struct loop *L, uint64_t now, uint64_t deadline)
+{
+  if (got_stop_signal)
+    {
+      got_stop_signal = 0;
+      abort_run (L, REPLAY_END_INTERRUPTED, now);
+    }
+  if (L->phase != P_ENDING && now >= deadline)
+    abort_run (L, REPLAY_END_TIMEOUT, now);
+  if (L->phase == P_ENDING && now >= L->ladder_at)
+    ladder (L, L->r->action == REPLAY_ACT_HANGUP ? REPLAY_ACT_TERM
+                                                 : REPLAY_ACT_KILL, now);
+}
+
+/* Advance the phase machine at NOW.  Returns 1 when the phase changed and
+   the loop must look again at once; else lowers *WAKE to when it must. */
+static int advance_phase (struct loop *L, uint64_t now, uint64_t *wake)
+{
+  const struct replay_config *cfg = L->cfg;
+  switch (L->phase)
+    {
+    case P_SETTLE:
+      {
+        uint64_t quiet_at = L->last_out + cfg->settle_ns;
+        uint64_t give_up = L->phase_start + cfg->settle_max_ns;
+        if (now >= quiet_at || now >= give_up)
+          {
+            L->r->settled = now >= quiet_at;
+            L->phase = P_STEPS;
+            L->sched = now;
+            L->r->t_workload = now;
+            return 1;
+          }
+        *wake = min64 (*wake, min64 (quiet_at, give_up));
+        return 0;
+      }
+    case P_STEPS:
+      *wake = min64 (*wake, run_steps (L, now));
+      return L->phase != P_STEPS;
+    case P_DRAIN:
+      {
+        const struct replay_measure *m = L->m;
+        const int open_with_output = m->open && m->v[m->open - 1].t_first != 0;
+        if ((now >= L->sched && !open_with_output)
+            || now >= L->phase_start + cfg->drain_max_ns)
+          {
+            replay_measure_finish (L->m, now);
+            L->phase = P_LINGER;
+            L->phase_start = now;
+            return 1;
+          }
+        *wake = min64 (*wake, open_with_output ? L->phase_start + cfg->drain_max_ns
+                                               : L->sched);
+        return 0;
+      }
+    case P_LINGER:
+      if (now >= L->phase_start + cfg->linger_ns)
+        {
+          ladder (L, REPLAY_ACT_HANGUP, now);
+          return 1;
+        }
+      *wake = min64 (*wake, L->phase_start + cfg->linger_ns);
+      return 0;
+    case P_ENDING:
+      break;
+    }
+  return 0;
+}
+
+/* Sleep until WAKE (at most a second), the terminal's output or a signal;
+   then read the output and write what waits for CMD. */
+static void poll_terminal (struct loop *L, uint64_t now, uint64_t wake,
+                           const sigset_t *unblocked)
+{
+  struct replay_pty *p = L->p;
+  struct pollfd pfd = { -1, 0, 0 };
+  if (p->master >= 0 && !L->master_eof)
+    {
+      pfd.fd = p->master;
+      pfd.events = POLLIN | (L->q.len ? POLLOUT : 0);
+    }
+  uint64_t wait_ns = wake > now ? wake - now : 0;
+  if (wait_ns > 1000000000ull)
+    wait_ns = 1000000000ull; /* re-check the child at least every second */
+  struct timespec ts = { (time_t)(wait_ns / 1000000000ull),
+                         (long)(wait_ns % 1000000000ull) };
+  int rc = ppoll (&pfd, 1, &ts, unblocked);
+  uint64_t tw = emlat_now ();
+  if (rc < 0 && errno != EINTR)
+    {
+      L->r->io_errno = errno;
+      abort_run (L, REPLAY_END_IO_ERROR, tw);
+      return;
+    }
+  if (rc <= 0 || pfd.fd < 0)
+    return;
+  if (pfd.revents & (POLLIN | POLLHUP | POLLERR))
+    if (read_output (L, tw, 4u << 20) < 0)
+      L->master_eof = 1;
+  if (L->q.len && !L->master_eof && p->master >= 0)
+    {
+      int fr = outq_flush (&L->q, p->master, L->m);
+      if (fr == -EIO)
+        L->master_eof = 1;
+      else if (fr < 0)
+        {
+          L->r->io_errno = -fr;
+          abort_run (L, REPLAY_END_IO_ERROR, tw);
+        }
+    }
+}
+
 void replay_run (const struct replay_config *cfg,
                  const struct replay_script *script, struct replay_pty *p,
                  struct replay_term *t, struct replay_measure *m,
@@ -377,133 +521,17 @@ void replay_run (const struct replay_config *cfg,
   for (;;)
     {
       now = emlat_now ();
-      if (!r->reaped)
+      if (r->reaped || reap_cmd (&L))
         {
-          int st;
-          struct rusage ru;
-          pid_t w = wait4 (p->pid, &st, WNOHANG, &ru);
-          if (w == p->pid)
-            {
-              r->reaped = 1;
-              r->wait_status = st;
-              r->cmd_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u
-                               + (uint64_t)ru.ru_utime.tv_usec * 1000u;
-              r->cmd_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u
-                              + (uint64_t)ru.ru_stime.tv_usec * 1000u;
-            }
-        }
-      if (r->reaped)
-        {
-          if (p->master >= 0 && !L.master_eof)
-            read_output (&L, now, 1u << 20);
-          if (L.phase < P_DRAIN)
-            {
-              r->why = REPLAY_END_CMD_EXITED;
-              r->failed_line = L.si < script->n ? script->steps[L.si].line : 0;
-            }
+          after_exit (&L, now);
           break;
         }
-      if (got_stop_signal)
-        {
-          got_stop_signal = 0;
-          abort_run (&L, REPLAY_END_INTERRUPTED, now);
-        }
-      if (L.phase != P_ENDING && now >= deadline)
-        abort_run (&L, REPLAY_END_TIMEOUT, now);
-      if (L.phase == P_ENDING && now >= L.ladder_at)
-        ladder (&L, r->action == REPLAY_ACT_HANGUP ? REPLAY_ACT_TERM
-                                                   : REPLAY_ACT_KILL, now);
-
+      check_endings (&L, now, deadline);
       uint64_t wake = min64 (L.ladder_at, L.phase == P_ENDING ? UINT64_MAX : deadline);
       wake = min64 (wake, replay_measure_tick (m, now));
-      switch (L.phase)
-        {
-        case P_SETTLE:
-          {
-            uint64_t quiet_at = L.last_out + cfg->settle_ns;
-            uint64_t give_up = L.phase_start + cfg->settle_max_ns;
-            if (now >= quiet_at || now >= give_up)
-              {
-                r->settled = now >= quiet_at;
-                L.phase = P_STEPS;
-                L.sched = now;
-                r->t_workload = now;
-                wake = min64 (wake, now);
-                continue;
-              }
-            wake = min64 (wake, min64 (quiet_at, give_up));
-            break;
-          }
-        case P_STEPS:
-          wake = min64 (wake, run_steps (&L, now));
-          if (L.phase != P_STEPS)
-            continue;
-          break;
-        case P_DRAIN:
-          {
-            const int open_with_output
-              = m->open && m->v[m->open - 1].t_first != 0;
-            if ((now >= L.sched && !open_with_output)
-                || now >= L.phase_start + cfg->drain_max_ns)
-              {
-                replay_measure_finish (m, now);
-                L.phase = P_LINGER;
-                L.phase_start = now;
-                continue;
-              }
-            wake = min64 (wake, open_with_output
-                                  ? L.phase_start + cfg->drain_max_ns
-                                  : L.sched);
-            break;
-          }
-        case P_LINGER:
-          if (now >= L.phase_start + cfg->linger_ns)
-            {
-              ladder (&L, REPLAY_ACT_HANGUP, now);
-              continue;
-            }
-          wake = min64 (wake, L.phase_start + cfg->linger_ns);
-          break;
-        case P_ENDING:
-          break;
-        }
-
-      struct pollfd pfd = { -1, 0, 0 };
-      if (p->master >= 0 && !L.master_eof)
-        {
-          pfd.fd = p->master;
-          pfd.events = POLLIN | (L.q.len ? POLLOUT : 0);
-        }
-      uint64_t wait_ns = wake > now ? wake - now : 0;
-      if (wait_ns > 1000000000ull)
-        wait_ns = 1000000000ull; /* re-check the child at least every second */
-      struct timespec ts = { (time_t)(wait_ns / 1000000000ull),
-                             (long)(wait_ns % 1000000000ull) };
-      int rc = ppoll (&pfd, 1, &ts, &unblocked);
-      uint64_t tw = emlat_now ();
-      if (rc < 0 && errno != EINTR)
-        {
-          r->io_errno = errno;
-          abort_run (&L, REPLAY_END_IO_ERROR, tw);
-          continue;
-        }
-      if (rc > 0 && pfd.fd >= 0)
-        {
-          if (pfd.revents & (POLLIN | POLLHUP | POLLERR))
-            if (read_output (&L, tw, 4u << 20) < 0)
-              L.master_eof = 1;
-          if (L.q.len && !L.master_eof && p->master >= 0)
-            {
-              int fr = outq_flush (&L.q, p->master, m);
-              if (fr == -EIO)
-                L.master_eof = 1;
-              else if (fr < 0)
-                {
-                  r->io_errno = -fr;
-                  abort_run (&L, REPLAY_END_IO_ERROR, tw);
-                }
-            }
-        }
+      if (advance_phase (&L, now, &wake))
+        continue;
+      poll_terminal (&L, now, wake, &unblocked);
     }
   now = emlat_now ();
   replay_measure_finish (m, now);

@@ -311,163 +311,200 @@ static int options (struct parser *ps, const struct token *t, int n,
   return 0;
 }
 
+/* One function per directive: T[0] is the directive's name, T[1..N) its
+   arguments.  Each returns 0, or -1 after fail(). */
+
+/* type "TEXT" [wpm N]: one TEXT step per character, at N words a minute. */
+static int dir_type (struct parser *ps, const struct token *t, int n)
+{
+  uint64_t wpm = ps->d.wpm;
+  if (n < 2 || want_string (ps, &t[1], "type")
+      || options (ps, t + 2, n - 2, "wpm", &wpm, 0, "type"))
+    return n < 2 ? fail (ps, "type: expected a \"quoted string\"") : -1;
+  uint64_t interval = 12000000000ull / wpm; /* 60 s / (5 * wpm) */
+  const unsigned char *p = (const unsigned char *)t[1].p;
+  size_t len = t[1].len;
+  for (size_t i = 0; i < len;)
+    {
+      size_t cl = utf8_len (p + i, len - i);
+      if (!cl)
+        return fail (ps, "type: invalid UTF-8 in string");
+      struct replay_step *st = push (ps, REPLAY_STEP_TEXT);
+      if (!st || set_text (ps, st, (const char *)p + i, cl))
+        return -1;
+      st->after_ns = interval;
+      i += cl;
+    }
+  return 0;
+}
+
+/* paste "TEXT": one TEXT step. */
+static int dir_paste (struct parser *ps, const struct token *t, int n)
+{
+  if (n != 2)
+    return fail (ps, "paste: expected exactly one \"quoted string\"");
+  if (want_string (ps, &t[1], "paste"))
+    return -1;
+  struct replay_step *st = push (ps, REPLAY_STEP_TEXT);
+  if (!st || set_text (ps, st, t[1].p, t[1].len))
+    return -1;
+  st->paste = 1;
+  st->after_ns = ps->d.gap_ns;
+  return 0;
+}
+
+/* key NAME[*COUNT]...: one KEY step per key press. */
+static int dir_key (struct parser *ps, const struct token *t, int n)
+{
+  if (n < 2)
+    return fail (ps, "key: expected at least one key name");
+  for (int i = 1; i < n; i++)
+    {
+      struct replay_key k;
+      uint64_t count = 1;
+      size_t len = t[i].len;
+      const char *star = NULL;
+      if (t[i].quoted)
+        return fail (ps, "key: key names are not quoted");
+      for (size_t j = 1; j < len; j++)
+        if (t[i].p[j] == '*')
+          star = t[i].p + j;
+      if (star)
+        {
+          len = (size_t)(star - t[i].p);
+          if (parse_uint (star + 1, t[i].len - len - 1, 100000, &count)
+              || count == 0)
+            return fail (ps, "key: bad repeat count in '%.*s' (1..100000)",
+                         (int)(t[i].len > 40 ? 40 : t[i].len), t[i].p);
+        }
+      if (replay_key_parse (t[i].p, len, &k))
+        return fail (ps, "key: unknown or unencodable key '%.*s'",
+                     (int)(len > 40 ? 40 : len), t[i].p);
+      for (uint64_t c = 0; c < count; c++)
+        {
+          struct replay_step *st = push (ps, REPLAY_STEP_KEY);
+          if (!st)
+            return -1;
+          st->key = k;
+          st->after_ns = ps->d.gap_ns;
+        }
+    }
+  return 0;
+}
+
+/* pause DURATION */
+static int dir_pause (struct parser *ps, const struct token *t, int n)
+{
+  uint64_t ns;
+  if (n != 2)
+    return fail (ps, "pause: expected one duration");
+  if (want_duration (ps, &t[1], &ns, "pause"))
+    return -1;
+  struct replay_step *st = push (ps, REPLAY_STEP_PAUSE);
+  if (!st)
+    return -1;
+  st->after_ns = ns;
+  return 0;
+}
+
+/* wait "TEXT" [timeout DURATION] */
+static int dir_wait (struct parser *ps, const struct token *t, int n)
+{
+  uint64_t to = ps->d.wait_timeout_ns;
+  if (n < 2)
+    return fail (ps, "wait: expected a \"quoted string\"");
+  if (want_string (ps, &t[1], "wait")
+      || options (ps, t + 2, n - 2, "timeout", &to, 1, "wait"))
+    return -1;
+  struct replay_step *st = push (ps, REPLAY_STEP_WAIT_TEXT);
+  if (!st || set_data (ps, st, t[1].p, t[1].len))
+    return -1;
+  st->timeout_ns = to;
+  return 0;
+}
+
+/* expect-quiet DURATION [timeout DURATION] */
+static int dir_expect_quiet (struct parser *ps, const struct token *t, int n)
+{
+  uint64_t q, to = ps->d.wait_timeout_ns;
+  if (n < 2)
+    return fail (ps, "expect-quiet: expected a duration");
+  if (want_duration (ps, &t[1], &q, "expect-quiet")
+      || options (ps, t + 2, n - 2, "timeout", &to, 1, "expect-quiet"))
+    return -1;
+  struct replay_step *st = push (ps, REPLAY_STEP_WAIT_QUIET);
+  if (!st)
+    return -1;
+  st->after_ns = q;
+  st->timeout_ns = to;
+  return 0;
+}
+
+/* resize ROWSxCOLS */
+static int dir_resize (struct parser *ps, const struct token *t, int n)
+{
+  uint64_t r, c;
+  const char *x;
+  if (n != 2 || t[1].quoted)
+    return fail (ps, "resize: expected ROWSxCOLS, e.g. 40x120");
+  x = memchr (t[1].p, 'x', t[1].len);
+  if (!x || parse_uint (t[1].p, (size_t)(x - t[1].p), 9999, &r)
+      || parse_uint (x + 1, t[1].len - (size_t)(x - t[1].p) - 1, 9999, &c)
+      || r == 0 || c == 0)
+    return fail (ps, "resize: expected ROWSxCOLS with 1..9999 each, e.g. 40x120");
+  struct replay_step *st = push (ps, REPLAY_STEP_RESIZE);
+  if (!st)
+    return -1;
+  st->rows = (uint16_t)r;
+  st->cols = (uint16_t)c;
+  st->after_ns = ps->d.gap_ns;
+  return 0;
+}
+
+/* set wpm N | set gap DURATION | set timeout DURATION */
+static int dir_set (struct parser *ps, const struct token *t, int n)
+{
+  if (n != 3)
+    return fail (ps, "set: expected 'set wpm N', 'set gap DURATION' or 'set timeout DURATION'");
+  if (tok_is (&t[1], "wpm"))
+    {
+      uint64_t w;
+      if (t[2].quoted || parse_uint (t[2].p, t[2].len, REPLAY_MAX_WPM, &w) || !w)
+        return fail (ps, "set wpm: expected 1..%u", REPLAY_MAX_WPM);
+      ps->d.wpm = (unsigned)w;
+      return 0;
+    }
+  if (tok_is (&t[1], "gap"))
+    return want_duration (ps, &t[2], &ps->d.gap_ns, "set gap");
+  if (tok_is (&t[1], "timeout"))
+    return want_duration (ps, &t[2], &ps->d.wait_timeout_ns, "set timeout");
+  return fail (ps, "set: unknown setting (wpm, gap or timeout)");
+}
+
+static const struct
+{
+  const char *name;
+  int (*parse) (struct parser *ps, const struct token *t, int n);
+} directives[] = {
+  { "type", dir_type },
+  { "paste", dir_paste },
+  { "key", dir_key },
+  { "pause", dir_pause },
+  { "wait", dir_wait },
+  { "expect-quiet", dir_expect_quiet },
+  { "resize", dir_resize },
+  { "set", dir_set },
+};
+
+/* The line T[0..N) (N >= 1): a directive and its arguments. */
 static int directive (struct parser *ps, struct token *t, int n)
 {
   const struct token *d = &t[0];
   if (d->quoted)
     return fail (ps, "expected a directive, found a string");
-
-  if (tok_is (d, "type"))
-    {
-      uint64_t wpm = ps->d.wpm;
-      if (n < 2 || want_string (ps, &t[1], "type")
-          || options (ps, t + 2, n - 2, "wpm", &wpm, 0, "type"))
-        return n < 2 ? fail (ps, "type: expected a \"quoted string\"") : -1;
-      uint64_t interval = 12000000000ull / wpm; /* 60 s / (5 * wpm) */
-      const unsigned char *p = (const unsigned char *)t[1].p;
-      size_t len = t[1].len;
-      for (size_t i = 0; i < len;)
-        {
-          size_t cl = utf8_len (p + i, len - i);
-          if (!cl)
-            return fail (ps, "type: invalid UTF-8 in string");
-          struct replay_step *st = push (ps, REPLAY_STEP_TEXT);
-          if (!st || set_text (ps, st, (const char *)p + i, cl))
-            return -1;
-          st->after_ns = interval;
-          i += cl;
-        }
-      return 0;
-    }
-  if (tok_is (d, "paste"))
-    {
-      if (n != 2)
-        return fail (ps, "paste: expected exactly one \"quoted string\"");
-      if (want_string (ps, &t[1], "paste"))
-        return -1;
-      struct replay_step *st = push (ps, REPLAY_STEP_TEXT);
-      if (!st || set_text (ps, st, t[1].p, t[1].len))
-        return -1;
-      st->paste = 1;
-      st->after_ns = ps->d.gap_ns;
-      return 0;
-    }
-  if (tok_is (d, "key"))
-    {
-      if (n < 2)
-        return fail (ps, "key: expected at least one key name");
-      for (int i = 1; i < n; i++)
-        {
-          struct replay_key k;
-          uint64_t count = 1;
-          size_t len = t[i].len;
-          const char *star = NULL;
-          if (t[i].quoted)
-            return fail (ps, "key: key names are not quoted");
-          for (size_t j = 1; j < len; j++)
-            if (t[i].p[j] == '*')
-              star = t[i].p + j;
-          if (star)
-            {
-              len = (size_t)(star - t[i].p);
-              if (parse_uint (star + 1, t[i].len - len - 1, 100000, &count)
-                  || count == 0)
-                return fail (ps, "key: bad repeat count in '%.*s' (1..100000)",
-                             (int)(t[i].len > 40 ? 40 : t[i].len), t[i].p);
-            }
-          if (replay_key_parse (t[i].p, len, &k))
-            return fail (ps, "key: unknown or unencodable key '%.*s'",
-                         (int)(len > 40 ? 40 : len), t[i].p);
-          for (uint64_t c = 0; c < count; c++)
-            {
-              struct replay_step *st = push (ps, REPLAY_STEP_KEY);
-              if (!st)
-                return -1;
-              st->key = k;
-              st->after_ns = ps->d.gap_ns;
-            }
-        }
-      return 0;
-    }
-  if (tok_is (d, "pause"))
-    {
-      uint64_t ns;
-      if (n != 2)
-        return fail (ps, "pause: expected one duration");
-      if (want_duration (ps, &t[1], &ns, "pause"))
-        return -1;
-      struct replay_step *st = push (ps, REPLAY_STEP_PAUSE);
-      if (!st)
-        return -1;
-      st->after_ns = ns;
-      return 0;
-    }
-  if (tok_is (d, "wait"))
-    {
-      uint64_t to = ps->d.wait_timeout_ns;
-      if (n < 2)
-        return fail (ps, "wait: expected a \"quoted string\"");
-      if (want_string (ps, &t[1], "wait")
-          || options (ps, t + 2, n - 2, "timeout", &to, 1, "wait"))
-        return -1;
-      struct replay_step *st = push (ps, REPLAY_STEP_WAIT_TEXT);
-      if (!st || set_data (ps, st, t[1].p, t[1].len))
-        return -1;
-      st->timeout_ns = to;
-      return 0;
-    }
-  if (tok_is (d, "expect-quiet"))
-    {
-      uint64_t q, to = ps->d.wait_timeout_ns;
-      if (n < 2)
-        return fail (ps, "expect-quiet: expected a duration");
-      if (want_duration (ps, &t[1], &q, "expect-quiet")
-          || options (ps, t + 2, n - 2, "timeout", &to, 1, "expect-quiet"))
-        return -1;
-      struct replay_step *st = push (ps, REPLAY_STEP_WAIT_QUIET);
-      if (!st)
-        return -1;
-      st->after_ns = q;
-      st->timeout_ns = to;
-      return 0;
-    }
-  if (tok_is (d, "resize"))
-    {
-      uint64_t r, c;
-      const char *x;
-      if (n != 2 || t[1].quoted)
-        return fail (ps, "resize: expected ROWSxCOLS, e.g. 40x120");
-      x = memchr (t[1].p, 'x', t[1].len);
-      if (!x || parse_uint (t[1].p, (size_t)(x - t[1].p), 9999, &r)
-          || parse_uint (x + 1, t[1].len - (size_t)(x - t[1].p) - 1, 9999, &c)
-          || r == 0 || c == 0)
-        return fail (ps, "resize: expected ROWSxCOLS with 1..9999 each, e.g. 40x120");
-      struct replay_step *st = push (ps, REPLAY_STEP_RESIZE);
-      if (!st)
-        return -1;
-      st->rows = (uint16_t)r;
-      st->cols = (uint16_t)c;
-      st->after_ns = ps->d.gap_ns;
-      return 0;
-    }
-  if (tok_is (d, "set"))
-    {
-      if (n != 3)
-        return fail (ps, "set: expected 'set wpm N', 'set gap DURATION' or 'set timeout DURATION'");
-      if (tok_is (&t[1], "wpm"))
-        {
-          uint64_t w;
-          if (t[2].quoted || parse_uint (t[2].p, t[2].len, REPLAY_MAX_WPM, &w) || !w)
-            return fail (ps, "set wpm: expected 1..%u", REPLAY_MAX_WPM);
-          ps->d.wpm = (unsigned)w;
-          return 0;
-        }
-      if (tok_is (&t[1], "gap"))
-        return want_duration (ps, &t[2], &ps->d.gap_ns, "set gap");
-      if (tok_is (&t[1], "timeout"))
-        return want_duration (ps, &t[2], &ps->d.wait_timeout_ns, "set timeout");
-      return fail (ps, "set: unknown setting (wpm, gap or timeout)");
-    }
+  for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++)
+    if (tok_is (d, directives[i].name))
+      return directives[i].parse (ps, t, n);
   return fail (ps, "unknown directive '%.*s'", (int)(d->len > 40 ? 40 : d->len),
                d->p);
 }

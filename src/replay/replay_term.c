@@ -177,63 +177,38 @@ static unsigned params (const char *s, size_t n, unsigned *p, unsigned max)
   return k;
 }
 
-static void csi (struct replay_term *t, char final)
+/* CSI with a private marker: '>' (DA2, XTVERSION) and '?' (CPR, modes
+   DECCKM and the alternate screen's cursor save). */
+static void csi_private (struct replay_term *t, char marker, char final,
+                         const unsigned *p, unsigned np)
 {
-  const char *s = t->seq;
-  size_t n = t->seq_len;
-  char marker = 0, inter = 0;
-  unsigned p[16];
-  if (n && strchr ("<=>?", s[0]))
-    marker = s[0], s++, n--;
-  for (size_t i = 0; i < n; i++)
-    if (s[i] >= 0x20 && s[i] <= 0x2F)
-      inter = s[i];
-  unsigned np = params (s, n, p, 16);
-  unsigned a = p[0] ? p[0] : 1; /* default-1 argument */
-
-  if (inter == '$' && final == 'p')
+  if (marker == '>')
     {
-      /* DECRQM: only DECCKM is reported as known. */
-      if (marker == '?')
-        answerf (t, REPLAY_Q_DECRQM, "\033[?%u;%u$y", p[0],
-                 p[0] == 1 ? (t->app_cursor ? 1u : 2u) : 0u);
-      else
-        answerf (t, REPLAY_Q_DECRQM, "\033[%u;%u$y", p[0], 0);
-      return;
-    }
-  if (inter)
-    return;
-
-  switch (marker)
-    {
-    case '>':
       if (final == 'c' && p[0] == 0)
         answer (t, REPLAY_Q_DA2, DA2_ANSWER, sizeof DA2_ANSWER - 1);
       else if (final == 'q' && p[0] == 0)
         answer (t, REPLAY_Q_XTVERSION, XTVERSION_ANSWER,
                 sizeof XTVERSION_ANSWER - 1);
       return;
-    case '?':
-      if (final == 'n' && p[0] == 6)
-        answerf (t, REPLAY_Q_CPR, "\033[?%u;%uR", t->row,
-                 clampu (t->col, 1, t->cols));
-      else if (final == 'h' || final == 'l')
-        for (unsigned i = 0; i < np; i++)
-          {
-            if (p[i] == 1)
-              t->app_cursor = final == 'h';
-            else if (p[i] == 1049 && final == 'h')
-              t->saved_row = t->row, t->saved_col = t->col;
-            else if (p[i] == 1049)
-              t->row = t->saved_row, t->col = t->saved_col;
-          }
-      return;
-    case 0:
-      break;
-    default:
-      return;
     }
+  if (final == 'n' && p[0] == 6)
+    answerf (t, REPLAY_Q_CPR, "\033[?%u;%uR", t->row,
+             clampu (t->col, 1, t->cols));
+  else if (final == 'h' || final == 'l')
+    for (unsigned i = 0; i < np; i++)
+      {
+        if (p[i] == 1)
+          t->app_cursor = final == 'h';
+        else if (p[i] == 1049 && final == 'h')
+          t->saved_row = t->row, t->saved_col = t->col;
+        else if (p[i] == 1049)
+          t->row = t->saved_row, t->col = t->saved_col;
+      }
+}
 
+/* The queries of a plain CSI: DA1 (c), DSR and CPR (n), window size (t). */
+static void csi_query (struct replay_term *t, char final, const unsigned *p)
+{
   switch (final)
     {
     case 'c':
@@ -259,6 +234,18 @@ static void csi (struct replay_term *t, char final)
       else if (p[0] == 11)
         answer (t, REPLAY_Q_WINOPS, "\033[1t", 4);
       break;
+    default:
+      break;
+    }
+}
+
+/* The cursor movements of a plain CSI, the scrolling margins and the
+   cursor save and restore; A is the default-1 first argument. */
+static void csi_cursor (struct replay_term *t, char final, const unsigned *p,
+                        unsigned np, unsigned a)
+{
+  switch (final)
+    {
     case 'A':
       t->row = clampu (t->row > a ? t->row - a : 1, 1, t->rows);
       t->col = clampu (t->col, 1, t->cols);
@@ -320,6 +307,45 @@ static void csi (struct replay_term *t, char final)
     default:
       break;
     }
+}
+
+/* A complete CSI sequence t->seq ending in FINAL. */
+static void csi (struct replay_term *t, char final)
+{
+  const char *s = t->seq;
+  size_t n = t->seq_len;
+  char marker = 0, inter = 0;
+  unsigned p[16];
+  if (n && strchr ("<=>?", s[0]))
+    marker = s[0], s++, n--;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] >= 0x20 && s[i] <= 0x2F)
+      inter = s[i];
+  unsigned np = params (s, n, p, 16);
+  unsigned a = p[0] ? p[0] : 1; /* default-1 argument */
+
+  if (inter == '$' && final == 'p')
+    {
+      /* DECRQM: only DECCKM is reported as known. */
+      if (marker == '?')
+        answerf (t, REPLAY_Q_DECRQM, "\033[?%u;%u$y", p[0],
+                 p[0] == 1 ? (t->app_cursor ? 1u : 2u) : 0u);
+      else
+        answerf (t, REPLAY_Q_DECRQM, "\033[%u;%u$y", p[0], 0);
+      return;
+    }
+  if (inter)
+    return;
+  if (marker)
+    {
+      if (marker == '>' || marker == '?')
+        csi_private (t, marker, final, p, np);
+      return; /* '<' and '=' sequences are ignored */
+    }
+  if (final == 'c' || final == 'n' || final == 't')
+    csi_query (t, final, p);
+  else
+    csi_cursor (t, final, p, np, a);
 }
 
 static void osc (struct replay_term *t, int st_terminated)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../reader/collect.h"
+#include "collect.h"
 #include "emlat/emlat.h"
 #include "format/format.h"
 #include "tap.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat.h"
-#include "../record/scanutil.h"
+#include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
 

@@ -21,7 +21,7 @@
 #ifndef EMLAT_INTERPOSE_RUN_H
 #define EMLAT_INTERPOSE_RUN_H
 
-#include "../replay/replay_test.h"
+#include "replay_test.h"
 
 #include <elf.h>
 #include <link.h>

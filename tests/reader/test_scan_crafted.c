@@ -8,8 +8,8 @@
  */
 #include <stdio.h>
 
-#include "../reader/collect.h"
-#include "../reader/craft.h"
+#include "collect.h"
+#include "craft.h"
 #include "tap.h"
 
 static struct collect c;

@@ -4,7 +4,8 @@
 # test_run_sh.sh -- the test runner (tests/run.sh) against a fake suite whose
 # outcomes are known: a pass, a failure, a skip, a hang cut by the timeout
 # and a shell test; the verdict lines, the closing line, the exit status, the
-# log of a failure, the environment each test gets and pattern selection.
+# log of a failure, the environment each test gets, pattern selection and
+# --exclude.
 #
 # Timing tolerance: the hanging test sleeps 60 s under a 1 s timeout; the
 # whole fake suite must finish in under 30 s.
@@ -69,6 +70,20 @@ rc=$?
 cat "$tmp/out2"
 check "selected run passes (got $rc)" [ "$rc" -eq 0 ]
 check "selected closing line" [ "$(tail -n 1 "$tmp/out2")" = "2 passed, 0 failed" ]
+
+# Exclusion: by area and by name, combined with selection.
+BUILD=$fb TESTS_DIR=$ft TEST_TIMEOUT=1 sh "$SRCDIR/tests/run.sh" --exclude beta/ -x test_fail >"$tmp/out4" 2>&1
+rc=$?
+cat "$tmp/out4"
+check "excluded run passes (got $rc)" [ "$rc" -eq 0 ]
+check "excluded closing line" [ "$(tail -n 1 "$tmp/out4")" = "2 passed, 0 failed" ]
+check "excluded tests not run" sh -c "! grep -q 'beta/\|test_fail' '$tmp/out4'"
+BUILD=$fb TESTS_DIR=$ft sh "$SRCDIR/tests/run.sh" --exclude=alpha/test_pass alpha/ gamma/ >"$tmp/out5" 2>&1
+check "exclusion within a selection" [ "$(grep -c '^PASS\|^FAIL' "$tmp/out5")" -eq 2 ]
+check "excluded test absent from a selection" sh -c "! grep -q 'test_pass' '$tmp/out5'"
+BUILD=$fb TESTS_DIR=$ft sh "$SRCDIR/tests/run.sh" --frob >"$tmp/out6" 2>&1
+rc=$?
+check "unknown option exits 2 (got $rc)" [ "$rc" -eq 2 ]
 
 # No test at all is a failure, still with the closing line.
 BUILD=$fb TESTS_DIR=$ft sh "$SRCDIR/tests/run.sh" no-such-test >"$tmp/out3" 2>&1

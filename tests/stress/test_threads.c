@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "emlat/emlat.h"
-#include "../record/scanutil.h"
+#include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
 

@@ -3,7 +3,7 @@
  * scanutil.h -- header-only helpers for the recorder tests: scan an .emlat
  * file with the public reader scanner and tally what it holds (spans by
  * record kind, distinct span ids, LOSS totals by reason, interactions).
- * Used by tests/record, tests/stress and tests/faults.
+ * Used by tests/record, tests/stress and tests/faults (hence in tests/lib).
  */
 #ifndef EMLAT_TEST_SCANUTIL_H
 #define EMLAT_TEST_SCANUTIL_H

@@ -2,8 +2,8 @@
 /*
  * replay_test.h -- what the tests of `emlat replay` share: running the
  * built `emlat replay` on a pty_* program, reading its summary, and
- * loading the profile it wrote with the reader API.  Header-only (each
- * tests/replay/test_*.c is built alone with tests/lib linked in).
+ * loading the profile it wrote with the reader API.  Header-only; used by
+ * tests/replay and tests/interpose (hence in tests/lib).
  *
  * Invariants: a helper that fails reports a failed check and returns an
  * error value; nothing here sleeps or measures time on its own.

@@ -2,7 +2,8 @@
 /*
  * collect.h -- a scanner visitor for tests that keeps what it was told:
  * chunk headers (with their decoded flag), records and diagnostics, in
- * order, in fixed arrays (tests scan small files).  Header-only.
+ * order, in fixed arrays (tests scan small files).  Header-only; used by
+ * tests/reader and tests/damage (hence in tests/lib).
  */
 #ifndef EMLAT_TEST_COLLECT_H
 #define EMLAT_TEST_COLLECT_H
@@ -25,7 +26,7 @@ struct collect
   struct emlat_scan_result res;
 };
 
-static int collect_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
+static inline int collect_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
 {
   struct collect *c = ctx;
   if (c->n_chunks < COLLECT_MAX)
@@ -36,7 +37,7 @@ static int collect_chunk (void *ctx, const struct emlat_chunk_info *ci, int deco
   return 0;
 }
 
-static int collect_record (void *ctx, const struct emlat_chunk_info *ci,
+static inline int collect_record (void *ctx, const struct emlat_chunk_info *ci,
                            const struct emlat_record *r)
 {
   struct collect *c = ctx;
@@ -46,7 +47,7 @@ static int collect_record (void *ctx, const struct emlat_chunk_info *ci,
   return 0;
 }
 
-static void collect_diag (void *ctx, const struct emlat_diag *d)
+static inline void collect_diag (void *ctx, const struct emlat_diag *d)
 {
   struct collect *c = ctx;
   if (c->n_diags < COLLECT_MAX)
@@ -54,7 +55,7 @@ static void collect_diag (void *ctx, const struct emlat_diag *d)
 }
 
 /* Scan BUF[0..LEN) into C (reset first); LIM may be NULL. */
-static void collect_scan (struct collect *c, const uint8_t *buf, size_t len,
+static inline void collect_scan (struct collect *c, const uint8_t *buf, size_t len,
                           const struct emlat_limits *lim)
 {
   memset (c, 0, sizeof *c);
@@ -69,7 +70,7 @@ static void collect_scan (struct collect *c, const uint8_t *buf, size_t len,
 }
 
 /* The first diagnostic of KIND, or NULL. */
-static const struct emlat_diag *collect_find (const struct collect *c, enum emlat_diag_kind kind)
+static inline const struct emlat_diag *collect_find (const struct collect *c, enum emlat_diag_kind kind)
 {
   for (size_t i = 0; i < c->n_diags; i++)
     if (c->diags[i].kind == kind)
