@@ -2,7 +2,7 @@
 /*
  * test_alloc_fail.c -- the writer's failed allocations become LOSS records,
  * exactly, and never a crash or a damaged file (F-70, docs/DESIGN.md
- * "failure model").
+ * section 18).
  *
  * The program is linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
  * (Makefile): every allocation libemlat makes goes through the wrappers

@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reader/collect.h"
-#include "../reader/craft.h"
+#include "collect.h"
+#include "craft.h"
 #include "emlat/emlat.h"
 #include "emlat/emlat_report.h"
 #include "format/encode.h"

@@ -29,8 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../reader/collect.h"
-#include "../reader/craft.h"
+#include "collect.h"
+#include "craft.h"
 #include "emlat/emlat_report.h"
 #include "tap.h"
 #include "testutil.h"
