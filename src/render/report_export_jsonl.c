@@ -4,10 +4,12 @@
  * object per line (format in report_export.h and docs/REPORT.md).
  *
  * The files are those the profile loaded, in rotation order, skipping the
- * ones it ignored; each is scanned again with emlat_scan, which delivers
- * only records of chunks that decoded cleanly (F-27), so every line is a
- * record the reader accepted.  Common keys: "record" (its kind), "file"
- * (index in the set), "chunk" (offset of its chunk), "thread".
+ * ones it ignored; each is scanned again from the bytes the profile holds
+ * (emlat_profile_file_data, so standard input works too) with emlat_scan,
+ * which delivers only records of chunks that decoded cleanly (F-27), so
+ * every line is a record the reader accepted.  Common keys: "record" (its
+ * kind), "file" (index in the set), "chunk" (offset of its chunk),
+ * "thread".
  *
  * Invariant: a field that is absent in the record is absent in the line;
  * strings (SESSION values, STRING records) go through the JSON writer,
@@ -212,11 +214,10 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
     {
       if (fs[i].ignored || fs[i].read_error || !fs[i].scan.header_ok)
         continue;
-      uint8_t *buf;
       size_t len;
-      int rc = emlat_read_file (fs[i].path, NULL, &buf, &len);
-      if (rc != 0)
-        return rc;
+      const uint8_t *buf = emlat_profile_file_data (p, i, &len);
+      if (!buf)
+        continue;
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
       memset (&sp, 0, sizeof sp);
@@ -225,7 +226,6 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
       sp.visitor.on_record = on_record;
       x.file = (uint32_t)i;
       emlat_scan (buf, len, &sp, &res);
-      free (buf);
       if (x.j.error)
         return -EIO;
     }
