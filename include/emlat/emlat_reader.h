@@ -631,6 +631,9 @@ emlat_profile_losses (const struct emlat_profile *p, size_t *n);
 /* Default quality of time field F (FORMAT.md 7.3), 0 if F is out of range. */
 EMLAT_API enum emlat_quality emlat_time_default_quality (enum emlat_time_field f);
 
+/* UUID as 8-4-4-4-12 lower-case hex digits and a NUL into OUT. */
+EMLAT_API void emlat_uuid_format (const uint8_t uuid[16], char out[37]);
+
 /* Names of enumerators for printing ("?" when out of range). */
 EMLAT_API const char *emlat_chunk_type_name (unsigned type);
 EMLAT_API const char *emlat_root_kind_name (unsigned k);

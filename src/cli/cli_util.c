@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
 
 static struct emlat_verb *verbs;
 
@@ -104,14 +105,5 @@ emlat_cli_version (const char *verb)
 void
 emlat_cli_uuid (const uint8_t u[16], char out[37])
 {
-  static const char hex[] = "0123456789abcdef";
-  int k = 0;
-  for (int i = 0; i < 16; i++)
-    {
-      if (i == 4 || i == 6 || i == 8 || i == 10)
-        out[k++] = '-';
-      out[k++] = hex[u[i] >> 4];
-      out[k++] = hex[u[i] & 15];
-    }
-  out[k] = 0;
+  emlat_uuid_format (u, out);
 }

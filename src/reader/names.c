@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * names.c -- printable names of the reader's and the format's enumerations,
- * and the one-line description of a diagnostic.
+ * the one-line description of a diagnostic, and a session UUID as text.
  *
  * Invariant: every function returns a static string and accepts any value,
  * answering "?" for one it does not know, because the values come from
@@ -216,4 +216,18 @@ EMLAT_API int emlat_diag_format (const struct emlat_diag *d, char *buf, size_t n
     default:
       return snprintf (buf, n, "%s%s", at, k);
     }
+}
+
+EMLAT_API void emlat_uuid_format (const uint8_t uuid[16], char out[37])
+{
+  static const char hex[] = "0123456789abcdef";
+  int k = 0;
+  for (int i = 0; i < 16; i++)
+    {
+      if (i == 4 || i == 6 || i == 8 || i == 10)
+        out[k++] = '-';
+      out[k++] = hex[uuid[i] >> 4];
+      out[k++] = hex[uuid[i] & 15];
+    }
+  out[k] = 0;
 }

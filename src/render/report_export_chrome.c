@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "render/json.h"
 #include "render/report_export.h"
 #include "emlat/emlat_report.h"
@@ -206,7 +205,7 @@ report_export_chrome (const struct emlat_profile *p, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37];
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   emlat_json_kv_str (&j, "emlat_session", h ? uuid : NULL);
   emlat_json_kv_str (&j, "clock", "profiler clock, microseconds");
   emlat_json_end_object (&j);

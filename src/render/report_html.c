@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 #include "render/report_svg.h"
@@ -61,7 +60,7 @@ summary (const struct report_ctx *c, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (c->p);
   char uuid[37] = "unknown", buf[256], d[REPORT_DUR_LEN];
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   fprintf (f, "<section id=\"summary\"><p>Session <code>%s</code>, %zu file%s:", uuid, nf,
            nf == 1 ? "" : "s");
   for (size_t i = 0; i < nf; i++)

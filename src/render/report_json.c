@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "render/json.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
@@ -435,7 +434,7 @@ report_json (const struct report_ctx *c, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (c->p);
   char uuid[37];
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   emlat_json_kv_str (&j, "session", h ? uuid : NULL);
   files (&j, c);
   emlat_json_key (&j, "damaged");

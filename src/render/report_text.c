@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 #include "render/report_text_wf.h"
@@ -44,7 +43,7 @@ header (const struct report_ctx *c, FILE *f)
   const struct emlat_file_header *h = emlat_profile_header (p);
   char uuid[37] = "unknown", buf[128], buf2[128], d[REPORT_DUR_LEN];
   if (h)
-    emlat_cli_uuid (h->uuid, uuid);
+    emlat_uuid_format (h->uuid, uuid);
   fprintf (f, "emlat report: session %s, %zu file%s\n", uuid, nf, nf == 1 ? "" : "s");
   for (size_t i = 0; i < nf; i++)
     fprintf (f, "  %s%s\n", fs[i].path, fs[i].ignored ? " (ignored: not this session)" : "");
