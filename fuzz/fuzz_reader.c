@@ -9,8 +9,12 @@
  * stop ends exactly at the end of the input (F-25); every interaction's
  * absent fields read as absent; the profile holds the input's bytes as
  * given.  The input is loaded from memory (emlat_profile_load_buffers,
- * lent, no copy), so a run costs what decoding costs; inputs of odd length
- * are loaded as a set of the same file twice, a repeated rotation (F-81).
+ * lent, no copy), so a run costs what decoding costs.  The low bits of
+ * the input's length choose the shape of the run: odd lengths are loaded
+ * as a set of the same file twice, a repeated rotation (F-81); lengths
+ * with bit 1 set are read with their CRCs recomputed (fuzz_repair.h), so
+ * that mutations reach the decoder, the others as they are, so that they
+ * reach the CRC checks.
  * Also built without libFuzzer by tests/reader/test_fuzz_corpus.c, which
  * replays the corpus through emlat_fuzz_reader_one.
  */
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "emlat/emlat_reader.h"
+#include "fuzz_repair.h"
 
 int emlat_fuzz_reader_one (const uint8_t *data, size_t size);
 #ifndef EMLAT_FUZZ_NO_MAIN
@@ -49,7 +54,7 @@ static int count_record (void *ctx, const struct emlat_chunk_info *ci, const str
   return 0;
 }
 
-int emlat_fuzz_reader_one (const uint8_t *data, size_t size)
+static void reader_one (const uint8_t *data, size_t size)
 {
   struct emlat_limits lim;
   reader_limits (&lim);
@@ -112,6 +117,13 @@ int emlat_fuzz_reader_one (const uint8_t *data, size_t size)
         emlat_diag_format (&d[i], buf, sizeof buf);
       emlat_profile_free (p);
     }
+}
+
+int emlat_fuzz_reader_one (const uint8_t *data, size_t size)
+{
+  uint8_t *repaired = size & 2 ? fuzz_repair_crcs (data, size) : NULL;
+  reader_one (repaired ? repaired : data, size);
+  free (repaired);
   return 0;
 }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * fuzz_report.c -- libFuzzer target for `emlat report` on arbitrary
- * profiles: the input is loaded from memory under strict small limits,
- * then analysed as cmd_report.c does (tail pick, report model, waterfall
- * of the tail interaction and of the first one, overhead) and rendered as
- * text and as JSON (src/render) into /dev/null.
+ * profiles: the input, its CRCs recomputed (fuzz_repair.h; the CRC
+ * checks themselves are the reader target's), is loaded from memory under
+ * strict small limits, then analysed as cmd_report.c does (tail pick,
+ * report model, waterfall of the tail interaction and of the first one,
+ * overhead) and rendered as text and as JSON (src/render) into /dev/null.
  *
  * Invariants checked beyond "no crash, no leak, no UB": the analysis
  * succeeds on whatever the reader accepted (no -ENOMEM under these
@@ -23,6 +24,7 @@
 
 #include "emlat/emlat_reader.h"
 #include "emlat/emlat_report.h"
+#include "fuzz_repair.h"
 #include "render/report_render.h"
 
 int emlat_fuzz_report_one (const uint8_t *data, size_t size);
@@ -116,13 +118,16 @@ int emlat_fuzz_report_one (const uint8_t *data, size_t size)
 {
   struct emlat_limits lim;
   report_limits (&lim);
-  struct emlat_buffer file = { .data = data, .len = size, .name = "fuzz" };
+  uint8_t *repaired = fuzz_repair_crcs (data, size);
+  struct emlat_buffer file = { .data = repaired, .len = size, .name = "fuzz" };
   struct emlat_profile *p;
-  if (emlat_profile_load_buffers (&file, 1, &lim, 0, &p) != 0)
-    return 0;
-  if (emlat_report_usable (p))
-    analyse_and_render (p, size);
-  emlat_profile_free (p);
+  if (emlat_profile_load_buffers (&file, 1, &lim, 0, &p) == 0)
+    {
+      if (emlat_report_usable (p))
+        analyse_and_render (p, size);
+      emlat_profile_free (p);
+    }
+  free (repaired);
   return 0;
 }
 
