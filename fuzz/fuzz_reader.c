@@ -7,7 +7,8 @@
  * Invariants checked beyond "no crash, no leak, no UB": the scanner stops
  * within the input and never reports more bytes read than given; a clean
  * stop ends exactly at the end of the input (F-25); every interaction's
- * absent fields read as absent; the profile holds the input's bytes as
+ * absent fields read as absent; the spans re-scanned for an interaction
+ * are its own, in start order; the profile holds the input's bytes as
  * given.  The input is loaded from memory (emlat_profile_load_buffers,
  * lent, no copy), so a run costs what decoding costs.  The low bits of
  * the input's length choose the shape of the run: odd lengths are loaded
@@ -94,12 +95,17 @@ static void reader_one (const uint8_t *data, size_t size)
               abort ();
           size_t na;
           emlat_profile_ix_aggs (p, &ix[i], &na);
-          if (i < 3)
-            {
-              struct emlat_span_set set;
-              if (emlat_profile_ix_spans (p, ix[i].cause, &set) == 0)
-                emlat_span_set_free (&set);
-            }
+        }
+      /* One interaction's spans, re-scanned: each re-scan decodes the
+         whole set again, and one exercises the same code as many. */
+      struct emlat_span_set set;
+      if (nix && emlat_profile_ix_spans (p, ix[size % nix].cause, &set) == 0)
+        {
+          for (size_t i = 0; i < set.n; i++)
+            if (set.spans[i].cause != ix[size % nix].cause
+                || (i && set.spans[i].start < set.spans[i - 1].start))
+              abort ();
+          emlat_span_set_free (&set);
         }
       size_t ns;
       const uint64_t *pool;
