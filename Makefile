@@ -181,7 +181,8 @@ tsan-test:
 	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS))
 	BUILD=$(BUILD)/tsan sh tests/run.sh $(TSAN_TESTS)
 
-# The reader under libFuzzer for FUZZ_SECONDS seconds, seeded with real files.
+# The three libFuzzer targets (reader, report, replay script) for FUZZ_SECONDS
+# seconds in all, each seeded with its corpus (fuzz/run.sh, docs/TESTING.md).
 fuzz-check:
 	sh fuzz/run.sh $(FUZZ_SECONDS)
 

@@ -7,22 +7,30 @@
  * Invariants checked beyond "no crash, no leak, no UB": the scanner stops
  * within the input and never reports more bytes read than given; a clean
  * stop ends exactly at the end of the input (F-25); every interaction's
- * absent fields read as absent.  The loader reads files, so the input is
- * written to one temporary file per process, rewritten for each input.
+ * absent fields read as absent; the spans re-scanned for an interaction
+ * are its own, in start order; the profile holds the input's bytes as
+ * given.  The input is loaded from memory (emlat_profile_load_buffers,
+ * lent, no copy), so a run costs what decoding costs.  The low bits of
+ * the input's length choose the shape of the run: odd lengths are loaded
+ * as a set of the same file twice, a repeated rotation (F-81); lengths
+ * with bit 1 set are read with their CRCs recomputed (fuzz_repair.h), so
+ * that mutations reach the decoder, the others as they are, so that they
+ * reach the CRC checks.
  * Also built without libFuzzer by tests/reader/test_fuzz_corpus.c, which
- * replays the corpus through emlat_fuzz_one.
+ * replays the corpus through emlat_fuzz_reader_one.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "emlat/emlat_reader.h"
+#include "fuzz_repair.h"
 
-int emlat_fuzz_one (const uint8_t *data, size_t size);
+int emlat_fuzz_reader_one (const uint8_t *data, size_t size);
+#ifndef EMLAT_FUZZ_NO_MAIN
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+#endif
 
-static void strict_limits (struct emlat_limits *l)
+static void reader_limits (struct emlat_limits *l)
 {
   emlat_limits_default (l);
   l->max_file_bytes = 1 << 20;
@@ -47,18 +55,10 @@ static int count_record (void *ctx, const struct emlat_chunk_info *ci, const str
   return 0;
 }
 
-static char tmp_path[64];
-
-static void remove_tmp (void)
-{
-  if (tmp_path[0])
-    unlink (tmp_path);
-}
-
-int emlat_fuzz_one (const uint8_t *data, size_t size)
+static void reader_one (const uint8_t *data, size_t size)
 {
   struct emlat_limits lim;
-  strict_limits (&lim);
+  reader_limits (&lim);
 
   struct emlat_scan_params sp;
   struct emlat_scan_result res;
@@ -74,24 +74,16 @@ int emlat_fuzz_one (const uint8_t *data, size_t size)
   if (res.stop == EMLAT_STOP_CLEAN && res.stop_offset != size)
     abort ();
 
-  if (!tmp_path[0])
-    {
-      /* tmpfs when there is one: the profile loader reads files, and a
-         disk-backed /tmp costs most of each run. */
-      const char *d = access ("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-      snprintf (tmp_path, sizeof tmp_path, "%s/emlat-fuzz-%ld.emlat", d, (long)getpid ());
-      atexit (remove_tmp);
-    }
-  FILE *f = fopen (tmp_path, "wb");
-  if (!f)
-    return 0;
-  fwrite (data, 1, size, f);
-  fclose (f);
   /* The same file twice: a repeated rotation sequence (F-81). */
-  const char *paths[2] = { tmp_path, tmp_path };
+  struct emlat_buffer files[2] = { { .data = data, .len = size, .name = "a" },
+                                   { .data = data, .len = size, .name = "b" } };
   struct emlat_profile *p;
-  if (emlat_profile_load (paths, 1 + (size & 1), &lim, EMLAT_LOAD_SPANS, &p) == 0)
+  if (emlat_profile_load_buffers (files, 1 + (size & 1), &lim, EMLAT_LOAD_SPANS, &p) == 0)
     {
+      size_t len;
+      const uint8_t *held = emlat_profile_file_data (p, 0, &len);
+      if (held && size && (held != data || len != size))
+        abort ();
       size_t nix;
       const struct emlat_interaction *ix = emlat_profile_interactions (p, &nix);
       for (size_t i = 0; i < nix; i++)
@@ -103,12 +95,17 @@ int emlat_fuzz_one (const uint8_t *data, size_t size)
               abort ();
           size_t na;
           emlat_profile_ix_aggs (p, &ix[i], &na);
-          if (i < 3)
-            {
-              struct emlat_span_set set;
-              if (emlat_profile_ix_spans (p, ix[i].cause, &set) == 0)
-                emlat_span_set_free (&set);
-            }
+        }
+      /* One interaction's spans, re-scanned: each re-scan decodes the
+         whole set again, and one exercises the same code as many. */
+      struct emlat_span_set set;
+      if (nix && emlat_profile_ix_spans (p, ix[size % nix].cause, &set) == 0)
+        {
+          for (size_t i = 0; i < set.n; i++)
+            if (set.spans[i].cause != ix[size % nix].cause
+                || (i && set.spans[i].start < set.spans[i - 1].start))
+              abort ();
+          emlat_span_set_free (&set);
         }
       size_t ns;
       const uint64_t *pool;
@@ -126,12 +123,19 @@ int emlat_fuzz_one (const uint8_t *data, size_t size)
         emlat_diag_format (&d[i], buf, sizeof buf);
       emlat_profile_free (p);
     }
+}
+
+int emlat_fuzz_reader_one (const uint8_t *data, size_t size)
+{
+  uint8_t *repaired = size & 2 ? fuzz_repair_crcs (data, size) : NULL;
+  reader_one (repaired ? repaired : data, size);
+  free (repaired);
   return 0;
 }
 
 #ifndef EMLAT_FUZZ_NO_MAIN
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  return emlat_fuzz_one (data, size);
+  return emlat_fuzz_reader_one (data, size);
 }
 #endif

@@ -14,7 +14,10 @@
  *     invalid chunk.
  *
  *  2. The profile (emlat_profile_load) reads a rotated set of files of one
- *     session and materializes what reports need: session metadata, strings,
+ *     session -- from paths, from buffers in memory
+ *     (emlat_profile_load_buffers) or from a stream such as a pipe or
+ *     standard input (emlat_profile_load_fd), with the same result for the
+ *     same bytes -- and materializes what reports need: session metadata, strings,
  *     one compact summary per interaction (fields packed by presence mask;
  *     an absent boundary is never read as 0), span aggregates per
  *     interaction, optionally every span, input batches, LOSS records, the
@@ -54,7 +57,9 @@ extern "C" {
    field means "use the default".  The fuzzer uses small ones. */
 struct emlat_limits
 {
-  uint64_t max_file_bytes;     /* one file read into memory (default 4 GiB) */
+  uint64_t max_file_bytes;     /* one file in memory, read from a path or a
+                                  stream or handed over (default 4 GiB); a
+                                  stream read allocates no more */
   uint32_t max_chunk_payload;  /* stored payload bytes, <= 16 MiB (F-22) */
   uint64_t max_files;          /* files in one rotated set (default 100000) */
   uint64_t max_interactions;   /* distinct cause ids (default 20 M) */
@@ -66,8 +71,9 @@ struct emlat_limits
   uint64_t max_input_batches;  /* default 50 M */
   uint64_t max_losses;         /* LOSS records kept (default 1 M) */
   uint64_t max_diagnostics;    /* kept; more are only counted (100000) */
-  uint64_t max_alloc_bytes;    /* every allocation of a load, file buffers
-                                  included (default 16 GiB) */
+  uint64_t max_alloc_bytes;    /* every allocation of a load, and every file
+                                  buffer it keeps, read by the reader or
+                                  handed over (default 16 GiB) */
 };
 
 EMLAT_API void emlat_limits_default (struct emlat_limits *lim);
@@ -380,9 +386,15 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len,
 
 /* Read PATH into memory (at most lim->max_file_bytes).  Returns 0 and sets
    *BUF (free with free()) and *LEN, or a negative errno: -EFBIG past the
-   limit. */
+   limit (no more than the limit was allocated), -EISDIR. */
 EMLAT_API int emlat_read_file (const char *path, const struct emlat_limits *lim,
                                uint8_t **buf, size_t *len);
+/* Read FD (a pipe, a terminal, a socket or a file) from its current
+   position to its end, the same way: the buffer grows with the input and
+   never past lim->max_file_bytes, whatever the stream holds.  FD is left
+   open. */
+EMLAT_API int emlat_read_fd (int fd, const struct emlat_limits *lim, uint8_t **buf,
+                             size_t *len);
 
 /* Decode the 64-byte file header of BUF.  Returns EMLAT_STOP_CLEAN when it
    is valid, else the reason (F-10, F-11). */
@@ -506,10 +518,61 @@ struct emlat_profile_totals
    of the first readable file is loaded, others are reported and ignored
    (F-81).  Returns 0 with *OUT set (damage, limits and unreadable files are
    diagnostics, not errors), -EINVAL for bad arguments or -ENOMEM when the
-   profile itself could not be allocated. */
+   profile itself could not be allocated.
+
+   Limits (LIM, NULL for the defaults) bound what is read, not only what is
+   decoded: files are read one after the other, each refused unread past
+   max_file_bytes or past what max_alloc_bytes has left (read_error EFBIG
+   and an EMLAT_DIAG_LIMIT diagnostic naming the limit); a limit stops
+   loading, and the files after it are listed with read_error ECANCELED.
+   More than max_files paths: nothing is read. */
 EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
                                   const struct emlat_limits *lim, unsigned flags,
                                   struct emlat_profile **out);
+
+/* One file of a set handed over in memory (emlat_profile_load_buffers).
+   It is read exactly as the same bytes in a file would be; NAME stands for
+   the path in emlat_profile_files and in what callers print. */
+struct emlat_buffer
+{
+  const uint8_t *data;  /* the file's bytes (may be NULL when LEN is 0) */
+  size_t len;
+  const char *name;     /* display name, copied; NULL: "(memory)" */
+  int error;            /* nonzero: the caller could not read this file;
+                           an errno reported as its read_error (EFBIG as
+                           the max_file_bytes limit); DATA is not read */
+  /* NULL: the caller owns DATA and keeps it valid and unchanged until
+     emlat_profile_free (the profile points into it).  Otherwise the
+     profile owns it from the call on and calls RELEASE (RELEASE_CTX, DATA,
+     LEN) exactly once: from emlat_profile_free, or before the load returns
+     for a file it does not keep (refused at a limit, not reached, or the
+     load failed).  A mapped file comes with munmap in RELEASE. */
+  void (*release) (void *ctx, const uint8_t *data, size_t len);
+  void *release_ctx;
+};
+
+/* Load FILES[0..N) as one session, as emlat_profile_load loads N files
+   holding the same bytes: the same totals, interactions and diagnostics.
+   Every limit applies as it does to files: a buffer longer than
+   max_file_bytes, or than what max_alloc_bytes has left, is refused (and
+   released) with read_error EFBIG and an EMLAT_DIAG_LIMIT diagnostic; the
+   bytes of each buffer kept count toward max_alloc_bytes.  Returns as
+   emlat_profile_load does; buffers with a release function are released
+   by then or by emlat_profile_free, on every return (with -EINVAL only
+   when FILES is NULL is nothing released). */
+EMLAT_API int emlat_profile_load_buffers (const struct emlat_buffer *files, size_t n,
+                                          const struct emlat_limits *lim, unsigned flags,
+                                          struct emlat_profile **out);
+
+/* Load one file read from FD to its end (emlat_read_fd: a pipe, standard
+   input, a socket or a regular file; FD is left open) as a set of one,
+   named NAME (copied; NULL: "-").  The read allocates at most
+   max_file_bytes (and no more than max_alloc_bytes allows): a longer
+   stream is refused with read_error EFBIG and an EMLAT_DIAG_LIMIT
+   diagnostic "max_file_bytes", after reading one byte past the limit.
+   Returns as emlat_profile_load does. */
+EMLAT_API int emlat_profile_load_fd (int fd, const char *name, const struct emlat_limits *lim,
+                                     unsigned flags, struct emlat_profile **out);
 EMLAT_API void emlat_profile_free (struct emlat_profile *p);
 
 EMLAT_API const struct emlat_profile_totals *
@@ -518,6 +581,11 @@ EMLAT_API const struct emlat_file_summary *
 emlat_profile_files (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_diag *
 emlat_profile_diags (const struct emlat_profile *p, size_t *n);
+/* The bytes of file I (rotation order, as emlat_profile_files) as the
+   profile holds them, or NULL (*LEN = 0) when it was not read; valid until
+   emlat_profile_free.  For re-scanning a set whatever it was loaded from. */
+EMLAT_API const uint8_t *emlat_profile_file_data (const struct emlat_profile *p, size_t i,
+                                                  size_t *len);
 /* The session's header (of its first file read), or NULL if none. */
 EMLAT_API const struct emlat_file_header *
 emlat_profile_header (const struct emlat_profile *p);

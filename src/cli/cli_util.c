@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
 
 static struct emlat_verb *verbs;
 

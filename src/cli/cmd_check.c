@@ -4,9 +4,9 @@
  * what did reading it lose?
  *
  * Files are grouped by session UUID (a rotated set is checked as one
- * session, F-81); each group is loaded with emlat_profile_load and judged
- * by the library (emlat_report_health: the damage of docs/FORMAT.md F-94,
- * the same judgement as report's):
+ * session, F-81); each group is loaded with emlat_profile_load (report_load:
+ * "-" is standard input) and judged by the library (emlat_report_health:
+ * the damage of docs/FORMAT.md F-94, the same judgement as report's):
  *
  *   valid                  every chunk read, nothing invalid or missing;
  *   damaged but recovered  the file header is sound and reading kept what
@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
@@ -284,15 +285,30 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
   emlat_json_line (&j);
 }
 
-/* The session UUID of PATH, or -1 when its header cannot be read. */
+/* The session UUID of PATH ("-": standard input), or -1 when its header
+   cannot be read. */
 static int read_uuid (const char *path, uint8_t uuid[16])
 {
   uint8_t h[EMLAT_FILE_HEADER_SIZE];
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t n = read (fd, h, sizeof h);
-  close (fd);
+  const uint8_t *in;
+  size_t len;
+  ssize_t n = -1;
+  if (cli_is_stdin (path))
+    {
+      if (cli_stdin (&in, &len) == 0)
+        {
+          n = len < sizeof h ? (ssize_t)len : (ssize_t)sizeof h;
+          memcpy (h, in, (size_t)n);
+        }
+    }
+  else
+    {
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        return -1;
+      n = read (fd, h, sizeof h);
+      close (fd);
+    }
   struct emlat_file_header fh;
   if (n < 0 || emlat_parse_file_header (h, (size_t)n, &fh) != EMLAT_STOP_CLEAN)
     return -1;
@@ -309,7 +325,7 @@ static void usage (FILE *f)
            "checked together as one set.  For each file: valid, damaged but\n"
            "recovered, or unreadable; chunk counts by type, records, losses,\n"
            "whether the recording stopped cleanly, and the first damage with its\n"
-           "byte offset.\n"
+           "byte offset.  FILE - reads standard input (one file, read once).\n"
            "\n"
            "  --json      one JSON object per session set on stdout\n"
            "  -h, --help  this text;  -V, --version  the version\n"
@@ -375,7 +391,7 @@ static int run_check (int argc, char **argv)
             done[k] = 1;
           }
       struct emlat_profile *p;
-      int rc = emlat_profile_load (group, g, NULL, 0, &p);
+      int rc = report_load (group, g, 0, 0, &p);
       if (rc)
         {
           emlat_cli_error (files[i], UINT64_MAX, "cannot load: %s", strerror (-rc));

@@ -52,7 +52,7 @@ usage (FILE *f)
            "Otherwise, for each root kind and population with at least %u\n"
            "interactions in both, the change B - A of the median, p90 and p99\n"
            "with a bootstrap 95%% interval and a verdict: faster, slower or no\n"
-           "significant change.\n"
+           "significant change.  A or B may be -, standard input.\n"
            "\n"
            "  --json          one JSON document on stdout\n"
            "  --resamples N   bootstrap resamples (default %u)\n"

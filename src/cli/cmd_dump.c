@@ -9,6 +9,7 @@
  * object per line (file header, chunk, record, diagnostic), with absolute
  * profiler-clock timestamps.  Each file is dumped alone, as written; the
  * dump never joins begin and end records (that is the profile's job).
+ * FILE "-" is standard input (load.h, cli_stdin).
  *
  * Exit: 0 every file read to a clean end; 1 some file damaged (everything
  * before the damage was dumped), a chunk skipped undecoded (data lost),
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
@@ -357,7 +359,8 @@ static void usage (FILE *f)
            "Print every chunk and record of .emlat files: one line per chunk\n"
            "header and one per record, with times relative to the file's\n"
            "monotonic start (+ns).  Skipped and invalid chunks and the damage\n"
-           "that stopped reading are shown where they occur.\n"
+           "that stopped reading are shown where they occur.  FILE - reads\n"
+           "standard input.\n"
            "\n"
            "  --json      JSON lines: one object per header, chunk, record and\n"
            "              diagnostic, with absolute timestamps (ns)\n"
@@ -421,9 +424,13 @@ static int run_dump (int argc, char **argv)
   int rc = EMLAT_EXIT_OK;
   for (int i = optind; i < argc; i++)
     {
-      uint8_t *buf;
+      uint8_t *owned = NULL;
+      const uint8_t *buf = NULL;
       size_t len;
-      int e = emlat_read_file (argv[i], NULL, &buf, &len);
+      int e = cli_is_stdin (argv[i]) ? cli_stdin (&buf, &len)
+                                     : emlat_read_file (argv[i], NULL, &owned, &len);
+      if (owned)
+        buf = owned;
       if (e)
         {
           emlat_cli_error (argv[i], UINT64_MAX, "%s", strerror (-e));
@@ -445,7 +452,7 @@ static int run_dump (int argc, char **argv)
       sp.visitor.on_record = on_record;
       sp.visitor.on_diag = on_diag;
       emlat_scan (buf, len, &sp, &res);
-      free (buf);
+      free (owned);
       if (!res.header_ok)
         {
           rc = EMLAT_EXIT_USAGE;

@@ -27,6 +27,7 @@ usage (FILE *f)
            "usage: emlat export --format=chrome|jsonl [-o OUT] FILE...\n"
            "\n"
            "Export a profile (one session; give every file of a rotated set).\n"
+           "FILE - reads standard input.\n"
            "\n"
            "  --format=chrome  Chrome Trace Event JSON for the Perfetto UI and\n"
            "                   chrome://tracing: a track per thread, spans,\n"

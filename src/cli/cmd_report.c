@@ -43,6 +43,7 @@ usage (FILE *f)
            "the flushed, no-output and superseded interactions; the waterfall of\n"
            "the p99 interaction; profiler overhead, losses and the boundaries\n"
            "that were not recorded.  docs/REPORT.md explains every number.\n"
+           "FILE - reads standard input.\n"
            "\n"
            "  --json              one JSON document on stdout instead of text\n"
            "  --per-interaction   with --json: every interaction's metrics too\n"

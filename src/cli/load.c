@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * load.c -- profile loading with a progress indicator, and the
- * printing of what reading lost (judged by the library, src/analysis/report_judge.c).
+ * load.c -- profile loading with a progress indicator, standard input as
+ * the operand "-", and the printing of what reading lost (judged by the
+ * library, src/analysis/report_judge.c).
+ *
+ * Standard input is read once, whole, by the first "-" (cli_stdin) and
+ * kept until exit; a set with "-" in it is loaded from memory, the other
+ * files read here, with the same result as from paths.
  *
  * The indicator: emlat_profile_load has no progress callback, so the load
  * runs on a second thread while the calling thread wakes every 100 ms and,
@@ -16,6 +21,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -26,6 +32,7 @@
 struct load_job
 {
   const char *const *paths;
+  const struct emlat_buffer *bufs; /* when not NULL: load these instead */
   size_t n;
   unsigned flags;
   struct emlat_profile *p;
@@ -33,11 +40,18 @@ struct load_job
   atomic_int done;
 };
 
+static int
+load_now (struct load_job *j)
+{
+  return j->bufs ? emlat_profile_load_buffers (j->bufs, j->n, NULL, j->flags, &j->p)
+                 : emlat_profile_load (j->paths, j->n, NULL, j->flags, &j->p);
+}
+
 static void *
 load_thread (void *arg)
 {
   struct load_job *j = arg;
-  j->rc = emlat_profile_load (j->paths, j->n, NULL, j->flags, &j->p);
+  j->rc = load_now (j);
   /* Release: publishes j->rc and j->p to the waiting thread, which reads
      them only after pthread_join (itself a full barrier); the flag only
      ends the progress loop early. */
@@ -54,12 +68,82 @@ now_s (void)
 }
 
 int
+cli_is_stdin (const char *path)
+{
+  return path[0] == '-' && path[1] == 0;
+}
+
+static struct
+{
+  int read, error;
+  uint8_t *buf;
+  size_t len;
+} stdin_bytes;
+
+int
+cli_stdin (const uint8_t **buf, size_t *len)
+{
+  if (!stdin_bytes.read)
+    {
+      stdin_bytes.read = 1;
+      stdin_bytes.error = -emlat_read_fd (STDIN_FILENO, NULL, &stdin_bytes.buf, &stdin_bytes.len);
+    }
+  *buf = stdin_bytes.buf;
+  *len = stdin_bytes.len;
+  return -stdin_bytes.error;
+}
+
+static void
+release_file (void *ctx, const uint8_t *data, size_t len)
+{
+  (void)ctx;
+  (void)len;
+  free ((void *)data);
+}
+
+/* The set PATHS as buffers: "-" lent from cli_stdin, files read here and
+   handed over.  NULL when out of memory. */
+static struct emlat_buffer *
+set_buffers (const char *const *paths, size_t n)
+{
+  struct emlat_buffer *b = calloc (n, sizeof *b);
+  for (size_t i = 0; b && i < n; i++)
+    {
+      int rc;
+      b[i].name = paths[i];
+      if (cli_is_stdin (paths[i]))
+        rc = cli_stdin (&b[i].data, &b[i].len);
+      else
+        {
+          uint8_t *data = NULL;
+          rc = emlat_read_file (paths[i], NULL, &data, &b[i].len);
+          b[i].data = data;
+          b[i].release = release_file;
+        }
+      b[i].error = -rc;
+    }
+  return b;
+}
+
+int
 report_load (const char *const *paths, size_t n, unsigned flags, int progress,
              struct emlat_profile **out)
 {
+  struct load_job j = { .paths = paths, .n = n, .flags = flags };
+  for (size_t i = 0; i < n; i++)
+    if (cli_is_stdin (paths[i]))
+      {
+        struct emlat_buffer *b = set_buffers (paths, n);
+        if (!b)
+          return -ENOMEM;
+        j.bufs = b;
+        int rc = load_now (&j); /* standard input is read already: no progress */
+        free (b);
+        *out = j.p;
+        return rc;
+      }
   if (!progress)
     return emlat_profile_load (paths, n, NULL, flags, out);
-  struct load_job j = { .paths = paths, .n = n, .flags = flags };
   atomic_init (&j.done, 0);
   pthread_t th;
   if (pthread_create (&th, NULL, load_thread, &j) != 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * load.h -- load a profile for report, compare and export, with a
- * progress indicator on a terminal, and say what reading it lost.
+ * load.h -- load a profile for check, report, compare and export (files
+ * or standard input, "-"), with a progress indicator on a terminal, and
+ * say what reading it lost.
  *
  * Whether a profile is usable or damaged is judged in the library
  * (emlat_report.h, "judge": the same criteria as `emlat check`), so
@@ -13,17 +14,29 @@
 #define EMLAT_CLI_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "emlat/emlat_report.h"
 #include "emlat/emlat_reader.h"
 
-/* Load PATHS[0..N) with FLAGS (emlat_profile_load).  When PROGRESS is
+/* Load PATHS[0..N) with FLAGS (emlat_profile_load).  An operand "-" is
+   standard input (cli_stdin), then the set is loaded from memory
+   (emlat_profile_load_buffers) with the same result.  When PROGRESS is
    nonzero and loading takes longer than 0.3 s, a one-line indicator on
    stderr shows the elapsed time and the bytes being read, and is erased
    when loading ends.  Returns 0 or a negative errno (see
    emlat_profile_load). */
 int report_load (const char *const *paths, size_t n, unsigned flags, int progress,
                  struct emlat_profile **out);
+
+/* PATH is the operand "-": standard input. */
+int cli_is_stdin (const char *path);
+
+/* The bytes of standard input, read to its end by the first call (within
+   the reader's default max_file_bytes) and kept until exit, so that every
+   "-" of one command reads the same stream once.  Returns 0, or a negative
+   errno (-EFBIG past the limit). */
+int cli_stdin (const uint8_t **buf, size_t *len);
 
 /* Print every file error and damage of P to stderr; returns how many
    messages were printed. */

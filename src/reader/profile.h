@@ -8,10 +8,11 @@
  * a uint64_t arena (times, then values, then counters, then non-default
  * qualities four bits each), addressed by priv_slot and counted by the
  * popcount of the masks; span aggregates in one array addressed by
- * priv_agg_off/priv_agg_n.  Files stay in memory (buffers) for the whole
- * life of the profile: key/value and string pointers point into them, and
- * emlat_profile_ix_spans re-scans them.  Everything allocated is charged to
- * the budget (limits.max_alloc_bytes).
+ * priv_agg_off/priv_agg_n.  Files stay in memory (buffers the reader read,
+ * or that the caller handed over, see profile_source.h) for the whole life
+ * of the profile: key/value and string pointers point into them, and
+ * emlat_profile_ix_spans re-scans them.  Everything allocated, and every
+ * input buffer kept, is charged to the budget (limits.max_alloc_bytes).
  */
 #ifndef EMLAT_PROFILE_H
 #define EMLAT_PROFILE_H
@@ -22,13 +23,18 @@
 #include "reader/spanjoin.h"
 #include "reader/u64map.h"
 
+/* One file of the set.  BUF is released through RELEASE (when not NULL)
+   exactly once: emlat_pfile_release, from emlat_profile_free. */
 struct emlat_pfile
 {
-  char *path;
-  uint8_t *buf;
+  char *path;             /* display name (a copy) */
+  const uint8_t *buf;
   size_t len;
+  void (*release) (void *ctx, const uint8_t *data, size_t len);
+  void *release_ctx;
   struct emlat_file_header header;
   int header_ok;
+  int in_session;         /* of the session loaded (F-81), set by ordering */
   int read_error;
 };
 
@@ -103,6 +109,9 @@ void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind,
 /* Report limit WHAT once and stop loading. */
 void emlat_profile_limit (struct emlat_profile *p, const char *what);
 
+/* Give file F's bytes back to whoever provided them (profile_set.c). */
+void emlat_pfile_release (struct emlat_pfile *f);
+
 /* Load-time helpers of profile_load.c used by the record handlers. */
 int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                              const struct emlat_record *r);
@@ -113,6 +122,9 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
 int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, uint64_t id,
                             uint64_t max_words, enum emlat_diag_kind kind,
                             const struct emlat_chunk_info *ci, const char *limit);
+/* The scan visitor that feeds records, chunks and diagnostics of the
+   current file (P->cur_file) into P. */
+void emlat_profile_visitor (struct emlat_profile *p, struct emlat_scan_visitor *v);
 /* After all files: open spans and interactions, sorting, compaction. */
 void emlat_profile_finish (struct emlat_profile *p);
 

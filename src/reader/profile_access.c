@@ -227,7 +227,7 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   for (size_t i = 0; p->files && i < p->n_files; i++)
     {
       free (p->files[i].path);
-      free (p->files[i].buf);
+      emlat_pfile_release (&p->files[i]);
     }
   free (p->files);
   free (p->summaries);

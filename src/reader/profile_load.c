@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * profile_load.c -- emlat_profile_load: a rotated set of files into one
- * struct emlat_profile.
+ * profile_load.c -- the records of a load: the scan visitor that turns
+ * each decoded record of the session's files into the profile (sessions,
+ * strings, interactions, span aggregates and spans, inputs, losses) and
+ * the diagnostics and limit reports of a load.
  *
- * Steps: read every file (bounded), group by session UUID and order by
- * rotation sequence (F-81), scan each file of the session in order with a
- * visitor that materializes records (this file), then finish (sort, join,
- * compact: profile_finish.c).
+ * The set around it (taking the files, ordering them by rotation, F-81)
+ * is profile_set.c; the public entry points are profile_input.c; what can
+ * only be decided after the last file is profile_finish.c.
  *
  * Invariants: interactions are created once per cause id and never moved
  * out of the array before finishing; every growth goes through the budget
@@ -458,204 +459,10 @@ static void v_diag (void *ctx, const struct emlat_diag *d)
   emlat_profile_diag_push (p, &copy);
 }
 
-/* ------------------------------------------------------------------ */
-/* The set                                                             */
-
-struct order
+void emlat_profile_visitor (struct emlat_profile *p, struct emlat_scan_visitor *v)
 {
-  size_t input;   /* index in PATHS */
-  int group;      /* 0 this session, 1 ignored */
-  uint64_t rotation;
-};
-
-static int cmp_order (const void *a, const void *b)
-{
-  const struct order *x = a, *y = b;
-  if (x->group != y->group)
-    return x->group - y->group;
-  if (x->group == 0 && x->rotation != y->rotation)
-    return x->rotation < y->rotation ? -1 : 1;
-  return x->input < y->input ? -1 : x->input > y->input;
-}
-
-/* Read the files into P->files (in input order); return 0 or -ENOMEM. */
-static int read_files (struct emlat_profile *p, const char *const *paths, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    {
-      struct emlat_pfile *f = &p->files[i];
-      f->path = strdup (paths[i] ? paths[i] : "");
-      if (!f->path)
-        return -ENOMEM;
-      if (!paths[i] || p->stop_all)
-        {
-          f->read_error = paths[i] ? ECANCELED : EINVAL;
-          continue;
-        }
-      int rc = emlat_read_file (paths[i], &p->lim, &f->buf, &f->len);
-      if (rc == -EFBIG)
-        {
-          p->cur_file = (uint32_t)i;
-          f->read_error = EFBIG;
-          emlat_profile_limit (p, "max_file_bytes");
-          continue;
-        }
-      if (rc)
-        {
-          f->read_error = -rc;
-          continue;
-        }
-      if (emlat_budget_take (&p->budget, f->len))
-        {
-          free (f->buf);
-          f->buf = NULL;
-          f->len = 0;
-          f->read_error = EFBIG;
-          p->cur_file = (uint32_t)i;
-          emlat_profile_limit (p, "max_alloc_bytes (file buffers)");
-          continue;
-        }
-      f->header_ok = emlat_parse_file_header (f->buf, f->len, &f->header) == EMLAT_STOP_CLEAN;
-    }
-  return 0;
-}
-
-EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
-                                  const struct emlat_limits *lim, unsigned flags,
-                                  struct emlat_profile **out)
-{
-  if (!out || !paths || n == 0)
-    return -EINVAL;
-  *out = NULL;
-  struct emlat_profile *p = calloc (1, sizeof *p);
-  if (!p)
-    return -ENOMEM;
-  emlat_limits_resolve (lim, &p->lim);
-  p->flags = flags;
-  p->budget.limit = p->lim.max_alloc_bytes;
-  p->join.budget = &p->budget;
-  p->join.max_open = p->lim.max_open_spans < UINT32_MAX ? p->lim.max_open_spans : UINT32_MAX;
-  if (n > p->lim.max_files)
-    {
-      emlat_profile_limit (p, "max_files");
-      n = (size_t)p->lim.max_files;
-    }
-  p->n_files = n;
-  p->files = calloc (n, sizeof *p->files);
-  p->summaries = calloc (n, sizeof *p->summaries);
-  struct order *ord = calloc (n, sizeof *ord);
-  if (!p->files || !p->summaries || !ord || read_files (p, paths, n))
-    {
-      free (ord);
-      emlat_profile_free (p);
-      return -ENOMEM;
-    }
-
-  /* F-81: the session is that of the first file with a valid header. */
-  size_t first = n;
-  for (size_t i = 0; i < n && first == n; i++)
-    if (p->files[i].header_ok)
-      first = i;
-  for (size_t i = 0; i < n; i++)
-    {
-      ord[i].input = i;
-      ord[i].rotation = p->files[i].header.rotation;
-      ord[i].group = !(p->files[i].header_ok
-                       && memcmp (p->files[i].header.uuid, p->files[first].header.uuid, 16) == 0);
-    }
-  qsort (ord, n, sizeof *ord, cmp_order);
-
-  /* Reorder files into rotation order. */
-  struct emlat_pfile *sorted = calloc (n, sizeof *sorted);
-  if (!sorted)
-    {
-      free (ord);
-      emlat_profile_free (p);
-      return -ENOMEM;
-    }
-  for (size_t i = 0; i < n; i++)
-    sorted[i] = p->files[ord[i].input];
-  free (p->files);
-  p->files = sorted;
-
-  uint64_t expect_rotation = 0, last_seq = 0;
-  int prev_read = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      struct emlat_pfile *f = &p->files[i];
-      struct emlat_file_summary *sum = &p->summaries[i];
-      sum->path = f->path;
-      sum->read_error = f->read_error;
-      p->cur_file = (uint32_t)i;
-      int in_session = ord[i].group == 0;
-      if (in_session)
-        {
-          if (f->header.rotation < expect_rotation) /* F-81: repeated */
-            {
-              sum->ignored = 1;
-              emlat_profile_diag (p, EMLAT_DIAG_ROTATION_DUPLICATE, (uint32_t)i, 0,
-                                  f->header.rotation, 0, "");
-            }
-          else
-            {
-              if (f->header.rotation > expect_rotation) /* F-81: missing */
-                {
-                  emlat_profile_diag (p, EMLAT_DIAG_ROTATION_MISSING, (uint32_t)i, 0,
-                                      expect_rotation, f->header.rotation - 1, "");
-                  prev_read = 0;
-                }
-              expect_rotation = f->header.rotation + 1;
-              if (!p->have_header)
-                {
-                  p->have_header = 1;
-                  p->header = f->header;
-                }
-              else if (f->header.realtime_start != p->header.realtime_start
-                       || f->header.monotonic_start != p->header.monotonic_start) /* F-13 */
-                emlat_profile_diag (p, EMLAT_DIAG_START_MISMATCH, (uint32_t)i, 0,
-                                    f->header.realtime_start, f->header.monotonic_start, "");
-            }
-        }
-      else if (f->header_ok)
-        {
-          sum->ignored = 1;
-          emlat_profile_diag (p, EMLAT_DIAG_MIXED_SESSION, (uint32_t)i, 0, 0, 0, "");
-        }
-      if (f->read_error)
-        continue;
-      struct emlat_scan_params sp;
-      memset (&sp, 0, sizeof sp);
-      sp.limits = &p->lim;
-      sp.file_index = (uint32_t)i;
-      int use = in_session && !sum->ignored && !p->stop_all;
-      if (use)
-        {
-          sp.visitor.ctx = p;
-          sp.visitor.on_chunk = v_chunk;
-          sp.visitor.on_record = v_record;
-          sp.visitor.on_diag = v_diag;
-          /* F-23 across files: continue from the previous file's last chunk. */
-          if (prev_read && last_seq)
-            sp.expect_sequence = last_seq + 1;
-        }
-      else if (!f->header_ok)
-        {
-          /* Unreadable header: report its damage like any other file's. */
-          sp.visitor.ctx = p;
-          sp.visitor.on_diag = v_diag;
-        }
-      emlat_scan (f->buf, f->len, &sp, &sum->scan);
-      if (!use)
-        continue;
-      p->totals.files_read++;
-      if (sum->scan.stop == EMLAT_STOP_LIMIT)
-        emlat_profile_limit (p, "scanner limit (max_chunk_payload, max_strings)");
-      if (sum->scan.chunks)
-        last_seq = sum->scan.last_sequence;
-      prev_read = 1;
-    }
-  free (ord);
-  emlat_profile_finish (p);
-  *out = p;
-  return 0;
+  v->ctx = p;
+  v->on_chunk = v_chunk;
+  v->on_record = v_record;
+  v->on_diag = v_diag;
 }

@@ -4,10 +4,11 @@
  * object per line (format in report_export.h and docs/REPORT.md).
  *
  * The files are those the profile loaded, in rotation order, skipping the
- * ones it ignored; each is scanned again with emlat_scan, which delivers
- * only records of chunks that decoded cleanly (F-27), so every line is a
- * record the reader accepted.  The record's keys are those of
- * `emlat dump --json` (render/record_json.c, docs/JSON.md "Records");
+ * ones it ignored; each is scanned again from the bytes the profile holds
+ * (emlat_profile_file_data, so standard input works too) with emlat_scan,
+ * which delivers only records of chunks that decoded cleanly (F-27), so
+ * every line is a record the reader accepted.  The record's keys are those
+ * of `emlat dump --json` (render/record_json.c, docs/JSON.md "Records");
  * interaction_complete lines add "population" and "metrics".
  */
 #include <errno.h>
@@ -71,11 +72,10 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
     {
       if (fs[i].ignored || fs[i].read_error || !fs[i].scan.header_ok)
         continue;
-      uint8_t *buf;
       size_t len;
-      int rc = emlat_read_file (fs[i].path, NULL, &buf, &len);
-      if (rc != 0)
-        return rc;
+      const uint8_t *buf = emlat_profile_file_data (p, i, &len);
+      if (!buf)
+        continue;
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
       memset (&sp, 0, sizeof sp);
@@ -84,7 +84,6 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
       sp.visitor.on_record = on_record;
       x.file = fs[i].path;
       emlat_scan (buf, len, &sp, &res);
-      free (buf);
       if (x.j.error)
         return -EIO;
     }

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * readfile.h -- reading one input into memory under an exact byte bound:
+ * a regular file, a pipe or standard input.  The bound is what a load may
+ * still allocate for this input (max_file_bytes, or less when the
+ * allocation budget has less left), so that no more than MAX bytes are
+ * ever allocated for an input, however long it is.
+ */
+#ifndef EMLAT_READER_READFILE_H
+#define EMLAT_READER_READFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read FD from its current position to its end.  Returns 0 with *BUF (free
+   with free(); never NULL) and *LEN, -EFBIG when the input holds more than
+   MAX bytes (at most MAX bytes were allocated), -EISDIR for a directory,
+   or another negative errno.  FD is left open. */
+int emlat_read_fd_max (int fd, uint64_t max, uint8_t **buf, size_t *len);
+
+/* Open PATH and read it as emlat_read_fd_max does. */
+int emlat_read_path_max (const char *path, uint64_t max, uint8_t **buf, size_t *len);
+
+#endif /* EMLAT_READER_READFILE_H */
