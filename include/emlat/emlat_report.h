@@ -313,6 +313,17 @@ EMLAT_API void emlat_report_model_free (struct emlat_report_model *m);
    of; -1 when it has none. */
 EMLAT_API int emlat_report_group_primary (const struct emlat_report_group *g);
 
+/* The boundaries whose absence the report lists: the time fields
+   (0 .. EMLAT_T_FIELD_COUNT - 1), then the main-thread CPU reading at
+   dispatch and at completion. */
+#define EMLAT_REPORT_BOUNDARIES (EMLAT_T_FIELD_COUNT + 2)
+/* The name of boundary B ("t_command_end", "thread_cpu_begin", ...). */
+EMLAT_API const char *emlat_report_boundary_name (unsigned b);
+/* How many interactions of each population lack boundary B, into MISS;
+   returns their total. */
+EMLAT_API uint64_t emlat_report_boundary_missing (const struct emlat_report_model *m, unsigned b,
+                                                  uint64_t miss[EMLAT_POP_COUNT]);
+
 /* ------------------------------------------------------------------ */
 /* overhead                                                           */
 /*

@@ -114,3 +114,25 @@ emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_mod
     emlat_report_model_free (m);
   return rc;
 }
+
+EMLAT_API const char *emlat_report_boundary_name (unsigned b)
+{
+  return b < EMLAT_T_FIELD_COUNT ? emlat_time_field_name (b)
+         : b == EMLAT_T_FIELD_COUNT ? "thread_cpu_begin"
+                                    : "thread_cpu_end";
+}
+
+EMLAT_API uint64_t emlat_report_boundary_missing (const struct emlat_report_model *m, unsigned b,
+                                                  uint64_t miss[EMLAT_POP_COUNT])
+{
+  uint64_t total = 0;
+  for (int q = 0; q < EMLAT_POP_COUNT; q++)
+    {
+      uint64_t have = b < EMLAT_T_FIELD_COUNT ? m->present_t[q][b]
+                      : b == EMLAT_T_FIELD_COUNT ? m->present_cpu_begin[q]
+                                                 : m->present_cpu_end[q];
+      miss[q] = m->n_pop[q] - have;
+      total += miss[q];
+    }
+  return total;
+}

@@ -303,21 +303,12 @@ unavailable (const struct report_ctx *c, FILE *f)
               "<th>superseded</th></tr>\n<tr><td class=\"l\">(interactions)</td><td>%" PRIu64
               "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
            m->n_pop[0], m->n_pop[1], m->n_pop[2]);
-  for (unsigned fld = 0; fld < EMLAT_T_FIELD_COUNT + 2; fld++)
+  for (unsigned fld = 0; fld < EMLAT_REPORT_BOUNDARIES; fld++)
     {
-      uint64_t miss[EMLAT_POP_COUNT], total = 0;
-      for (int q = 0; q < EMLAT_POP_COUNT; q++)
-        {
-          uint64_t have = fld < EMLAT_T_FIELD_COUNT ? m->present_t[q][fld]
-                          : fld == EMLAT_T_FIELD_COUNT ? m->present_cpu_begin[q]
-                                                       : m->present_cpu_end[q];
-          miss[q] = m->n_pop[q] - have;
-          total += miss[q];
-        }
-      if (!total)
+      uint64_t miss[EMLAT_POP_COUNT];
+      if (!emlat_report_boundary_missing (m, fld, miss))
         continue;
-      const char *name = fld < EMLAT_T_FIELD_COUNT ? emlat_time_field_name (fld)
-                         : fld == EMLAT_T_FIELD_COUNT ? "thread_cpu_begin" : "thread_cpu_end";
+      const char *name = emlat_report_boundary_name (fld);
       fprintf (f, "<tr data-field=\"%s\"><td class=\"l\">%s</td><td>%" PRIu64 "</td><td>%" PRIu64
                   "</td><td>%" PRIu64 "</td></tr>\n",
                name, name, miss[0], miss[1], miss[2]);

@@ -313,20 +313,11 @@ unavailable (const struct report_ctx *c, FILE *f)
   char never[1024];
   size_t nl = 0;
   never[0] = 0;
-  for (unsigned fld = 0; fld < EMLAT_T_FIELD_COUNT + 2; fld++)
+  for (unsigned fld = 0; fld < EMLAT_REPORT_BOUNDARIES; fld++)
     {
-      uint64_t miss[EMLAT_POP_COUNT], total = 0;
-      const char *name;
-      for (int q = 0; q < EMLAT_POP_COUNT; q++)
-        {
-          uint64_t have = fld < EMLAT_T_FIELD_COUNT ? m->present_t[q][fld]
-                          : fld == EMLAT_T_FIELD_COUNT ? m->present_cpu_begin[q]
-                                                       : m->present_cpu_end[q];
-          miss[q] = m->n_pop[q] - have;
-          total += miss[q];
-        }
-      name = fld < EMLAT_T_FIELD_COUNT ? emlat_time_field_name (fld)
-             : fld == EMLAT_T_FIELD_COUNT ? "thread_cpu_begin" : "thread_cpu_end";
+      uint64_t miss[EMLAT_POP_COUNT];
+      uint64_t total = emlat_report_boundary_missing (m, fld, miss);
+      const char *name = emlat_report_boundary_name (fld);
       if (total == 0)
         continue;
       if (total == m->n_ix)
