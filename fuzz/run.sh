@@ -55,7 +55,7 @@ mkdir -p "$out/obj" "$out/artifacts"
 flags="-std=c17 -D_GNU_SOURCE -I$top/include -I$top/src -g -O1 -fno-omit-frame-pointer \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
   -Wall -Wextra -Werror -Wno-unused-command-line-argument"
-dirs="common format reader analysis render replay"
+dirs="common format record reader analysis render replay"
 headers_newer () {
   for d in $dirs; do
     [ -n "$(find "$top/include" "$top/src/$d" -name '*.h' -newer "$1" 2>/dev/null)" ] && return 0

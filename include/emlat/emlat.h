@@ -3,8 +3,19 @@
  * emlat.h -- the producer API of libemlat, the interaction-latency recorder.
  *
  * A process has at most one recording session.  emlat_start() opens the
- * .emlat file and starts the writer thread; every other call records into
- * the calling thread's single-producer ring and returns.
+ * .emlat file, creates its ring file beside it (PROFILE-ring) and starts the
+ * writer thread; every other call records into the calling thread's
+ * single-producer ring and returns.
+ *
+ * Durability: the rings live in the ring file, a shared mapping, so a
+ * record is in the kernel's page cache the moment the call that made it
+ * returns.  A process that dies (SIGKILL, a crash, abort, SIGHUP) loses
+ * nothing it recorded: the next reader of the profile (emlat_profile_load,
+ * every `emlat` verb) finds the ring file and writes what the profile
+ * lacks (emlat_recover in emlat_reader.h).  The writer thread therefore
+ * sleeps until it is needed: when a ring fills past half, a thread exits,
+ * or emlat_flush / emlat_rotate / emlat_stop ask; an idle recorder costs
+ * no CPU at all.
  *
  * Cost contract of every recording call (emlat_ix_*, emlat_span_*,
  * emlat_input_batch, emlat_now): no allocation, no lock, no system call, no
@@ -12,9 +23,11 @@
  * stores into the calling thread's ring and publishes the new ring head with
  * one release store.  The only exceptions are named in the function's
  * comment: the *_cpu variants read CLOCK_THREAD_CPUTIME_ID (a real system
- * call, about 1.3 us: use them at coarse boundaries only), and a thread's
- * very first record claims a preallocated ring with a compare-and-swap and
- * registers a thread-exit handler (pthread_setspecific).
+ * call, about 1.3 us: use them at coarse boundaries only), a thread's very
+ * first record claims a preallocated ring with a compare-and-swap and
+ * registers a thread-exit handler (pthread_setspecific), and the record
+ * that takes a ring past half full wakes the writer (one futex wake per
+ * fill, counted in STATS as stats.highwater_wakes).
  *
  * When no session is active every recording call is a load, a compare and a
  * return; calls that return an identifier return 0, which the other calls
@@ -57,6 +70,14 @@ EMLAT_API const char *emlat_version (void);
 /* Flags for emlat_options.flags. */
 #define EMLAT_OPT_OVERWRITE 0x1u /* replace an existing regular file (still
                                     never follows a symlink) */
+#define EMLAT_OPT_DEFER_FINISH 0x2u /* emlat_stop does not drain: the records
+                                       not yet in the profile stay in the ring
+                                       file, which the next reader writes into
+                                       the profile (costs the recording
+                                       process nothing at exit) */
+#define EMLAT_OPT_MEMORY_RINGS 0x4u /* rings in anonymous memory, no ring
+                                       file: what a crash loses is what the
+                                       writer had not drained yet */
 
 /* One SESSION metadata entry supplied by the recording layer.  Keys must
    match [a-z0-9_.]{1,64}; string values are at most 1024 bytes.  Entries
@@ -89,7 +110,11 @@ struct emlat_options
   uint32_t max_threads;       /* rings preallocated; default 64 */
   uint32_t chunk_bytes;       /* max payload per chunk; default 65536 */
   uint64_t rotate_bytes;      /* start a new file past this; 0 = never */
-  uint32_t drain_interval_us; /* writer wake-up period; default 5000 */
+  uint32_t drain_interval_us; /* a writer pass at most this long after the
+                                 last one while records wait (the writer
+                                 then wakes once per period even when
+                                 idle); default 0: none, the ring file
+                                 keeps them */
   uint32_t stats_interval_ms; /* STATS chunk period; default 1000 */
   /* Session metadata written into the SESSION chunk. */
   const struct emlat_meta *meta;
@@ -103,10 +128,12 @@ struct emlat_options
 EMLAT_API int emlat_start (const struct emlat_options *opt);
 
 /* Stop the session: drain every ring, write the final STATS chunk, close the
-   file and join the writer.  Returns 0, -ENOENT when no session is active, or
-   the first write error of the session as a negative errno (the file is
-   still closed).  Spans and interactions still open are left as begin
-   records, which the reader reports as incomplete. */
+   file, remove the ring file and join the writer (with
+   EMLAT_OPT_DEFER_FINISH: close both files and leave the draining to the
+   next reader).  Returns 0, -ENOENT when no session is active, or the first
+   write error of the session as a negative errno (the file is still
+   closed).  Spans and interactions still open are left as begin records,
+   which the reader reports as incomplete. */
 EMLAT_API int emlat_stop (void);
 
 /* Finish the current file and continue in the next rotated file of the same

@@ -402,12 +402,41 @@ EMLAT_API enum emlat_stop emlat_parse_file_header (const uint8_t *buf, size_t le
                                                    struct emlat_file_header *h);
 
 /* ------------------------------------------------------------------ */
+/* Recovery of a ring file (FORMAT.md section 15)                      */
+
+/* A recording process keeps its rings in a ring file (in /dev/shm, or
+   beside the profile) until its writer has drained them.  A process that
+   died, or stopped with EMLAT_OPT_DEFER_FINISH, leaves it behind, holding
+   every record the profile lacks.  emlat_recover writes them into the
+   profile, exactly as the writer would have at emlat_stop, and removes
+   the ring file.  emlat_profile_load does it first unless
+   EMLAT_LOAD_NO_RECOVER is given. */
+struct emlat_recovery
+{
+  int found;            /* the profile had a ring file */
+  int process_stopped;  /* its process had called emlat_stop */
+  int broken;           /* it could not be used (its writer gave it up, or it
+                           was left before the first checkpoint): removed,
+                           the profile keeps what it had */
+  uint64_t records;     /* ring records written into the profile */
+};
+
+/* Recover the ring file of the session whose file PROFILE is (any file of
+   a rotated set).  Returns 0 (also when there was none: R->found is 0),
+   -EBUSY when a process still records into it, -EPROTO when another build
+   of libemlat wrote it (it is left as it is), or a negative errno. */
+EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
+
+/* ------------------------------------------------------------------ */
 /* Level 2: the profile                                                */
 
 struct emlat_profile; /* opaque */
 
 /* Flags of emlat_profile_load. */
 #define EMLAT_LOAD_SPANS 0x1u   /* also materialize every span */
+#define EMLAT_LOAD_NO_RECOVER 0x2u /* emlat_profile_load: read the files as
+                                      they are, even when a ring file holds
+                                      more (emlat_recover) */
 
 /* Per-file summary of a loaded set, in rotation order. */
 struct emlat_file_summary

@@ -63,6 +63,14 @@ EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
 {
   if (!paths)
     return -EINVAL;
+  /* A ring file left by the recording process holds what the files lack:
+     write it into them first (recover.c).  A session still recording
+     (-EBUSY), or a ring file recovery cannot use, leaves the files as they
+     are; the first file of a set finds the ring file, the others none. */
+  if (!(flags & EMLAT_LOAD_NO_RECOVER))
+    for (size_t i = 0; i < n; i++)
+      if (paths[i])
+        emlat_recover (paths[i], 0);
   struct emlat_source src = { (void *)paths, n, path_fetch, path_skip };
   return emlat_profile_load_source (&src, lim, flags, out);
 }

@@ -156,3 +156,36 @@ emlat_out_close (struct emlat_out *o)
     close (o->fd);
   o->fd = -1;
 }
+
+int
+emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size)
+{
+  memset (o, 0, sizeof *o);
+  o->fd = -1;
+  if (strlen (path) >= sizeof o->path)
+    return -ENAMETOOLONG;
+  int fd = open (path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return -errno;
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return -EINVAL;
+    }
+  if ((uint64_t)st.st_size < size)
+    size = (uint64_t)st.st_size; /* shorter than the writer left it */
+  if (((uint64_t)st.st_size > size && ftruncate (fd, (off_t)size) != 0)
+      || lseek (fd, (off_t)size, SEEK_SET) < 0)
+    {
+      int e = errno;
+      close (fd);
+      return -e;
+    }
+  o->fd = fd;
+  o->dev = st.st_dev;
+  o->ino = st.st_ino;
+  o->size = size;
+  snprintf (o->path, sizeof o->path, "%s", path);
+  return 0;
+}

@@ -40,5 +40,9 @@ int emlat_out_open_in_dir (struct emlat_out *o, const char *dir);
    Returns 0 or a negative errno. */
 int emlat_out_append (struct emlat_out *o, const struct iovec *iov, int iovcnt);
 void emlat_out_close (struct emlat_out *o);
+/* Open the existing regular file PATH to append after its first SIZE bytes
+   (what follows is cut off: an unfinished pass of a dead writer).
+   Returns 0 or a negative errno. */
+int emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size);
 
 #endif /* EMLAT_FILEOUT_H */

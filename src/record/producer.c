@@ -84,7 +84,8 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
-  if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 - r->cached_tail > r->nslots))
+  /* Past the limit (high water or full): the slow path sees to it. */
+  if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 > r->limit))
     return span_begin_slow (kind, cause, 0);
   r->next_span_id = id + 1;
   struct emlat_slot *s = &r->slots[h & r->mask];
@@ -138,7 +139,7 @@ emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
       return;
     }
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
-  if (EMLAT_UNLIKELY (h + 1 - r->cached_tail > r->nslots))
+  if (EMLAT_UNLIKELY (h + 1 > r->limit))
     {
       span_end_slow (span, status, detail);
       return;

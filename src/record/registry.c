@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * registry.c -- the pool of per-thread rings: allocation at session start,
- * claim on a thread's first record, release at thread exit (DESIGN.md
- * section 14: no registry lock, a claim is a compare-and-swap).
+ * registry.c -- the pool of per-thread rings: allocation at session start
+ * (in the ring file, ringfile.h), claim on a thread's first record, release
+ * at thread exit (DESIGN.md section 14: no registry lock, a claim is a
+ * compare-and-swap); the out-of-line part of a producer's room check, and
+ * the writer's doorbell.
  *
  * Ring states (ring.h) and who moves them:
  *   FREE -> CLAIMING   claiming producer, CAS (acq_rel)
@@ -11,8 +13,9 @@
  *                      which ACQUIRE-loads state, sees an initialised ring
  *   OWNED -> RETIRING  the owner's thread-exit destructor, RELEASE store
  *                      after its last record was published
- *   RETIRING -> FREE   the writer, RELEASE store once the ring is drained
- *                      and its drops are reported (writer.c)
+ *   RETIRING -> FREE   the writer, RELEASE store once the ring is drained,
+ *                      its drops are reported and the checkpoint that says
+ *                      so is written (writer.c)
  * A thread whose session ended keeps a stale TLS pointer; the generation
  * check in emlat_my_ring() keeps it from using it.
  */
@@ -22,20 +25,22 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/clock.h"
+#include "record/ringfile.h"
 
 _Atomic uint64_t emlat_g_active_gen;
 struct emlat_pool *_Atomic emlat_g_pool;
 _Atomic uint64_t emlat_g_next_cause;
 _Atomic uint64_t emlat_g_next_span_block;
 _Atomic uint64_t emlat_g_next_batch;
-_Atomic uint64_t emlat_g_next_thread;
-_Atomic uint64_t emlat_g_noring_records;
-_Atomic uint64_t emlat_g_noring_bytes;
-_Atomic uint64_t emlat_g_noring_first_t;
-_Atomic uint64_t emlat_g_noring_last_t;
+struct emlat_shared_counters *_Atomic emlat_g_shared;
+_Atomic uint32_t emlat_g_doorbell;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
   = { 0, EMLAT_GEN_NONE };
@@ -61,8 +66,11 @@ ring_thread_exit (void *p)
   /* Release: every record this thread published happens-before the writer
      sees RETIRING.  A CAS, because a ring of an old pool may have been
      reset in between; then the store is simply not done. */
-  atomic_compare_exchange_strong_explicit (&r->state, &owned, EMLAT_RING_RETIRING,
-                                           memory_order_release, memory_order_relaxed);
+  if (atomic_compare_exchange_strong_explicit (&r->state, &owned, EMLAT_RING_RETIRING,
+                                               memory_order_release, memory_order_relaxed))
+    /* The writer drains and frees the ring now, not at its next pass, so
+       that threads that come and go find free rings. */
+    emlat_doorbell_ring ();
 }
 
 static void
@@ -78,30 +86,46 @@ emlat_registry_init_once (void)
 }
 
 struct emlat_pool *
-emlat_pool_create (uint32_t nrings, uint64_t nslots)
+emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
 {
   struct emlat_pool *p = calloc (1, sizeof *p);
   if (!p)
     return 0;
   p->nrings = nrings;
   p->nslots = nslots;
-  if (posix_memalign ((void **)&p->rings, 64, nrings * sizeof *p->rings) != 0)
-    {
-      free (p);
-      return 0;
-    }
-  memset (p->rings, 0, nrings * sizeof *p->rings);
   p->slab_bytes = (size_t)nrings * nslots * sizeof (struct emlat_slot);
-  /* Lazily backed: only the slots a thread actually uses become resident. */
-  void *m = mmap (0, p->slab_bytes, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED)
+  if (rf && rf->map)
     {
-      free (p->rings);
-      free (p);
-      return 0;
+      /* The ring file's blocks and slots (zero after ftruncate: FREE). */
+      p->file_backed = 1;
+      p->rings = emlat_rf_ring (rf, 0);
+      p->slab = emlat_rf_slots (rf, 0);
+      p->shared = &rf->h->shared;
     }
-  p->slab = m;
+  else
+    {
+      p->shared = calloc (1, sizeof *p->shared);
+      if (!p->shared
+          || posix_memalign ((void **)&p->rings, 64, nrings * sizeof *p->rings) != 0)
+        {
+          free (p->shared);
+          free (p);
+          return 0;
+        }
+      memset (p->rings, 0, nrings * sizeof *p->rings);
+      /* Lazily backed: only the slots a thread actually uses become
+         resident. */
+      void *m = mmap (0, p->slab_bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (m == MAP_FAILED)
+        {
+          free (p->rings);
+          free (p->shared);
+          free (p);
+          return 0;
+        }
+      p->slab = m;
+    }
   for (uint32_t i = 0; i < nrings; i++)
     {
       struct emlat_ring *r = &p->rings[i];
@@ -115,15 +139,32 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots)
   return p;
 }
 
-static void
-count_noring (unsigned n)
+void
+emlat_doorbell_ring (void)
 {
+  /* Release: whatever the ringer published before (ring slots, a request
+     flag) is visible to the writer that acquire-loads the new value. */
+  atomic_fetch_add_explicit (&emlat_g_doorbell, 1, memory_order_release);
+  syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
+
+void
+emlat_doorbell_wait (uint32_t seen, uint64_t timeout_ns)
+{
+  struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+  syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAIT_PRIVATE, seen, timeout_ns ? &ts : 0, 0, 0);
+}
+
+static void
+count_noring (struct emlat_shared_counters *c, unsigned n)
+{
+  /* Relaxed: counters; the writer reports them at its next pass. */
   uint64_t t = emlat_clock_now ();
-  uint64_t prev = atomic_fetch_add_explicit (&emlat_g_noring_records, 1, memory_order_relaxed);
+  uint64_t prev = atomic_fetch_add_explicit (&c->noring_records, 1, memory_order_relaxed);
   if (prev == 0)
-    atomic_store_explicit (&emlat_g_noring_first_t, t, memory_order_relaxed);
-  atomic_store_explicit (&emlat_g_noring_last_t, t, memory_order_relaxed);
-  atomic_fetch_add_explicit (&emlat_g_noring_bytes, (uint64_t)n * EMLAT_SLOT_BYTES,
+    atomic_store_explicit (&c->noring_first_t, t, memory_order_relaxed);
+  atomic_store_explicit (&c->noring_last_t, t, memory_order_relaxed);
+  atomic_fetch_add_explicit (&c->noring_bytes, (uint64_t)n * EMLAT_SLOT_BYTES,
                              memory_order_relaxed);
 }
 
@@ -151,6 +192,9 @@ emlat_ring_claim_slow (unsigned n)
       atomic_store_explicit (&r->head, 0, memory_order_relaxed);
       atomic_store_explicit (&r->tail, 0, memory_order_relaxed);
       r->cached_tail = 0;
+      r->limit = r->nslots / 2; /* the high-water mark of an empty ring */
+      r->hw_signalled = 0;
+      atomic_store_explicit (&r->hw_wakes, 0, memory_order_relaxed);
       r->next_span_id = 0;
       r->span_id_end = 0;
       atomic_store_explicit (&r->drop_records, 0, memory_order_relaxed);
@@ -158,7 +202,7 @@ emlat_ring_claim_slow (unsigned n)
       atomic_store_explicit (&r->drop_first_t, 0, memory_order_relaxed);
       atomic_store_explicit (&r->drop_last_t, 0, memory_order_relaxed);
       atomic_store_explicit (&r->drop_acked, 0, memory_order_relaxed);
-      r->thread_id = atomic_fetch_add_explicit (&emlat_g_next_thread, 1, memory_order_relaxed);
+      r->thread_id = atomic_fetch_add_explicit (&p->shared->next_thread, 1, memory_order_relaxed);
       /* Release: the initialisation above is visible to the writer's
          acquire load of state. */
       atomic_store_explicit (&r->state, EMLAT_RING_OWNED, memory_order_release);
@@ -175,7 +219,7 @@ emlat_ring_claim_slow (unsigned n)
       pthread_setspecific (exit_key, r);
       return r;
     }
-  count_noring (n);
+  count_noring (p->shared, n);
   return 0;
 }
 
@@ -189,8 +233,8 @@ emlat_span_id_refill (struct emlat_ring *r)
   return start;
 }
 
-void
-emlat_ring_drop (struct emlat_ring *r, unsigned n, uint64_t t)
+static void
+ring_drop (struct emlat_ring *r, unsigned n, uint64_t t)
 {
   /* Only this thread stores the drop_* fields; relaxed loads of its own
      values.  drop_acked is the writer's hint that everything so far was
@@ -208,4 +252,40 @@ emlat_ring_drop (struct emlat_ring *r, unsigned n, uint64_t t)
   /* Release: the writer that acquire-loads the new count sees the times
      and bytes stored above. */
   atomic_store_explicit (&r->drop_records, d + 1, memory_order_release);
+}
+
+int
+emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
+{
+  /* Acquire: the writer finished reading the slots below tail. */
+  uint64_t tail = atomic_load_explicit (&r->tail, memory_order_acquire);
+  r->cached_tail = tail;
+  uint64_t fill = h + n - tail;
+  if (fill > r->nslots)
+    {
+      ring_drop (r, n, t);
+      return 0;
+    }
+  uint64_t half = r->nslots / 2;
+  if (fill > half)
+    {
+      /* Past the high-water mark: wake the writer once for this fill, then
+         run to the end of the ring without looking at the tail again. */
+      if (!r->hw_signalled)
+        {
+          r->hw_signalled = 1;
+          /* Relaxed: a count the writer reads for STATS. */
+          atomic_store_explicit (&r->hw_wakes,
+                                 atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                                 memory_order_relaxed);
+          emlat_doorbell_ring ();
+        }
+      r->limit = tail + r->nslots;
+    }
+  else
+    {
+      r->hw_signalled = 0;
+      r->limit = tail + half;
+    }
+  return 1;
 }

@@ -5,7 +5,9 @@
  * Each recording thread owns one ring from a pool preallocated at session
  * start (registry.c); the writer thread (writer.c) is its only consumer.
  * A record is 1 or 2 slots of 32 bytes (ringrec.h).  Indices are free-running
- * 64-bit counters; slot i lives at slots[i & mask].
+ * 64-bit counters; slot i lives at slots[i & mask].  The rings live in the
+ * session's ring file (ringfile.h), a shared mapping: a published record is
+ * in the page cache and survives the process.
  *
  * SYNCHRONIZATION TABLE
  *
@@ -22,7 +24,10 @@
  *                                                           (only when its cached
  *                                                           copy says full) before
  *                                                           overwriting those slots.
- *   cached_tail      producer only       producer           plain
+ *   cached_tail,     producer only       producer           plain
+ *   limit,
+ *   hw_signalled
+ *   hw_wakes         producer            writer             relaxed: a count
  *   drop_*           producer            writer             drop_records is stored
  *                                                           with RELEASE after the
  *                                                           other drop_* fields; the
@@ -34,8 +39,11 @@
  *   span ids         producer only       producer           plain
  *
  * The producer fast path is ring_reserve + stores + ring_publish: no lock,
- * no allocation, no system call.  A full ring takes ring_drop (out of line,
- * still no lock/allocation/syscall).
+ * no allocation, no system call; it compares head with `limit` only.  Past
+ * the limit, emlat_ring_room (out of line) re-reads the tail and either
+ * finds room, wakes the writer once when the fill passes half the ring (one
+ * futex wake: the named exception of the cost contract), or counts a drop
+ * of a full ring (no lock, allocation or system call).
  */
 #ifndef EMLAT_RING_H
 #define EMLAT_RING_H
@@ -64,19 +72,37 @@ enum emlat_ring_state {
                               the writer skips it until OWNED */
 };
 
+/* Counters shared by every producer of a session, living in the ring file
+   (ringfile.h) so that a recovering reader sees them too.  Atomics: each
+   use states its order. */
+struct emlat_shared_counters
+{
+  /* Records of threads that found no free ring (LOSS no_ring). */
+  _Atomic uint64_t noring_records, noring_bytes, noring_first_t, noring_last_t;
+  /* The next thread id a claim hands out (F-5: from 1). */
+  _Atomic uint64_t next_thread;
+};
+
 struct emlat_ring
 {
-  /* Producer cache line. */
+  /* Producer hot line: what every record reads or writes. */
   _Alignas (64) _Atomic uint64_t head;
+  uint64_t limit;        /* head may grow to this without a look at tail:
+                            the high-water mark, or the end of the ring
+                            once the writer was woken (emlat_ring_room) */
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
-  _Atomic uint64_t drop_records;
+  uint64_t hw_signalled; /* the writer was woken for the current fill */
+  _Atomic uint64_t hw_wakes; /* doorbell rings at high water */
+
+  /* Producer cold line: drops. */
+  _Alignas (64) _Atomic uint64_t drop_records;
   _Atomic uint64_t drop_bytes;
   _Atomic uint64_t drop_first_t;
   _Atomic uint64_t drop_last_t;
 
-  /* Writer cache line. */
+  /* Writer line. */
   _Alignas (64) _Atomic uint64_t tail;
   _Atomic uint64_t drop_acked;
 
@@ -88,9 +114,12 @@ struct emlat_ring
   struct emlat_slot *slots;
 };
 
-/* Out of line: count a record of N slots that did not fit (registry.c). */
-__attribute__ ((visibility ("hidden"))) void emlat_ring_drop (struct emlat_ring *r, unsigned n,
-                                                           uint64_t t);
+/* Out of line (registry.c): the record of N slots at head H passed the
+   ring's limit.  Re-reads the tail; returns 1 when there is room (after
+   waking the writer once per fill past half the ring: the one system call
+   a producer may make), 0 after counting a drop of the full ring. */
+__attribute__ ((visibility ("hidden"))) int emlat_ring_room (struct emlat_ring *r, uint64_t h,
+                                                          unsigned n, uint64_t t);
 
 /* Room for N slots at the producer's head *H (loaded here), or NULL after
    counting a drop. */
@@ -100,16 +129,8 @@ emlat_ring_reserve (struct emlat_ring *r, unsigned n, uint64_t t, uint64_t *hp)
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   *hp = h;
-  if (EMLAT_UNLIKELY (h + n - r->cached_tail > r->nslots))
-    {
-      /* Acquire: the writer finished reading the slots below tail. */
-      r->cached_tail = atomic_load_explicit (&r->tail, memory_order_acquire);
-      if (h + n - r->cached_tail > r->nslots)
-        {
-          emlat_ring_drop (r, n, t);
-          return 0;
-        }
-    }
+  if (EMLAT_UNLIKELY (h + n > r->limit) && !emlat_ring_room (r, h, n, t))
+    return 0;
   struct emlat_slot *s = &r->slots[h & r->mask];
   if (!s)
     __builtin_unreachable (); /* slots is never NULL; lets callers drop the check */

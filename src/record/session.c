@@ -52,6 +52,10 @@ emlat_version (void)
 static void
 atfork_child (void)
 {
+  /* The child must not hold the ring file's lock: a reader recovers the
+     file once the recording process is gone, whatever its children do. */
+  if (emlat_g_session && emlat_g_session->ring.fd >= 0)
+    close (emlat_g_session->ring.fd);
   /* Relaxed: the child has a single thread while this handler runs. */
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_relaxed);
   emlat_g_session = 0;
@@ -89,7 +93,6 @@ session_free (struct emlat_session *s)
   free (s->inputs);
   free (s->losses);
   pthread_mutex_destroy (&s->lock);
-  pthread_cond_destroy (&s->wake);
   pthread_cond_destroy (&s->done);
   free (s);
 }
@@ -138,20 +141,17 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   if (!s)
     return 0;
   pthread_mutex_init (&s->lock, 0);
-  pthread_condattr_t ca;
-  pthread_condattr_init (&ca);
-  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
-  pthread_cond_init (&s->wake, &ca);
-  pthread_condattr_destroy (&ca);
   pthread_cond_init (&s->done, 0);
   s->out.fd = -1;
+  s->ring.fd = -1;
   s->ring_slots = slots;
   s->max_threads = threads;
   s->chunk_bytes = chunk;
   s->rotate_bytes = opt->rotate_bytes;
-  s->drain_us = opt->drain_interval_us ? opt->drain_interval_us : 5000;
+  s->drain_us = opt->drain_interval_us; /* 0: no period (writer.c) */
   s->stats_ms = opt->stats_interval_ms ? opt->stats_interval_ms : 1000;
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
+  s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
   s->gen = ++g_generation;
   s->realtime0 = emlat_realtime_ns ();
   s->mono0 = emlat_clock_now ();
@@ -162,10 +162,9 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
 /* SESSION metadata: the recorder's own keys (sysinfo.c), then the caller's
    valid entries (the others are counted in meta_rejected).  0 or -ENOMEM. */
 static int
-session_meta (struct emlat_session *s, const struct emlat_options *opt)
+session_meta (struct emlat_session *s, const struct emlat_options *opt, size_t *meta_cap)
 {
-  size_t meta_cap = 0;
-  if (emlat_sysinfo_meta (&s->meta, &s->nmeta, &meta_cap, s) != 0)
+  if (emlat_sysinfo_meta (&s->meta, &s->nmeta, meta_cap, s) != 0)
     return -ENOMEM;
   for (size_t i = 0; i < opt->n_meta; i++)
     {
@@ -177,7 +176,7 @@ session_meta (struct emlat_session *s, const struct emlat_options *opt)
           s->meta_rejected++;
           continue;
         }
-      if (emlat_meta_push (&s->meta, &s->nmeta, &meta_cap, m->key, (int)m->type, m->u, m->i,
+      if (emlat_meta_push (&s->meta, &s->nmeta, meta_cap, m->key, (int)m->type, m->u, m->i,
                            m->s ? m->s : "", m->s_len)
           != 0)
         return -ENOMEM;
@@ -185,27 +184,19 @@ session_meta (struct emlat_session *s, const struct emlat_options *opt)
   return 0;
 }
 
-/* The writer's per-ring state, the pending-loss list and the ring pool. */
+/* The profile's path in OPT's directory when no path was given: a new
+   name, reserved by creating the file (removed again: the first file is
+   written by emlat_writer_open_first). */
 static int
-session_buffers (struct emlat_session *s)
-{
-  s->ws = calloc (s->max_threads, sizeof *s->ws);
-  s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
-  s->losses_cap = EMLAT_LOSSES_MIN;
-  s->pool = emlat_pool_create (s->max_threads, s->ring_slots);
-  if (!s->ws || !s->losses || !s->pool)
-    return -ENOMEM;
-  return 0;
-}
-
-/* The first file: OPT's path, or a new name in OPT's directory; its header
-   and SESSION chunk are written here, so a bad path is reported by
-   emlat_start. */
-static int
-open_first_file (struct emlat_session *s, const struct emlat_options *opt)
+resolve_path (struct emlat_session *s, const struct emlat_options *opt)
 {
   if (opt->path)
-    return emlat_writer_open_first (s);
+    {
+      if (strlen (opt->path) >= sizeof s->base_path)
+        return -ENAMETOOLONG;
+      strcpy (s->base_path, opt->path);
+      return 0;
+    }
   int rc = emlat_out_open_in_dir (&s->out, opt->dir);
   if (rc != 0)
     return rc;
@@ -213,7 +204,47 @@ open_first_file (struct emlat_session *s, const struct emlat_options *opt)
   emlat_out_close (&s->out);
   unlink (s->base_path);
   s->overwrite = 0;
-  return emlat_writer_open_first (s);
+  return 0;
+}
+
+/* The writer's per-ring state, the pending-loss list, the ring file (unless
+   OPT asks for rings in memory, or it cannot be made) and the ring pool;
+   SESSION says where the rings are (profiler.rings). */
+static int
+session_buffers (struct emlat_session *s, const struct emlat_options *opt, size_t *meta_cap)
+{
+  s->ws = calloc (s->max_threads, sizeof *s->ws);
+  s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
+  s->losses_cap = EMLAT_LOSSES_MIN;
+  if (!s->ws || !s->losses)
+    return -ENOMEM;
+  int rc = -EOPNOTSUPP;
+  if (!(opt->flags & EMLAT_OPT_MEMORY_RINGS))
+    rc = emlat_rf_create (&s->ring, s->base_path, s->uuid, s->max_threads, s->ring_slots,
+                          s->mono0, s->realtime0, s->chunk_bytes, s->rotate_bytes);
+  if (rc == -EBUSY)
+    return rc; /* another process records into this profile's ring file */
+  if (rc != 0)
+    s->defer_finish = 0; /* nothing to leave the last records in */
+  s->pool = emlat_pool_create (s->max_threads, s->ring_slots, rc == 0 ? &s->ring : 0);
+  if (!s->pool)
+    return -ENOMEM;
+  const char *where = rc == 0 ? "file" : "memory";
+  return emlat_meta_push (&s->meta, &s->nmeta, meta_cap, "profiler.rings", EMLAT_META_STR, 0, 0,
+                          where, strlen (where))
+         ? -ENOMEM
+         : 0;
+}
+
+/* The first file: its header and SESSION chunk are written here, so a bad
+   path is reported by emlat_start; then the first checkpoint. */
+static int
+open_first_file (struct emlat_session *s)
+{
+  int rc = emlat_writer_open_first (s);
+  if (rc == 0)
+    emlat_writer_checkpoint_first (s);
+  return rc;
 }
 
 /* Reset the id counters, fill the status and start the writer thread; on
@@ -226,9 +257,8 @@ start_writer (struct emlat_session *s)
   atomic_store_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
-  atomic_store_explicit (&emlat_g_next_thread, 1, memory_order_relaxed);
-  atomic_store_explicit (&emlat_g_noring_records, 0, memory_order_relaxed);
-  atomic_store_explicit (&emlat_g_noring_bytes, 0, memory_order_relaxed);
+  atomic_store_explicit (&s->pool->shared->next_thread, 1, memory_order_relaxed);
+  atomic_store_explicit (&emlat_g_shared, s->pool->shared, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_pool, s->pool, memory_order_relaxed);
   s->st.active = 1;
   s->st.ring_slots = s->ring_slots;
@@ -237,12 +267,13 @@ start_writer (struct emlat_session *s)
   s->st.files = 1;
   snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   s->last_stats_t = emlat_clock_now ();
-  s->prev_snap_t = s->last_stats_t; /* the first pass can already see a rate */
+  s->last_pass_t = s->last_stats_t;
   int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
   if (e != 0)
     {
       emlat_out_close (&s->out);
       unlink (s->base_path);
+      emlat_rf_detach (&s->ring, 1);
       return -e;
     }
   s->writer_running = 1;
@@ -273,23 +304,20 @@ emlat_start (const struct emlat_options *opt)
       pthread_mutex_unlock (&g_control);
       return -ENOMEM;
     }
-  rc = session_meta (s, opt);
-  if (rc == 0 && opt->path)
-    {
-      if (strlen (opt->path) >= sizeof s->base_path)
-        rc = -ENAMETOOLONG;
-      else
-        strcpy (s->base_path, opt->path);
-    }
+  size_t meta_cap = 0;
+  rc = session_meta (s, opt, &meta_cap);
   if (rc == 0)
-    rc = session_buffers (s);
+    rc = resolve_path (s, opt);
   if (rc == 0)
-    rc = open_first_file (s, opt);
+    rc = session_buffers (s, opt, &meta_cap);
+  if (rc == 0)
+    rc = open_first_file (s);
   if (rc == 0)
     rc = start_writer (s);
   if (rc != 0)
     {
       /* The pool stays mapped (never used); everything else goes. */
+      emlat_rf_detach (&s->ring, 1);
       session_free (s);
       pthread_mutex_unlock (&g_control);
       return rc;
@@ -301,6 +329,30 @@ emlat_start (const struct emlat_options *opt)
   atomic_store_explicit (&emlat_g_active_gen, s->gen, memory_order_release);
   pthread_mutex_unlock (&g_control);
   return 0;
+}
+
+/* After the writer ended: a deferred finish leaves the ring file, marked
+   stopped, for the next reader (recover.c) with what STATS needs from this
+   process; otherwise the writer wrote everything and the file goes. */
+static void
+finish_ring_file (struct emlat_session *s)
+{
+  if (s->ring.fd < 0)
+    return;
+  if (s->defer_finish)
+    {
+      struct emlat_rf_header *h = s->ring.h;
+      /* Relaxed: read by another process after this one closed the file
+         (the lock's release orders them). */
+      atomic_store_explicit (&h->stop_writer_cpu_ns, s->writer_cpu_ns, memory_order_relaxed);
+      atomic_store_explicit (&h->stop_wakeups, s->wakeups, memory_order_relaxed);
+      atomic_store_explicit (&h->stop_highwater_wakes, s->highwater_wakes, memory_order_relaxed);
+      atomic_store_explicit (&h->state, EMLAT_RF_STOPPED, memory_order_relaxed);
+      emlat_out_close (&s->out);
+      emlat_rf_detach (&s->ring, 0);
+    }
+  else
+    emlat_rf_detach (&s->ring, 1);
 }
 
 int
@@ -319,9 +371,10 @@ emlat_stop (void)
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_release);
   pthread_mutex_lock (&s->lock);
   s->stop_req = 1;
-  pthread_cond_broadcast (&s->wake);
   pthread_mutex_unlock (&s->lock);
+  emlat_doorbell_ring ();
   pthread_join (s->writer, 0);
+  finish_ring_file (s);
   int rc = s->first_error ? -s->first_error : 0;
   g_last_status = s->st;
   g_last_status.active = 0;
@@ -339,7 +392,7 @@ wait_passes (struct emlat_session *s, uint64_t extra)
   uint64_t target = s->passes_started + 1 + extra;
   if (s->flush_target < target)
     s->flush_target = target;
-  pthread_cond_broadcast (&s->wake);
+  emlat_doorbell_ring ();
   while (s->passes_done < target && !s->stop_req)
     pthread_cond_wait (&s->done, &s->lock);
 }
@@ -450,7 +503,10 @@ emlat_string (const char *str, size_t len)
             }
         }
       char *copy = malloc (len ? len : 1);
-      if (copy && s->nstrings < s->strings_cap)
+      /* The ring file keeps the string too, for a reader recovering the
+         records that use it; a string it cannot keep is refused. */
+      if (copy && s->nstrings < s->strings_cap
+          && (s->ring.fd < 0 || emlat_rf_string_add (&s->ring, str, (uint32_t)len) == 0))
         {
           if (len)
             memcpy (copy, str, len);

@@ -20,6 +20,7 @@
 #include "format/encode.h"
 #include "record/fileout.h"
 #include "record/ixtable.h"
+#include "record/ringfile.h"
 #include "record/spans.h"
 #include "record/state.h"
 
@@ -52,13 +53,14 @@ struct emlat_ring_ws
   uint64_t thread;        /* owner whose state this is; 0 = none */
   struct emlat_span_state spans;
   uint64_t drops_reported, drop_bytes_reported;
+  uint64_t hw_seen;       /* the ring's hw_wakes already counted */
 };
 
 struct emlat_session
 {
   pthread_mutex_t lock;
-  pthread_cond_t wake; /* writer waits here */
-  pthread_cond_t done; /* flushers wait here */
+  pthread_cond_t done; /* flushers wait here; the writer waits on the
+                          doorbell (state.h) */
   pthread_t writer;
   int writer_running;
 
@@ -68,6 +70,8 @@ struct emlat_session
   uint32_t ring_slots, max_threads, chunk_bytes, drain_us, stats_ms;
   uint64_t rotate_bytes;
   int overwrite;
+  int defer_finish;         /* EMLAT_OPT_DEFER_FINISH */
+  struct emlat_ringfile ring; /* fd -1: rings in anonymous memory */
   char base_path[4096];
   uint8_t uuid[16];
   uint64_t realtime0, mono0;
@@ -99,12 +103,14 @@ struct emlat_session
   struct emlat_enc_input *inputs;
   size_t ninputs, inputs_cap;
   uint64_t pass;
-  uint64_t pass_fill;       /* most slots found in one ring this pass */
-  uint64_t pass_span_ns;    /* time since the previous pass's snapshot */
-  uint64_t prev_snap_t;
-  int pass_idle;            /* the last pass wrote nothing */
-  unsigned idle_passes;     /* consecutive idle passes, capped at 4 */
+  uint64_t last_pass_t;     /* when the last pass began */
   uint64_t last_stats_t;
+  uint64_t ckpt_seq;        /* checkpoints written to the ring file */
+  uint64_t wakeups;         /* the writer's returns from waiting */
+  uint64_t highwater_wakes; /* of them, doorbell rings at high water */
+  uint64_t checkpoints_failed; /* the ring file was given up (writer.c) */
+  int recovering;           /* recover.c runs the passes of a dead process */
+  int recovered_stopped;    /* ... which had called emlat_stop */
   /* Loss accounting not yet written as LOSS records (at least
      EMLAT_LOSSES_MIN entries from session start; writer.c). */
   struct emlat_pending_loss
@@ -130,7 +136,12 @@ void *emlat_writer_main (void *arg);
 /* Open the first file and write header + SESSION (writer.c, called by
    emlat_start before the thread starts).  Returns 0 or a negative errno. */
 int emlat_writer_open_first (struct emlat_session *s);
-/* Final pass, final STATS, close (called by the writer thread at stop). */
+/* Final pass, final STATS, close (called by the writer thread at stop,
+   and by recovery). */
 void emlat_writer_finish (struct emlat_session *s);
+/* Whether the pool is file-backed and this session's state can be
+   checkpointed; the first checkpoint (writer.c, called by emlat_start
+   after the first file was written). */
+int emlat_writer_checkpoint_first (struct emlat_session *s);
 
 #endif /* EMLAT_SESSION_H */

@@ -30,8 +30,10 @@ struct emlat_pool
   struct emlat_ring *rings; /* nrings, 64-byte aligned */
   uint32_t nrings;
   uint64_t nslots;
-  struct emlat_slot *slab; /* nrings * nslots slots, mmap'd */
+  struct emlat_slot *slab; /* nrings * nslots slots */
   size_t slab_bytes;
+  int file_backed;          /* rings and slab live in the ring file */
+  struct emlat_shared_counters *shared; /* in the ring file, or heap */
   struct emlat_pool *older; /* every pool stays reachable from the newest */
   /* One past the highest ring index ever claimed: the writer scans only
      rings below it.  Raised by claimers with a CAS loop (release), read by
@@ -55,11 +57,20 @@ extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_span_block;
 extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_batch;
 extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_thread;
 
-/* Drops of records by threads that found no free ring (LOSS no_ring). */
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_records;
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_bytes;
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_first_t;
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_noring_last_t;
+/* The active session's shared counters (no_ring drops, thread ids): the
+   pool's, published with the pool before the generation. */
+extern EMLAT_HIDDEN struct emlat_shared_counters *_Atomic emlat_g_shared;
+
+/* The writer's doorbell: producers ring it when a ring passes its
+   high-water mark, exiting threads when their ring retires, the setup
+   calls for flush, rotation and stop.  A counter the writer futex-waits on
+   (emlat_doorbell_wait); ringing adds one (release) and wakes it. */
+extern EMLAT_HIDDEN _Atomic uint32_t emlat_g_doorbell;
+EMLAT_HIDDEN void emlat_doorbell_ring (void);
+/* Wait until the doorbell differs from SEEN (a value loaded before the
+   caller checked for work), or TIMEOUT_NS passed (0: no timeout).  Returns
+   after a spurious wake too: the caller re-checks. */
+EMLAT_HIDDEN void emlat_doorbell_wait (uint32_t seen, uint64_t timeout_ns);
 
 #define EMLAT_SPAN_ID_BLOCK 4096
 
@@ -84,8 +95,11 @@ EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
 /* Refill the calling thread's span-id block; returns the next id. */
 EMLAT_HIDDEN uint64_t emlat_span_id_refill (struct emlat_ring *r);
 
-/* Pool lifecycle (registry.c), called by session.c under its lock. */
-struct emlat_pool *emlat_pool_create (uint32_t nrings, uint64_t nslots);
+/* Pool lifecycle (registry.c), called by session.c under its lock.  With
+   RF (a mapped ring file), the rings live in it; without, in anonymous
+   memory (no crash durability). */
+struct emlat_ringfile;
+struct emlat_pool *emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf);
 void emlat_registry_init_once (void);
 
 /* The calling thread's ring for the active session, or NULL when no session

@@ -3,6 +3,13 @@
  * writer.c -- the writer thread: drains every ring, turns ring records into
  * chunks (FORMAT.md), and appends them to the file with writev.
  *
+ * When it runs: only when asked.  The rings live in the ring file
+ * (ringfile.h), so a published record survives the process without the
+ * writer; the writer sleeps on the doorbell (state.h) and runs a pass when
+ * a ring passes its high-water mark (half the ring), a thread exits, or a
+ * flush, rotation or stop asks for one -- never on a timer while nothing
+ * happens (an optional period, drain_interval_us, is off by default).
+ *
  * One pass:
  *   1. snapshot every live ring's head (acquire) -- records published before
  *      the snapshot are drained in this pass;
@@ -10,14 +17,21 @@
  *      snapshot: a string defined before a record that uses it is therefore
  *      always written in the same pass or earlier, F-41);
  *   3. drain each ring up to its snapshot into per-ring span state, the
- *      interaction table and the input list, then release the slots (tail,
- *      release store); turn drop counters into LOSS records;
+ *      interaction table and the input list; turn drop counters into LOSS
+ *      records;
  *   4. encode: STRING, SPAN (per thread), INPUT, INTERACTION (complete records
  *      of interactions that ended in an earlier pass, begin records of new
  *      open ones), LOSS, and STATS when due;
  *   5. rotate if the file would grow past the rotation size, seal chunk
  *      sequence numbers, and append everything with one writev.  A failed
- *      write is accounted as loss (write_error) and rolled back (fileout.c).
+ *      write is accounted as loss (write_error) and rolled back (fileout.c);
+ *   6. checkpoint: save the writer's state into the ring file, naming the
+ *      profile's size and each ring's drained position (checkpoint.h);
+ *   7. release the drained slots (tail, release store) and free the rings
+ *      of exited threads.
+ * Until step 7 the drained records stay in the ring file, so a process that
+ * dies at any point leaves a ring file from which a reader recovers exactly
+ * what the profile lacks (recover.c).
  * The writer never takes a lock that a producer takes (producers take none)
  * and holds the session lock only at the start and the end of a pass.
  */
@@ -34,11 +48,9 @@
 #include "common/clock.h"
 #include "common/leb128.h"
 #include "format/format.h"
+#include "record/checkpoint.h"
 #include "record/ringrec.h"
 
-#ifndef EMLAT_IDLE_MAX_SHIFT
-#define EMLAT_IDLE_MAX_SHIFT 2
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Loss bookkeeping                                                    */
@@ -254,8 +266,6 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   uint64_t tail = atomic_load_explicit (&r->tail, memory_order_relaxed);
   if (snap - tail > s->ring_high_water)
     s->ring_high_water = snap - tail;
-  if (snap - tail > s->pass_fill)
-    s->pass_fill = snap - tail;
   uint64_t thread = ws->thread;
   while (tail < snap)
     {
@@ -316,9 +326,15 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
                 ws->spans.discarded * EMLAT_SLOT_BYTES);
       ws->spans.discarded = 0;
     }
-  /* Release: we are done reading the slots below tail; the producer's
-     acquire load of tail lets it overwrite them. */
-  atomic_store_explicit (&r->tail, tail, memory_order_release);
+  /* The tail is released after the pass is written and checkpointed
+     (release_rings): until then these slots are what a recovering reader
+     would drain again. */
+
+  /* Relaxed: a count for STATS. */
+  uint64_t hw = atomic_load_explicit (&r->hw_wakes, memory_order_relaxed);
+  if (hw > ws->hw_seen)
+    s->highwater_wakes += hw - ws->hw_seen;
+  ws->hw_seen = hw;
 
   /* Ring-full drops (F-70).  Acquire pairs with the producer's release
      store of drop_records, making first/last/bytes visible. */
@@ -484,14 +500,24 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
   rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
   rc |= emlat_enc_kv_uint (&cb, "stats.chunks_written", s->chunks_written);
+  /* Relaxed: a count. */
   rc |= emlat_enc_kv_uint (&cb, "stats.threads",
-                           atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1);
+                           atomic_load_explicit (&s->pool->shared->next_thread,
+                                                 memory_order_relaxed) - 1);
   rc |= emlat_enc_kv_uint (&cb, "stats.ring_slots", s->ring_slots);
   rc |= emlat_enc_kv_uint (&cb, "stats.ring_high_water", s->ring_high_water);
   rc |= emlat_enc_kv_uint (&cb, "stats.writer_cpu_ns", s->writer_cpu_ns);
   rc |= emlat_enc_kv_uint (&cb, "stats.clock_read_ns", emlat_clock_read_cost_ns ());
   rc |= emlat_enc_kv_uint (&cb, "stats.write_errors", s->write_errors);
-  rc |= emlat_enc_kv_uint (&cb, "stats.final", final ? 1 : 0);
+  rc |= emlat_enc_kv_uint (&cb, "stats.writer_wakeups", s->wakeups);
+  rc |= emlat_enc_kv_uint (&cb, "stats.highwater_wakes", s->highwater_wakes);
+  if (s->checkpoints_failed)
+    rc |= emlat_enc_kv_uint (&cb, "stats.checkpoints_failed", s->checkpoints_failed);
+  if (s->recovering)
+    rc |= emlat_enc_kv_uint (&cb, "stats.recovered", 1);
+  /* A recovered profile ends cleanly only if its process had stopped. */
+  rc |= emlat_enc_kv_uint (&cb, "stats.final",
+                           final && (!s->recovering || s->recovered_stopped) ? 1 : 0);
   if (rc)
     return -1;
   return emlat_cb_finish (&cb, &s->chunks, 1);
@@ -660,10 +686,7 @@ pass_begin (struct emlat_session *s, struct pass_state *ps)
 {
   pthread_mutex_lock (&s->lock);
   s->pass = ++s->passes_started;
-  s->pass_fill = 0;
-  uint64_t snap_t = emlat_clock_now ();
-  s->pass_span_ns = s->prev_snap_t ? snap_t - s->prev_snap_t : 0;
-  s->prev_snap_t = snap_t;
+  s->last_pass_t = emlat_clock_now ();
   ps->want_rotate = s->rotate_req;
   s->rotate_req = 0;
   pthread_mutex_unlock (&s->lock);
@@ -734,13 +757,12 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
       if (ps->states[i] == EMLAT_RING_RETIRING)
         {
           /* The owner exited: nothing more will be published.  Open spans
-             stay as begin records (incomplete, F-68). */
+             stay as begin records (incomplete, F-68).  The ring is freed
+             by release_rings, after the checkpoint. */
           emlat_spans_reset (&ws->spans, 0);
           ws->thread = 0;
+          ws->hw_seen = 0;
           s->retired_accepted += ps->snaps[i];
-          /* Release: our reads of the ring are done before a new owner
-             claims it (its CAS acquires this). */
-          atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
         }
     }
 }
@@ -749,15 +771,16 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
 static void
 account_noring (struct emlat_session *s)
 {
+  struct emlat_shared_counters *c = s->pool->shared;
   /* Relaxed: counters only; a record counted after this load is reported
      by the next pass. */
-  uint64_t nr = atomic_load_explicit (&emlat_g_noring_records, memory_order_relaxed);
+  uint64_t nr = atomic_load_explicit (&c->noring_records, memory_order_relaxed);
   if (nr == s->noring_reported)
     return;
-  uint64_t nb = atomic_load_explicit (&emlat_g_noring_bytes, memory_order_relaxed);
+  uint64_t nb = atomic_load_explicit (&c->noring_bytes, memory_order_relaxed);
   add_loss (s, 0, EMLAT_LOSS_NO_RING,
-            atomic_load_explicit (&emlat_g_noring_first_t, memory_order_relaxed),
-            atomic_load_explicit (&emlat_g_noring_last_t, memory_order_relaxed),
+            atomic_load_explicit (&c->noring_first_t, memory_order_relaxed),
+            atomic_load_explicit (&c->noring_last_t, memory_order_relaxed),
             nr - s->noring_reported, nb - s->noring_bytes_reported);
   s->noring_reported = nr;
   s->noring_bytes_reported = nb;
@@ -777,7 +800,7 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
     = ps->final || ps->now - s->last_stats_t >= (uint64_t)s->stats_ms * 1000000u;
   /* The thread-CPU clock is a system call: read it when there is something
      to account for, not on every idle wake-up. */
-  if (s->chunks.n || ps->write_stats || s->nlosses)
+  if ((s->chunks.n || ps->write_stats || s->nlosses) && !s->recovering)
     s->writer_cpu_ns = emlat_thread_cpu_ns ();
   s->st.session_records = records_accepted (s);
 
@@ -805,7 +828,6 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
         ps->last_t = c->last_t;
     }
 
-  s->pass_idle = s->chunks.n == 0 && s->nlosses == 0;
   size_t n_data = s->chunks.n;
   /* LOSS and STATS go last; their loss on a write error is re-counted. */
   ps->losses_encoded = 1;
@@ -882,6 +904,56 @@ write_pass (struct emlat_session *s, struct pass_state *ps)
             ps->last_t ? ps->last_t : ps->now, ps->carried, ps->carried * EMLAT_SLOT_BYTES);
 }
 
+/* Step 6: save the writer's state into the ring file (checkpoint.h), so
+   that a reader recovering the ring file after a crash knows what the
+   profile holds.  Without a ring file, or once a checkpoint failed (the
+   ring file then says it cannot be trusted), nothing. */
+static void
+checkpoint (struct emlat_session *s, struct pass_state *ps)
+{
+  if (s->recovering || s->ring.fd < 0 || !s->ring.h)
+    return;
+  void *buf;
+  size_t len;
+  int rc = emlat_ckpt_save (s, ps->snaps, ps->states, ps->used, &buf, &len);
+  if (rc == 0)
+    {
+      rc = emlat_rf_ckpt_write (&s->ring, ++s->ckpt_seq, buf, len);
+      free (buf);
+    }
+  if (rc != 0)
+    {
+      /* Relaxed: the state word is read after the process ended. */
+      atomic_store_explicit (&s->ring.h->state, EMLAT_RF_BROKEN, memory_order_relaxed);
+      pthread_mutex_lock (&s->lock); /* emlat_string reads ring.fd under it */
+      emlat_rf_detach (&s->ring, 0);
+      pthread_mutex_unlock (&s->lock);
+      /* The profile itself is whole; what is lost is the protection of
+         the records not yet drained, which STATS says. */
+      s->checkpoints_failed++;
+    }
+}
+
+/* Step 7: hand the drained slots back to their producers and free the
+   rings whose owner exited. */
+static void
+release_rings (struct emlat_session *s, struct pass_state *ps)
+{
+  for (uint32_t i = 0; i < ps->used; i++)
+    {
+      if (!ring_has_owner (ps->states[i]))
+        continue;
+      struct emlat_ring *r = &s->pool->rings[i];
+      /* Release: we are done reading the slots below the snapshot; the
+         producer's acquire load of tail lets it overwrite them. */
+      atomic_store_explicit (&r->tail, ps->snaps[i], memory_order_release);
+      if (ps->states[i] == EMLAT_RING_RETIRING)
+        /* Release: our reads of the ring are done before a new owner
+           claims it (its CAS acquires this). */
+        atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
+    }
+}
+
 /* The status snapshot emlat_status reads, and wake the flushers. */
 static void
 publish_status (struct emlat_session *s)
@@ -898,7 +970,7 @@ publish_status (struct emlat_session *s)
   s->st.write_errors = s->write_errors;
   s->st.last_error = s->last_error;
   /* Relaxed: a count for the status only. */
-  s->st.threads = atomic_load_explicit (&emlat_g_next_thread, memory_order_relaxed) - 1;
+  s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
   if (strcmp (s->st.path, s->out.path) != 0)
     snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   pthread_cond_broadcast (&s->done);
@@ -926,7 +998,39 @@ pass (struct emlat_session *s, int final)
   encode_pass (s, &ps);
   rotate_if_due (s, &ps);
   write_pass (s, &ps);
+  checkpoint (s, &ps);
+  release_rings (s, &ps);
   publish_status (s);
+}
+
+/* Whether a ring needs the writer now: its owner exited, or it is filled
+   past its high-water mark (half the ring).  ANY_PENDING: whether any ring
+   holds records not yet written. */
+static int
+rings_need_pass (struct emlat_session *s, int *any_pending)
+{
+  /* Acquire: see pass (). */
+  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  int need = 0;
+  *any_pending = 0;
+  for (uint32_t i = 0; i < used && !need; i++)
+    {
+      struct emlat_ring *r = &s->pool->rings[i];
+      /* Acquire: pairs with the release of OWNED / RETIRING. */
+      int st = atomic_load_explicit (&r->state, memory_order_acquire);
+      if (st == EMLAT_RING_RETIRING)
+        need = 1;
+      if (st != EMLAT_RING_OWNED)
+        continue;
+      /* Relaxed: a hint; the pass acquire-loads head before reading. */
+      uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+      uint64_t tl = atomic_load_explicit (&r->tail, memory_order_relaxed);
+      if (h != tl)
+        *any_pending = 1;
+      if (h - tl > r->nslots / 2)
+        need = 1;
+    }
+  return need;
 }
 
 void *
@@ -939,57 +1043,64 @@ emlat_writer_main (void *arg)
   pthread_sigmask (SIG_BLOCK, &all, 0);
   prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
 
-  pthread_mutex_lock (&s->lock);
   for (;;)
     {
-      if (s->stop_req)
-        break;
-      /* Wait for the next drain, a flush, a rotation or stop.  A flush
-         request shows as passes_started < the waiter's target.  The wait is
-         the drain interval, shortened so that at the rate seen in the last
-         pass the fullest ring would reach half its size when we wake: the
-         interval bounds the latency of an idle recorder, never the rate a
-         busy one can sustain. */
-      uint64_t wait_ns = (uint64_t)s->drain_us * 1000u;
-      if (s->passes_started == 0)
-        wait_ns /= 5; /* no rate known yet: the first look comes soon */
-      if (s->pass_fill && s->pass_span_ns)
-        {
-          /* fill / span = slots per ns; half a ring at that rate. */
-          uint64_t half_ns = (s->ring_slots / 2) * s->pass_span_ns / s->pass_fill;
-          if (half_ns < wait_ns)
-            wait_ns = half_ns;
-          s->idle_passes = 0;
-        }
-      else if (s->pass_idle)
-        {
-          /* Nothing at all for a while: back off, doubling up to 4 drain
-             intervals, so an idle recorder costs almost no CPU.  The first
-             record after that is drained within that longer wait; the
-             ring's size must absorb what arrives meanwhile
-             (docs/PERFORMANCE.md). */
-          if (s->idle_passes < EMLAT_IDLE_MAX_SHIFT)
-            s->idle_passes++;
-          wait_ns <<= s->idle_passes;
-        }
-      if (wait_ns >= 20000 && !s->rotate_req && s->passes_started >= s->flush_target)
-        {
-          struct timespec ts;
-          clock_gettime (CLOCK_MONOTONIC, &ts);
-          uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
-          ts.tv_sec += (time_t)(ns / 1000000000u);
-          ts.tv_nsec = (long)(ns % 1000000000u);
-          pthread_cond_timedwait (&s->wake, &s->lock, &ts);
-        }
-      if (s->stop_req)
-        break;
-      pthread_mutex_unlock (&s->lock);
-      pass (s, 0);
+      /* Acquire: pairs with the ringers' release (state.h); loaded before
+         looking for work, so a ring after the look ends the wait. */
+      uint32_t seen = atomic_load_explicit (&emlat_g_doorbell, memory_order_acquire);
       pthread_mutex_lock (&s->lock);
+      int stop = s->stop_req;
+      int asked = s->rotate_req || s->passes_started < s->flush_target;
+      pthread_mutex_unlock (&s->lock);
+      if (stop)
+        break;
+      int pending;
+      int need = rings_need_pass (s, &pending);
+      /* The optional period (drain_interval_us): a pass at most that long
+         after the last one while records wait, and a look every period
+         (producers below high water do not ring).  Off by default: a
+         record is safe in the ring file as soon as it is published. */
+      uint64_t timeout = 0;
+      if (s->drain_us)
+        {
+          uint64_t period = (uint64_t)s->drain_us * 1000u;
+          uint64_t since = emlat_clock_now () - s->last_pass_t;
+          if (pending && since >= period)
+            need = 1;
+          else
+            timeout = pending ? period - since : period;
+        }
+      if (asked || need)
+        {
+          pass (s, 0);
+          continue;
+        }
+      /* Nothing to do: sleep until the doorbell rings (high water, a
+         thread exit, flush, rotation, stop) -- no timer while idle. */
+      emlat_doorbell_wait (seen, timeout);
+      s->wakeups++;
     }
-  pthread_mutex_unlock (&s->lock);
+  if (s->defer_finish && s->ring.fd >= 0)
+    {
+      /* emlat_stop leaves the last records in the ring file (session.c);
+         only the writer's own CPU time is taken for STATS. */
+      s->writer_cpu_ns = emlat_thread_cpu_ns ();
+      return 0;
+    }
   emlat_writer_finish (s);
   return 0;
+}
+
+int
+emlat_writer_checkpoint_first (struct emlat_session *s)
+{
+  if (s->ring.fd < 0)
+    return 0;
+  uint64_t snap = 0;
+  int state = EMLAT_RING_FREE;
+  struct pass_state ps = { .used = 0, .snaps = &snap, .states = &state };
+  checkpoint (s, &ps);
+  return s->ring.fd >= 0 ? 0 : -EIO;
 }
 
 void

@@ -49,9 +49,14 @@ G=$O/good.emlat
 offset_of () {
   "$EMLAT" dump --chunks "$G" | sed -n "s/^chunk $1 .* @\([0-9]*\) .*/\1/p"
 }
-a=$(offset_of 100)
-b=$(offset_of 101)
-[ -n "$a" ] && [ -n "$b" ] || { echo "FAIL: the demo profile has fewer than 101 chunks"; exit 1; }
+# Damage goes into the middle of the file: between chunk K and K+1, with K
+# half the chunk count (at least chunk 2: the first data chunk).
+nchunks=$("$EMLAT" dump --chunks "$G" | grep -c '^chunk ')
+k=$((nchunks / 2))
+[ "$k" -ge 2 ] || k=2
+a=$(offset_of "$k")
+b=$(offset_of $((k + 1)))
+[ -n "$a" ] && [ -n "$b" ] || { echo "FAIL: the demo profile has fewer than 3 chunks"; exit 1; }
 T=$O/truncated.emlat
 head -c $(((a + b) / 2)) "$G" >"$T"
 F=$O/flipped.emlat

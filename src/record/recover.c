@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * recover.c -- finishing the profile of a process that left its ring file
+ * behind: it died (any signal, exec, exit without emlat_stop) or stopped
+ * with EMLAT_OPT_DEFER_FINISH.  emlat_recover (emlat_reader.h).
+ *
+ * The ring file holds every record the process published (a shared
+ * mapping: in the page cache the moment it was stored) and the writer's
+ * last checkpoint (checkpoint.h): how many bytes of which profile file were
+ * complete, each ring's drained position and open spans, the open
+ * interactions, the losses not yet written.  Recovery rebuilds the writer's
+ * state from the checkpoint, cuts the profile back to the checkpointed size
+ * (the chunks of a pass that died before its checkpoint are drained again),
+ * treats every ring as retiring, and runs the writer's own final passes
+ * (writer.c) into the profile: the records come out exactly as the process
+ * would have written them at emlat_stop.  STATS then says stats.recovered =
+ * 1, and stats.final = 1 only if the process had stopped.
+ *
+ * Invariants: recovery runs only with the ring file's exclusive lock (no
+ * process records into it); it trusts nothing in the file beyond the
+ * checks of ringfile.c and checkpoint.c, and every ring record still goes
+ * through the writer's validation; the ring file is removed only after the
+ * profile was written successfully.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/endian.h"
+#include "emlat/emlat_reader.h"
+#include "format/format.h"
+#include "record/checkpoint.h"
+#include "record/session.h"
+
+/* The profile file header's UUID and rotation (F-11), read directly: the
+   profile may be damaged beyond its header, which is all recovery needs. */
+static int
+profile_identity (const char *path, uint8_t uuid[16], uint64_t *rotation)
+{
+  uint8_t h[EMLAT_FILE_HEADER_SIZE];
+  FILE *f = fopen (path, "rbe");
+  if (!f)
+    return -errno;
+  size_t n = fread (h, 1, sizeof h, f);
+  fclose (f);
+  struct emlat_file_header fh;
+  if (n != sizeof h || emlat_parse_file_header (h, sizeof h, &fh) != EMLAT_STOP_CLEAN)
+    return -EINVAL;
+  memcpy (uuid, fh.uuid, 16);
+  *rotation = fh.rotation;
+  return 0;
+}
+
+/* The base name of the set PATH belongs to: PATH itself for rotation 0,
+   else PATH without its ".N" (F-80). */
+static int
+base_path (char *out, size_t cap, const char *path, uint64_t rotation)
+{
+  if (strlen (path) >= cap)
+    return -ENAMETOOLONG;
+  strcpy (out, path);
+  if (rotation == 0)
+    return 0;
+  char suffix[32];
+  size_t n = strlen (out);
+  const char *ext = ".emlat";
+  size_t elen = strlen (ext);
+  int has_ext = n > elen && strcmp (out + n - elen, ext) == 0;
+  if (has_ext)
+    out[n - elen] = 0;
+  snprintf (suffix, sizeof suffix, ".%llu", (unsigned long long)rotation);
+  n = strlen (out);
+  size_t sl = strlen (suffix);
+  if (n <= sl || strcmp (out + n - sl, suffix) != 0)
+    return -EINVAL;
+  out[n - sl] = 0;
+  if (has_ext)
+    strcat (out, ext);
+  return 0;
+}
+
+static void
+take_string (void *ctx, uint64_t id, const void *bytes, uint32_t len)
+{
+  struct emlat_session *s = ctx;
+  (void)id;
+  if (s->nstrings == s->strings_cap)
+    {
+      size_t c = s->strings_cap ? s->strings_cap * 2 : 64;
+      struct emlat_string_def *v = realloc (s->strings, c * sizeof *v);
+      if (!v)
+        return;
+      s->strings = v;
+      s->strings_cap = c;
+    }
+  char *copy = malloc (len ? len : 1);
+  if (!copy)
+    return;
+  memcpy (copy, bytes, len);
+  s->strings[s->nstrings].s = copy;
+  s->strings[s->nstrings].len = len;
+  s->nstrings++;
+}
+
+static void
+session_release (struct emlat_session *s)
+{
+  for (size_t i = 0; i < s->nstrings; i++)
+    free (s->strings[i].s);
+  free (s->strings);
+  if (s->ws)
+    for (uint32_t i = 0; i < s->max_threads; i++)
+      emlat_spans_free (&s->ws[i].spans);
+  free (s->ws);
+  emlat_ixtable_free (&s->ix);
+  emlat_arena_free (&s->arena);
+  emlat_chunk_list_free (&s->chunks);
+  free (s->inputs);
+  free (s->losses);
+  pthread_mutex_destroy (&s->lock);
+  pthread_cond_destroy (&s->done);
+}
+
+/* Rings as the dead writer would see them at its final pass: positions
+   from the checkpoint where it has the same owner, every owned ring
+   retiring (its spans still open are written as begin records). */
+static void
+prepare_rings (struct emlat_session *s, struct emlat_pool *pool, const uint64_t *tails,
+               const uint64_t *threads, const uint8_t *retired)
+{
+  for (uint32_t i = 0; i < pool->nrings; i++)
+    {
+      struct emlat_ring *r = &pool->rings[i];
+      /* This process owns the file now: the dead process's pointers are
+         replaced by ours (relaxed: no other thread looks at it). */
+      r->slots = pool->slab + (size_t)i * pool->nslots;
+      r->nslots = pool->nslots;
+      r->mask = pool->nslots - 1;
+      int st = atomic_load_explicit (&r->state, memory_order_relaxed);
+      if (st != EMLAT_RING_OWNED && st != EMLAT_RING_RETIRING)
+        {
+          /* FREE, or a claim that never finished initialising. */
+          atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_relaxed);
+          continue;
+        }
+      uint64_t head = atomic_load_explicit (&r->head, memory_order_relaxed);
+      uint64_t tail = atomic_load_explicit (&r->tail, memory_order_relaxed);
+      if (tails[i] != UINT64_MAX && threads[i] == r->thread_id)
+        {
+          if (retired[i])
+            {
+              /* Drained to the end and accounted before the death. */
+              atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_relaxed);
+              continue;
+            }
+          tail = tails[i];
+        }
+      else
+        {
+          /* A ring claimed after the checkpoint: its state starts empty
+             (snapshot_heads resets it on the owner change). */
+          s->ws[i].thread = 0;
+        }
+      if (head < tail || head - tail > pool->nslots)
+        head = tail; /* not a position this ring could have had */
+      atomic_store_explicit (&r->head, head, memory_order_relaxed);
+      atomic_store_explicit (&r->tail, tail, memory_order_relaxed);
+      atomic_store_explicit (&r->state, EMLAT_RING_RETIRING, memory_order_relaxed);
+    }
+}
+
+/* Open the profile file the checkpoint names, cut back to its size, and
+   remove later rotated files (created by a pass that never checkpointed). */
+static int
+reopen_profile (struct emlat_session *s)
+{
+  char name[4096];
+  for (uint64_t k = s->rotation + 1;; k++)
+    {
+      if (emlat_out_rotated_name (name, sizeof name, s->base_path, k) != 0
+          || access (name, F_OK) != 0)
+        break;
+      unlink (name);
+    }
+  if (s->rotation == 0)
+    snprintf (name, sizeof name, "%s", s->base_path);
+  else if (emlat_out_rotated_name (name, sizeof name, s->base_path, s->rotation) != 0)
+    return -ENAMETOOLONG;
+  return emlat_out_reopen (&s->out, name, s->out.size);
+}
+
+static int
+recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery *res)
+{
+  struct emlat_rf_header *h = rf->h;
+  uint32_t state = atomic_load_explicit (&h->state, memory_order_relaxed);
+  if (state == EMLAT_RF_BROKEN)
+    {
+      /* The writer gave up on the file (STATS says so): the profile holds
+         everything drained; nothing here can be trusted. */
+      res->found = 1;
+      res->broken = 1;
+      return 0;
+    }
+  struct emlat_session s;
+  memset (&s, 0, sizeof s);
+  pthread_mutex_init (&s.lock, 0);
+  pthread_cond_init (&s.done, 0);
+  s.out.fd = -1;
+  s.ring.fd = -1;
+  s.recovering = 1;
+  s.recovered_stopped = state == EMLAT_RF_STOPPED;
+  s.max_threads = h->nrings;
+  s.ring_slots = (uint32_t)h->nslots;
+  s.chunk_bytes = h->chunk_bytes;
+  s.stats_ms = 1000;
+  s.rotate_bytes = 0; /* the last records go into the last file */
+  memcpy (s.uuid, h->uuid, 16);
+  s.mono0 = h->mono0;
+  s.realtime0 = h->realtime0;
+  snprintf (s.base_path, sizeof s.base_path, "%s", base);
+  struct emlat_pool pool = { 0 };
+  pool.nrings = h->nrings;
+  pool.nslots = h->nslots;
+  pool.rings = emlat_rf_ring (rf, 0);
+  pool.slab = emlat_rf_slots (rf, 0);
+  pool.shared = &h->shared;
+  pool.file_backed = 1;
+  atomic_init (&pool.used, h->nrings);
+  s.pool = &pool;
+  s.ws = calloc (h->nrings, sizeof *s.ws);
+  s.losses = calloc (EMLAT_LOSSES_MIN, sizeof *s.losses);
+  s.losses_cap = EMLAT_LOSSES_MIN;
+  uint64_t *tails = calloc (h->nrings, sizeof *tails);
+  uint64_t *threads = calloc (h->nrings, sizeof *threads);
+  uint8_t *retired = calloc (h->nrings, 1);
+  int rc = -ENOMEM;
+  if (!s.ws || !s.losses || !tails || !threads || !retired)
+    goto out;
+  void *ck = 0;
+  size_t cklen = 0;
+  uint64_t seq = 0;
+  rc = emlat_rf_ckpt_read (rf, &ck, &cklen, &seq);
+  if (rc == 0)
+    {
+      rc = emlat_ckpt_restore (&s, ck, cklen, tails, threads, retired);
+      free (ck);
+    }
+  if (rc != 0)
+    {
+      /* No checkpoint at all (the process died inside emlat_start) or an
+         unreadable one: nothing to build on. */
+      res->found = 1;
+      res->broken = 1;
+      rc = 0;
+      goto out;
+    }
+  emlat_rf_strings (rf, 1, take_string, &s);
+  if (s.recovered_stopped)
+    {
+      /* Relaxed: the dead process stored them before releasing the lock. */
+      s.writer_cpu_ns = atomic_load_explicit (&h->stop_writer_cpu_ns, memory_order_relaxed);
+      s.wakeups = atomic_load_explicit (&h->stop_wakeups, memory_order_relaxed);
+      s.highwater_wakes = atomic_load_explicit (&h->stop_highwater_wakes, memory_order_relaxed);
+    }
+  prepare_rings (&s, &pool, tails, threads, retired);
+  rc = reopen_profile (&s);
+  if (rc != 0)
+    goto out;
+  uint64_t written0 = s.records_written, errors0 = s.write_errors;
+  emlat_writer_finish (&s);
+  res->found = 1;
+  res->process_stopped = s.recovered_stopped;
+  res->records = s.records_written - written0;
+  rc = s.write_errors > errors0 ? -s.last_error : 0;
+out:
+  free (tails);
+  free (threads);
+  free (retired);
+  session_release (&s);
+  return rc;
+}
+
+EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
+{
+  struct emlat_recovery dummy;
+  if (!res)
+    res = &dummy;
+  memset (res, 0, sizeof *res);
+  if (!profile)
+    return -EINVAL;
+  uint8_t uuid[16];
+  uint64_t rotation = 0;
+  int rc = profile_identity (profile, uuid, &rotation);
+  if (rc != 0)
+    return rc == -EINVAL ? 0 : rc; /* not a profile: nothing to recover */
+  char base[4096];
+  if (base_path (base, sizeof base, profile, rotation) != 0)
+    return 0;
+  struct emlat_ringfile rf;
+  rc = emlat_rf_open (&rf, base, uuid, 1);
+  if (rc == -ENOENT)
+    return 0;
+  if (rc != 0)
+    {
+      res->found = rc != -ESTALE;
+      return rc == -ESTALE ? 0 : rc;
+    }
+  rc = recover_with (&rf, base, res);
+  emlat_rf_close (&rf, rc == 0);
+  return rc;
+}

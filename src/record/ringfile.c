@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ringfile.c -- creating, mapping, locking and reading the ring file (see
+ * ringfile.h and docs/FORMAT.md section 15).
+ *
+ * The file is sparse: ftruncate sets its size and only the pages a thread
+ * touches take memory and disk.  Checkpoints are written with pwrite(2)
+ * outside the mapping, so that an area can grow by moving to the end of the
+ * file without remapping what producers use.
+ */
+#include "record/ringfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/uio.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "common/crc32c.h"
+#include "record/checkpoint.h"
+#include "record/ring.h"
+
+uint32_t
+emlat_rf_layout (void)
+{
+  /* Everything a recovering reader reinterprets: the ring control block
+     and the checkpoint's records. */
+  const uint64_t sizes[] = {
+    sizeof (struct emlat_ring),
+    offsetof (struct emlat_ring, head),
+    offsetof (struct emlat_ring, tail),
+    offsetof (struct emlat_ring, state),
+    offsetof (struct emlat_ring, drop_records),
+    sizeof (struct emlat_rf_header),
+    EMLAT_CKPT_LAYOUT_WORDS,
+  };
+  uint64_t ck[EMLAT_CKPT_LAYOUT_COUNT];
+  emlat_ckpt_layout (ck);
+  return emlat_crc32c (emlat_crc32c (0, sizes, sizeof sizes), ck, sizeof ck);
+}
+
+#define SHM_DIR "/dev/shm"
+#define TMPFS_MAGIC_NUMBER 0x01021994
+
+static void
+uuid_text (const uint8_t u[16], char out[33])
+{
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++)
+    {
+      out[2 * i] = hex[u[i] >> 4];
+      out[2 * i + 1] = hex[u[i] & 15];
+    }
+  out[32] = 0;
+}
+
+int
+emlat_rf_path (char *out, size_t cap, int where, const char *profile, const uint8_t uuid[16])
+{
+  int n;
+  if (where == EMLAT_RF_IN_SHM)
+    {
+      char u[33];
+      uuid_text (uuid, u);
+      n = snprintf (out, cap, "%s/emlat-%s.ring", SHM_DIR, u);
+    }
+  else
+    n = snprintf (out, cap, "%s-ring", profile);
+  return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* Whether /dev/shm is a tmpfs with SIZE bytes to spare: pages of a memory
+   file system are cheap to fault in (no journal, no writeback) and survive
+   the process. */
+static int
+shm_usable (uint64_t size)
+{
+  struct statfs fs;
+  struct statvfs vfs;
+  if (statfs (SHM_DIR, &fs) != 0 || (unsigned long)fs.f_type != TMPFS_MAGIC_NUMBER
+      || statvfs (SHM_DIR, &vfs) != 0 || access (SHM_DIR, W_OK | X_OK) != 0)
+    return 0;
+  return (uint64_t)vfs.f_bavail * vfs.f_frsize >= size;
+}
+
+/* Whether a file of SIZE bytes stays under RLIMIT_FSIZE (beyond it,
+   ftruncate and page faults raise SIGXFSZ or SIGBUS in the host). */
+static int
+size_allowed (uint64_t size)
+{
+  struct rlimit rl;
+  return getrlimit (RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY
+         || (uint64_t)rl.rlim_cur >= size;
+}
+
+static uint64_t
+round_page (uint64_t n)
+{
+  return (n + EMLAT_RF_PAGE - 1) & ~(uint64_t)(EMLAT_RF_PAGE - 1);
+}
+
+static uint32_t
+static_crc (const struct emlat_rf_header *h)
+{
+  return emlat_crc32c (0, h, offsetof (struct emlat_rf_header, static_crc));
+}
+
+/* The file's descriptor: a new file, or a stale one nobody holds. */
+static int
+open_for_session (const char *path)
+{
+  int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST)
+    {
+      /* Left by a session whose profile is gone (or being replaced): take
+         it only if no process records into it. */
+      fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0)
+        return -errno;
+      struct stat st;
+      if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+        {
+          close (fd);
+          return -EEXIST;
+        }
+      if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+        {
+          close (fd);
+          return -EBUSY;
+        }
+      if (ftruncate (fd, 0) != 0)
+        {
+          int e = errno;
+          close (fd);
+          return -e;
+        }
+      return fd;
+    }
+  if (fd < 0)
+    return -errno;
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      int e = errno;
+      close (fd);
+      unlink (path);
+      return -e;
+    }
+  return fd;
+}
+
+int
+emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
+                 uint32_t nrings, uint64_t nslots, uint64_t mono0, uint64_t realtime0,
+                 uint32_t chunk_bytes, uint64_t rotate_bytes)
+{
+  memset (rf, 0, sizeof *rf);
+  rf->fd = -1;
+  uint64_t rings_off = EMLAT_RF_PAGE;
+  uint64_t strings_off = round_page (rings_off + (uint64_t)nrings * sizeof (struct emlat_ring));
+  uint64_t slots_off = round_page (strings_off + EMLAT_RF_STRINGS_CAP);
+  uint64_t slot_bytes = 32;
+  uint64_t ckpt_base = round_page (slots_off + (uint64_t)nrings * nslots * slot_bytes);
+  uint64_t size = ckpt_base + 2 * (uint64_t)EMLAT_RF_CKPT_INIT;
+  if (!size_allowed (size))
+    return -EFBIG;
+  /* In /dev/shm when it can hold the rings (no fault ever needs disk
+     space); else beside the profile, with the whole file allocated now,
+     so that no producer's store can ever fault for want of space. */
+  int where = shm_usable (size) ? EMLAT_RF_IN_SHM : EMLAT_RF_BESIDE;
+  int rc = emlat_rf_path (rf->path, sizeof rf->path, where, profile, uuid);
+  if (rc != 0)
+    return rc;
+  int fd = open_for_session (rf->path);
+  if (fd < 0)
+    return fd;
+  if (ftruncate (fd, (off_t)size) != 0)
+    {
+      rc = -errno;
+      goto fail;
+    }
+  if (where == EMLAT_RF_BESIDE && fallocate (fd, 0, 0, (off_t)size) != 0)
+    {
+      rc = -errno;
+      goto fail;
+    }
+  void *m = mmap (0, ckpt_base, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED)
+    {
+      rc = -errno;
+      goto fail;
+    }
+  rf->fd = fd;
+  rf->map = m;
+  rf->map_bytes = ckpt_base;
+  rf->file_end = size;
+  struct emlat_rf_header *h = rf->h = m;
+  memcpy (h->magic, EMLAT_RF_MAGIC, 8);
+  h->version = EMLAT_RF_VERSION;
+  h->layout = emlat_rf_layout ();
+  memcpy (h->uuid, uuid, 16);
+  h->pid = (uint64_t)getpid ();
+  h->mono0 = mono0;
+  h->realtime0 = realtime0;
+  h->nrings = nrings;
+  h->slot_bytes = (uint32_t)slot_bytes;
+  h->nslots = nslots;
+  h->rings_off = rings_off;
+  h->ring_stride = sizeof (struct emlat_ring);
+  h->strings_off = strings_off;
+  h->strings_cap = EMLAT_RF_STRINGS_CAP;
+  h->slots_off = slots_off;
+  h->ckpt_base = ckpt_base;
+  h->chunk_bytes = chunk_bytes;
+  h->rotate_bytes = rotate_bytes;
+  h->static_crc = static_crc (h);
+  /* Relaxed: nothing reads the live fields before the session is
+     published (session.c, release store of the generation). */
+  atomic_store_explicit (&h->state, EMLAT_RF_RECORDING, memory_order_relaxed);
+  for (int k = 0; k < 2; k++)
+    {
+      h->ckpt[k].off = ckpt_base + (uint64_t)k * EMLAT_RF_CKPT_INIT;
+      h->ckpt[k].cap = EMLAT_RF_CKPT_INIT;
+    }
+  return 0;
+fail:
+  close (fd);
+  unlink (rf->path);
+  rf->fd = -1;
+  return rc;
+}
+
+static int
+header_ok (const struct emlat_rf_header *h, uint64_t file_size)
+{
+  if (memcmp (h->magic, EMLAT_RF_MAGIC, 8) != 0 || h->version != EMLAT_RF_VERSION
+      || h->static_crc != static_crc (h))
+    return -EINVAL;
+  if (h->layout != emlat_rf_layout ())
+    return -EPROTO; /* another build's layout: not interpreted */
+  if (h->slot_bytes != 32 || h->nrings == 0 || h->nrings > 4096 || h->nslots < 16
+      || h->nslots > (1u << 24) || (h->nslots & (h->nslots - 1))
+      || h->ring_stride != sizeof (struct emlat_ring) || h->rings_off != EMLAT_RF_PAGE)
+    return -EINVAL;
+  uint64_t strings_off = round_page (h->rings_off + (uint64_t)h->nrings * h->ring_stride);
+  uint64_t slots_off = round_page (strings_off + EMLAT_RF_STRINGS_CAP);
+  uint64_t ckpt_base = round_page (slots_off + (uint64_t)h->nrings * h->nslots * 32);
+  if (h->strings_off != strings_off || h->strings_cap != EMLAT_RF_STRINGS_CAP
+      || h->slots_off != slots_off || h->ckpt_base != ckpt_base || file_size < ckpt_base)
+    return -EINVAL;
+  return 0;
+}
+
+int
+emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
+               int exclusive)
+{
+  memset (rf, 0, sizeof *rf);
+  rf->fd = -1;
+  int fd = -1, rc = -ENOENT;
+  for (int where = EMLAT_RF_IN_SHM; where <= EMLAT_RF_BESIDE && fd < 0; where++)
+    {
+      rc = emlat_rf_path (rf->path, sizeof rf->path, where, profile, uuid);
+      if (rc != 0)
+        return rc;
+      fd = open (rf->path, (exclusive ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0)
+        rc = -errno;
+    }
+  if (fd < 0)
+    return rc;
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return -EINVAL;
+    }
+  if (exclusive && flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+      close (fd);
+      return rc;
+    }
+  struct emlat_rf_header hdr;
+  if ((uint64_t)st.st_size < EMLAT_RF_PAGE || pread (fd, &hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr)
+    {
+      close (fd);
+      return -EINVAL;
+    }
+  rc = header_ok (&hdr, (uint64_t)st.st_size);
+  if (rc == 0 && memcmp (hdr.uuid, uuid, 16) != 0)
+    rc = -ESTALE; /* another session's (the name is the profile's) */
+  if (rc != 0)
+    {
+      close (fd);
+      return rc;
+    }
+  void *m = mmap (0, hdr.ckpt_base, PROT_READ | (exclusive ? PROT_WRITE : 0),
+                  exclusive ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+  if (m == MAP_FAILED)
+    {
+      rc = -errno;
+      close (fd);
+      return rc;
+    }
+  rf->fd = fd;
+  rf->map = m;
+  rf->map_bytes = hdr.ckpt_base;
+  rf->file_end = (uint64_t)st.st_size;
+  rf->h = m;
+  return 0;
+}
+
+struct emlat_ring *
+emlat_rf_ring (const struct emlat_ringfile *rf, uint32_t i)
+{
+  return (struct emlat_ring *)((char *)rf->map + rf->h->rings_off + (uint64_t)i * rf->h->ring_stride);
+}
+
+void *
+emlat_rf_slots (const struct emlat_ringfile *rf, uint32_t i)
+{
+  return (char *)rf->map + rf->h->slots_off + (uint64_t)i * rf->h->nslots * rf->h->slot_bytes;
+}
+
+int
+emlat_rf_string_add (struct emlat_ringfile *rf, const void *s, uint32_t len)
+{
+  struct emlat_rf_header *h = rf->h;
+  /* Relaxed: only the caller (under the session lock) stores these. */
+  uint64_t used = atomic_load_explicit (&h->strings_bytes, memory_order_relaxed);
+  uint64_t n = atomic_load_explicit (&h->strings_count, memory_order_relaxed);
+  if (used + 4 + len > h->strings_cap)
+    return -ENOSPC;
+  /* pwrite, not a store into the mapping: a file system without space
+     answers ENOSPC instead of a SIGBUS. */
+  struct iovec iov[2] = { { &len, 4 }, { (void *)s, len } };
+  ssize_t w = pwritev (rf->fd, iov, len ? 2 : 1, (off_t)(h->strings_off + used));
+  if (w != (ssize_t)(4 + len))
+    return w < 0 ? -errno : -ENOSPC;
+  atomic_store_explicit (&h->strings_bytes, used + 4 + len, memory_order_relaxed);
+  /* Release: the bytes above are in place before the count says so. */
+  atomic_store_explicit (&h->strings_count, n + 1, memory_order_release);
+  return 0;
+}
+
+uint64_t
+emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
+                  void (*fn) (void *ctx, uint64_t id, const void *s, uint32_t len), void *ctx)
+{
+  const struct emlat_rf_header *h = rf->h;
+  /* Acquire: pairs with the release store of the count. */
+  uint64_t n = atomic_load_explicit (&((struct emlat_rf_header *)h)->strings_count,
+                                     memory_order_acquire);
+  uint64_t at = 0, walked = 0;
+  const char *base = (const char *)rf->map + h->strings_off;
+  for (uint64_t id = 1; id <= n; id++)
+    {
+      uint32_t len;
+      if (at + 4 > h->strings_cap)
+        break;
+      memcpy (&len, base + at, 4);
+      if (len > 4096 || at + 4 + len > h->strings_cap)
+        break; /* damaged: stop, never read beyond the log */
+      if (id >= from)
+        {
+          fn (ctx, id, base + at + 4, len);
+          walked++;
+        }
+      at += 4 + len;
+    }
+  return walked;
+}
+
+int
+emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *buf, size_t len)
+{
+  struct emlat_rf_header *h = rf->h;
+  /* The slot not holding the newest checkpoint.  Relaxed loads: only the
+     writer thread stores the slots. */
+  uint64_t s0 = atomic_load_explicit (&h->ckpt[0].seq, memory_order_relaxed);
+  uint64_t s1 = atomic_load_explicit (&h->ckpt[1].seq, memory_order_relaxed);
+  struct emlat_rf_ckpt_slot *slot = &h->ckpt[s0 <= s1 ? 0 : 1];
+  if (len > slot->cap)
+    {
+      /* Move this area to the end of the file, twice as large as needed. */
+      uint64_t cap = round_page ((uint64_t)len * 2);
+      uint64_t off = rf->file_end;
+      if (ftruncate (rf->fd, (off_t)(off + cap)) != 0)
+        return -errno;
+      rf->file_end = off + cap;
+      slot->off = off;
+      slot->cap = cap;
+    }
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t w = pwrite (rf->fd, (const char *)buf + done, len - done, (off_t)(slot->off + done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return w < 0 ? -errno : -EIO;
+      done += (size_t)w;
+    }
+  slot->len = len;
+  slot->crc = emlat_crc32c (0, buf, len);
+  /* Release: the body (written above) and off/len/crc are in place before
+     the sequence number makes this slot the newest. */
+  atomic_store_explicit (&slot->seq, seq, memory_order_release);
+  return 0;
+}
+
+int
+emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **out, size_t *out_len, uint64_t *out_seq)
+{
+  struct emlat_rf_header *h = rf->h;
+  int order[2] = { 0, 1 };
+  /* Acquire: pairs with the release of seq in emlat_rf_ckpt_write. */
+  uint64_t s0 = atomic_load_explicit (&h->ckpt[0].seq, memory_order_acquire);
+  uint64_t s1 = atomic_load_explicit (&h->ckpt[1].seq, memory_order_acquire);
+  if (s1 > s0)
+    {
+      order[0] = 1;
+      order[1] = 0;
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      struct emlat_rf_ckpt_slot *slot = &h->ckpt[order[k]];
+      uint64_t seq = k == 0 ? (s0 > s1 ? s0 : s1) : (s0 > s1 ? s1 : s0);
+      if (seq == 0 || slot->len == 0 || slot->len > slot->cap || slot->len > (1ull << 31)
+          || slot->off + slot->len > rf->file_end)
+        continue;
+      void *buf = malloc (slot->len);
+      if (!buf)
+        return -ENOMEM;
+      if (pread (rf->fd, buf, slot->len, (off_t)slot->off) == (ssize_t)slot->len
+          && emlat_crc32c (0, buf, slot->len) == slot->crc)
+        {
+          *out = buf;
+          *out_len = slot->len;
+          *out_seq = seq;
+          return 0;
+        }
+      free (buf);
+    }
+  return -ENOENT;
+}
+
+void
+emlat_rf_close (struct emlat_ringfile *rf, int remove)
+{
+  if (rf->map)
+    munmap (rf->map, rf->map_bytes);
+  if (remove && rf->path[0])
+    unlink (rf->path);
+  if (rf->fd >= 0)
+    close (rf->fd);
+  rf->map = 0;
+  rf->h = 0;
+  rf->fd = -1;
+}
+
+void
+emlat_rf_detach (struct emlat_ringfile *rf, int remove)
+{
+  /* The mapping stays (state.h: a straggling producer may still store into
+     its ring); closing the descriptor releases the lock, and an unlinked
+     file's pages are freed when the process ends. */
+  if (remove && rf->path[0])
+    unlink (rf->path);
+  if (rf->fd >= 0)
+    close (rf->fd);
+  rf->fd = -1;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ringfile.h -- the ring file: the recording threads' rings kept in a
+ * file-backed shared mapping (in /dev/shm, or beside the profile), so that
+ * a record is in the kernel's page cache the moment a producer publishes
+ * it.
+ * A process that dies by any signal leaves its ring file behind; the next
+ * reader (recover.c) writes what the file does not yet hold into the
+ * profile.  The byte layout is docs/FORMAT.md section 15 (rules F-100..).
+ *
+ * Layout (offsets in bytes, all page-aligned but the header fields):
+ *   0              the header (struct emlat_rf_header, one page)
+ *   rings_off      nrings ring control blocks (struct emlat_ring, ring.h)
+ *   strings_off    the string log: per string a u32 length and its bytes
+ *   slots_off      nrings x nslots slots of 32 bytes (the rings' records)
+ *   ckpt_base      checkpoint areas of the writer (checkpoint.c), written
+ *                  with pwrite(2) and relocated to the end when they grow
+ *
+ * Invariants:
+ *  - The recording process holds an exclusive flock(2) on the file for the
+ *    whole session; a reader that can take the lock knows no process is
+ *    writing it.  The descriptor is close-on-exec and closed in a fork
+ *    child, so the lock dies with the recorder.
+ *  - Static header fields are written before the mapping is handed to any
+ *    producer and never change; live fields are atomics (memory orders at
+ *    each use).
+ *  - The layout word binds the file to the in-memory structures of this
+ *    library build (struct sizes): a file of another layout is not
+ *    interpreted, only reported.
+ */
+#ifndef EMLAT_RINGFILE_H
+#define EMLAT_RINGFILE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/ring.h"
+
+#define EMLAT_RF_MAGIC "EMLATRNG"
+#define EMLAT_RF_VERSION 1u
+#define EMLAT_RF_PAGE 4096u
+/* String log capacity: every string the session may define (session.c:
+   at most 2^20 strings, 64 MiB in all) with its length word. */
+#define EMLAT_RF_STRINGS_CAP ((64u << 20) + (4u << 20))
+/* First capacity of each checkpoint area. */
+#define EMLAT_RF_CKPT_INIT (1u << 20)
+
+/* Session states (header.state). */
+enum emlat_rf_state {
+  EMLAT_RF_RECORDING = 1, /* a process records (or died recording) */
+  EMLAT_RF_STOPPED = 2,   /* emlat_stop left the last records to a reader */
+  EMLAT_RF_BROKEN = 3,    /* a checkpoint could not be written: the file
+                             cannot be trusted for recovery */
+};
+
+struct emlat_rf_ckpt_slot
+{
+  /* Published last, with release: a slot is valid when its body's CRC
+     matches; of two valid slots the higher seq wins. */
+  _Atomic uint64_t seq;
+  uint64_t off, cap, len;
+  uint32_t crc, pad;
+};
+
+struct emlat_rf_header
+{
+  /* Static: bytes 0..135, CRC-protected. */
+  char magic[8];
+  uint32_t version;
+  uint32_t layout;        /* emlat_rf_layout () of the writing build */
+  uint8_t uuid[16];       /* the session's (profile file header F-11) */
+  uint64_t pid;
+  uint64_t mono0, realtime0;
+  uint32_t nrings, slot_bytes;
+  uint64_t nslots;
+  uint64_t rings_off, ring_stride;
+  uint64_t strings_off, strings_cap;
+  uint64_t slots_off;
+  uint64_t ckpt_base;
+  uint32_t chunk_bytes, flags;
+  uint64_t rotate_bytes;
+  uint32_t static_crc;    /* CRC32C of bytes 0 .. offsetof (static_crc) */
+  uint32_t pad0;
+
+  /* Live. */
+  _Alignas (64) _Atomic uint32_t state;
+  /* Strings published to the log: count and bytes used, stored with
+     release after the string's bytes (session.c); loaded with acquire. */
+  _Atomic uint64_t strings_count, strings_bytes;
+  /* The producers' shared counters (no_ring drops, thread ids). */
+  struct emlat_shared_counters shared;
+  /* At a deferred stop: the writer's CPU time and wake-ups until then. */
+  _Atomic uint64_t stop_writer_cpu_ns, stop_wakeups, stop_highwater_wakes;
+
+  _Alignas (64) struct emlat_rf_ckpt_slot ckpt[2];
+};
+_Static_assert (sizeof (struct emlat_rf_header) <= EMLAT_RF_PAGE, "header fits a page");
+
+/* One ring file, mapped. */
+struct emlat_ringfile
+{
+  int fd;                   /* -1: none (anonymous memory, or closed) */
+  void *map;                /* the whole file but the checkpoint areas */
+  size_t map_bytes;
+  uint64_t file_end;        /* where a relocated checkpoint area goes */
+  char path[4096];
+  struct emlat_rf_header *h;
+};
+
+/* A hash of the structure layouts this build writes into ring files and
+   checkpoints. */
+uint32_t emlat_rf_layout (void);
+
+/* Where a ring file lives: in /dev/shm, named after the session
+   ("/dev/shm/emlat-UUID.ring"), when it is a tmpfs with room; else beside
+   the profile ("PROFILE-ring"). */
+enum { EMLAT_RF_IN_SHM = 0, EMLAT_RF_BESIDE = 1 };
+int emlat_rf_path (char *out, size_t cap, int where, const char *profile,
+                   const uint8_t uuid[16]);
+
+/* Create and map the ring file for a new session: NRINGS rings of NSLOTS
+   slots.  An existing file is replaced only when no process holds its lock
+   (a stale one); else -EBUSY.  Returns 0 or a negative errno; on error
+   nothing is left behind. */
+int emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
+                     uint32_t nrings, uint64_t nslots, uint64_t mono0, uint64_t realtime0,
+                     uint32_t chunk_bytes, uint64_t rotate_bytes);
+
+/* Open and map the ring file of session UUID, whose profile is at PROFILE
+   (the first file of its set), for recovery.  EXCLUSIVE: take its lock
+   without waiting (-EBUSY when a process still records into it).
+   Validates the static header.  Returns 0, -ENOENT when there is none,
+   -EPROTO for a ring file of another build, or a negative errno. */
+int emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
+                   int exclusive);
+
+/* Ring control block I and the slots of ring I. */
+struct emlat_ring *emlat_rf_ring (const struct emlat_ringfile *rf, uint32_t i);
+void *emlat_rf_slots (const struct emlat_ringfile *rf, uint32_t i);
+
+/* Append a string to the log (caller serializes).  0 or -ENOSPC. */
+int emlat_rf_string_add (struct emlat_ringfile *rf, const void *s, uint32_t len);
+/* Walk the published strings: call FN (CTX, ID, BYTES, LEN) for ids FROM
+   (1-based) on; stops at the first damaged entry.  Returns the number
+   walked. */
+uint64_t emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
+                           void (*fn) (void *ctx, uint64_t id, const void *s, uint32_t len),
+                           void *ctx);
+
+/* Write checkpoint body BUF[0..LEN) into the inactive slot and publish it
+   with sequence SEQ.  Returns 0 or a negative errno. */
+int emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *buf, size_t len);
+/* The newest valid checkpoint, read into a new buffer (*BUF, *LEN; free
+   it); -ENOENT when there is none. */
+int emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **buf, size_t *len, uint64_t *seq);
+
+/* Unmap and close (the lock is released); REMOVE also unlinks the file. */
+void emlat_rf_close (struct emlat_ringfile *rf, int remove);
+/* Close the file (releasing the lock; REMOVE unlinks it) but keep the
+   mapping, for a session that ends while straggling producers may still
+   store into their rings (state.h: pools are never unmapped). */
+void emlat_rf_detach (struct emlat_ringfile *rf, int remove);
+
+#endif /* EMLAT_RINGFILE_H */
