@@ -1941,13 +1941,10 @@ latency_start (const char *path, const char *dir)
   opt.dir = dir;
   opt.meta = meta.entry;
   opt.n_meta = meta.n;
-  /* The writer wakes every 100 ms rather than every 5 ms: with the
-     shorter period it woke for nearly every keystroke, and its CPU time
-     was most of what the profile added to an editing session (emlat's
-     docs/PERFORMANCE.md made the same choice for its terminal library).
-     A crash can lose the last 100 ms of records; the writer still wakes
-     early when a ring fills.  */
-  opt.drain_interval_us = 100000;
+  /* No writer period: the writer drains only when a ring is half full,
+     on a flush and at the end, so an idle Emacs costs nothing.  Records
+     are safe before that: they live in the ring file, which a reader of
+     the profile recovers if Emacs dies (emlat's docs/DESIGN.md).  */
 
   /* The writer thread inherits this mask: no signal meant for Emacs
      may be delivered to it.  */

@@ -328,6 +328,14 @@ record_run (int argc, char **argv)
                          "no profile was written (is it dynamically linked?)");
       return code;
     }
+  /* The library leaves its last records in the ring file (it stops with
+     EMLAT_OPT_DEFER_FINISH, and a killed CMD never stops): write them into
+     the profile now, in this process, not in CMD's. */
+  struct emlat_recovery rec;
+  int rrc = emlat_recover (path, &rec);
+  if (rrc != 0 && rrc != -EBUSY)
+    emlat_cli_error (path, UINT64_MAX, "cannot finish the profile from its ring file: %s",
+                     strerror (-rrc));
   printf ("emlat: profile: %s\n", path);
   record_summary (path);
   fflush (stdout);

@@ -39,6 +39,7 @@
 #include "replay/replay_term.h"
 #include "replay/replay_workload.h"
 #include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
 
 extern char **environ;
 
@@ -730,6 +731,11 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
   replay_run (&o->cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
   int stop_rc = emlat_stop ();
+  /* CMD's own profile (--interpose): the library left its last records in
+     the ring file (EMLAT_OPT_DEFER_FINISH, or CMD was killed); write them
+     into the profile now, here rather than in CMD. */
+  if (o->interpose)
+    emlat_recover (e->tty_file, 0);
 
   summary (o, name, script, &term, &m, &r, e->profile, stop_rc);
   int exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK

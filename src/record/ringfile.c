@@ -10,6 +10,7 @@
  */
 #include "record/ringfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -221,6 +222,13 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
   h->chunk_bytes = chunk_bytes;
   h->rotate_bytes = rotate_bytes;
   h->static_crc = static_crc (h);
+  char cwd[2048];
+  if (profile[0] == '/')
+    snprintf (h->profile, sizeof h->profile, "%s", profile);
+  else if (getcwd (cwd, sizeof cwd)
+           && (size_t)snprintf (h->profile, sizeof h->profile, "%s/%s", cwd, profile)
+                >= sizeof h->profile)
+    h->profile[0] = 0;
   /* Relaxed: nothing reads the live fields before the session is
      published (session.c, release store of the generation). */
   atomic_store_explicit (&h->state, EMLAT_RF_RECORDING, memory_order_relaxed);
@@ -451,6 +459,41 @@ emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **out, size_t *out_len, uint
       free (buf);
     }
   return -ENOENT;
+}
+
+void
+emlat_rf_sweep_orphans (void)
+{
+  DIR *d = opendir (SHM_DIR);
+  if (!d)
+    return;
+  struct dirent *e;
+  char path[512];
+  while ((e = readdir (d)))
+    {
+      size_t n = strlen (e->d_name);
+      if (strncmp (e->d_name, "emlat-", 6) != 0 || n < 11 || strcmp (e->d_name + n - 5, ".ring") != 0
+          || (size_t)snprintf (path, sizeof path, "%s/%s", SHM_DIR, e->d_name) >= sizeof path)
+        continue;
+      int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0)
+        continue;
+      struct stat st;
+      struct emlat_rf_header h;
+      /* Only this user's files, only unlocked ones (no process records),
+         only ours (magic), only when the profile they belong to is gone. */
+      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+          && flock (fd, LOCK_EX | LOCK_NB) == 0
+          && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
+          && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0)
+        {
+          h.profile[sizeof h.profile - 1] = 0;
+          if (h.profile[0] == '/' && access (h.profile, F_OK) != 0 && errno == ENOENT)
+            unlink (path);
+        }
+      close (fd);
+    }
+  closedir (d);
 }
 
 void

@@ -94,6 +94,11 @@ struct emlat_rf_header
   _Atomic uint64_t stop_writer_cpu_ns, stop_wakeups, stop_highwater_wakes;
 
   _Alignas (64) struct emlat_rf_ckpt_slot ckpt[2];
+
+  /* The profile's absolute path (NUL-terminated, empty if too long): lets
+     a later session remove a ring file whose profile is gone.  Never in a
+     profile. */
+  char profile[2048];
 };
 _Static_assert (sizeof (struct emlat_rf_header) <= EMLAT_RF_PAGE, "header fits a page");
 
@@ -154,6 +159,11 @@ int emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *bu
 /* The newest valid checkpoint, read into a new buffer (*BUF, *LEN; free
    it); -ENOENT when there is none. */
 int emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **buf, size_t *len, uint64_t *seq);
+
+/* Remove this user's ring files in /dev/shm that no process holds and
+   whose profile no longer exists (nobody can recover them any more).
+   Called at session start; costs a directory scan. */
+void emlat_rf_sweep_orphans (void);
 
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);

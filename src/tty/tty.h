@@ -55,9 +55,6 @@ extern __thread unsigned tty_nest TTY_TLS;
    on an empty descriptor: see docs/TTY.md, "Arrival bounds". */
 #define TTY_BLOCK_NS 1000000u
 
-/* The recorder's writer period in the library (tty_session.c): 100 ms. */
-#define TTY_DRAIN_US 100000u
-
 /* ------------------------------------------------------------------ */
 /* The real functions (tty_real.c)                                     */
 

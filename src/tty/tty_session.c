@@ -15,9 +15,11 @@
  * EMLAT_TRACE_CHILDREN=1), start the observer when EMLAT_OBSERVER=1.
  *
  * At exit (atexit): complete the exiting thread's interaction and stop the
- * session.  Fatal signals are not caught (an emlat_flush in a handler would
- * not be async-signal-safe): the writer's periodic drain bounds what a kill
- * loses.  In a fork child the library turns itself off before the child
+ * session with EMLAT_OPT_DEFER_FINISH: the records not yet in the profile
+ * stay in the ring file, and `emlat record` (or the next reader) writes
+ * them, so the program pays nothing for its profile at exit.  Fatal
+ * signals are not caught: the ring file keeps every record published
+ * before a kill.  In a fork child the library turns itself off before the child
  * runs any code (pthread_atfork), so the child neither records into the
  * parent's session nor stops it at exit.
  */
@@ -204,11 +206,11 @@ tty_init (void)
   opt.meta = meta;
   opt.n_meta = nm;
   /* An interactive program records a few dozen records per keystroke: a
-     writer pass per keystroke (the 5 ms default) would cost more CPU than
-     the program's own work (docs/PERFORMANCE.md, issue 4).  The writer
-     still wakes early when a ring fills (adaptive drain); what a kill can
-     lose grows to this interval. */
-  opt.drain_interval_us = TTY_DRAIN_US;
+     writer pass per keystroke would cost more CPU than the program's own
+     work (docs/PERFORMANCE.md).  The writer drains only when a ring is half
+     full; the ring file keeps every record until then, and the final drain
+     is left to the reader. */
+  opt.flags = EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
   int rc;
