@@ -519,6 +519,12 @@ emlat_rf_detach (struct emlat_ringfile *rf, int remove)
   if (remove && rf->path[0])
     unlink (rf->path);
   if (rf->fd >= 0)
-    close (rf->fd);
+    {
+      /* The mapping keeps the open file description, and with it the
+         lock, alive: release the lock itself, so that a reader (even in
+         this process) may recover the file now. */
+      flock (rf->fd, LOCK_UN);
+      close (rf->fd);
+    }
   rf->fd = -1;
 }
