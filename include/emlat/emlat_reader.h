@@ -427,6 +427,12 @@ struct emlat_recovery
    of libemlat wrote it (it is left as it is), or a negative errno. */
 EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
 
+/* Remove this user's ring files in /dev/shm whose recording process is
+   gone and whose profile no longer exists: nothing can use them any more.
+   emlat_profile_load does it once per process; the recording library
+   never does (it would cost the traced program a directory scan). */
+EMLAT_API void emlat_recover_sweep (void);
+
 /* ------------------------------------------------------------------ */
 /* Level 2: the profile                                                */
 

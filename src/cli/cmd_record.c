@@ -49,7 +49,8 @@ record_usage (FILE *f)
            "              a new file in ${XDG_STATE_HOME:-~/.local/state}/emlat/\n"
            "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
-           "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE, LD_PRELOAD.\n"
+           "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE,\n"
+           "EMLAT_FINISH=reader, LD_PRELOAD.\n"
            "Set EMLAT_OBSERVER=1 for the readiness observer thread and\n"
            "EMLAT_TRACE_CHILDREN=1 to trace programs CMD executes.\n"
            "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
@@ -306,6 +307,8 @@ record_run (int argc, char **argv)
       setenv ("LD_PRELOAD", val ? val : lib, 1);
       setenv ("EMLAT_TRACE", "1", 1);
       setenv ("EMLAT_FILE", path, 1);
+      /* We finish the profile ourselves once CMD exited. */
+      setenv ("EMLAT_FINISH", "reader", 1);
       execvp (argv[i], argv + i);
       emlat_cli_error (argv[i], UINT64_MAX, "cannot run: %s", strerror (errno));
       _exit (127);

@@ -300,7 +300,7 @@ static char **child_env (const char *term, const char *preload,
   size_t n = 0;
   while (environ[n])
     n++;
-  char **env = calloc (n + 5, sizeof *env);
+  char **env = calloc (n + 6, sizeof *env);
   const char *old_preload = NULL;
   size_t k = 0;
   if (!env)
@@ -313,7 +313,8 @@ static char **child_env (const char *term, const char *preload,
         continue;
       if (preload
           && (strncmp (e, "EMLAT_TRACE=", 12) == 0
-              || strncmp (e, "EMLAT_FILE=", 11) == 0))
+              || strncmp (e, "EMLAT_FILE=", 11) == 0
+              || strncmp (e, "EMLAT_FINISH=", 13) == 0))
         continue;
       if (preload && strncmp (e, "LD_PRELOAD=", 11) == 0)
         {
@@ -334,6 +335,8 @@ static char **child_env (const char *term, const char *preload,
       else if (asprintf (&env[k++], "LD_PRELOAD=%s", preload) < 0)
         return NULL;
       env[k++] = (char *)"EMLAT_TRACE=1";
+      /* We finish CMD's profile ourselves once it exited (drive). */
+      env[k++] = (char *)"EMLAT_FINISH=reader";
       if (asprintf (&env[k++], "EMLAT_FILE=%s", tty_file) < 0)
         return NULL;
     }
@@ -626,9 +629,10 @@ static void run_env_free (struct run_env *e)
       size_t i = 0;
       while (e->env[i])
         i++;
-      size_t own = 1 + (e->preload ? 3 : 0);
+      size_t own = 1 + (e->preload ? 4 : 0);
       for (size_t k = i - own; k < i; k++)
-        if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0)
+        if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0
+            && strncmp (e->env[k], "EMLAT_FINISH=", 13) != 0)
           free (e->env[k]);
       free (e->env);
     }

@@ -5,7 +5,9 @@
  *
  * Invariant: for every input, emlat_crc32c_portable and emlat_crc32c_hw
  * return the same value (tests/unit/test_crc32c.c).  The table is built on
- * first use under pthread_once, so the functions are thread-safe.
+ * first use of the portable path, and the CPU is asked once, each under
+ * pthread_once, so the functions are thread-safe and a process on a CPU
+ * with SSE4.2 never builds the table.
  */
 #include "crc32c.h"
 
@@ -15,7 +17,8 @@
 #define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
 
 static uint32_t crc_table[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;   /* the table */
+static pthread_once_t crc_hw_once = PTHREAD_ONCE_INIT; /* crc_hw */
 static int crc_hw; /* written once inside pthread_once, read after it */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -45,6 +48,11 @@ crc_init (void)
   for (uint32_t i = 0; i < 256; i++)
     for (int t = 1; t < 8; t++)
       crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
+static void
+crc_hw_init (void)
+{
   crc_hw = cpu_has_sse42 ();
 }
 
@@ -110,7 +118,7 @@ emlat_crc32c_hw (uint32_t crc, const void *buf, size_t len)
 int
 emlat_crc32c_hw_available (void)
 {
-  pthread_once (&crc_once, crc_init);
+  pthread_once (&crc_hw_once, crc_hw_init);
   return crc_hw;
 }
 

@@ -68,9 +68,12 @@ EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
      (-EBUSY), or a ring file recovery cannot use, leaves the files as they
      are; the first file of a set finds the ring file, the others none. */
   if (!(flags & EMLAT_LOAD_NO_RECOVER))
-    for (size_t i = 0; i < n; i++)
-      if (paths[i])
-        emlat_recover (paths[i], 0);
+    {
+      for (size_t i = 0; i < n; i++)
+        if (paths[i])
+          emlat_recover (paths[i], 0);
+      emlat_recover_sweep ();
+    }
   struct emlat_source src = { (void *)paths, n, path_fetch, path_skip };
   return emlat_profile_load_source (&src, lim, flags, out);
 }

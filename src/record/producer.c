@@ -15,6 +15,8 @@
  */
 #include "emlat/emlat.h"
 
+#include <string.h>
+
 #include "common/clock.h"
 #include "record/ringrec.h"
 #include "record/state.h"
@@ -284,4 +286,116 @@ emlat_input_batch (const struct emlat_input_batch *b)
   s2->w[1] = b->t_read_end;
   s2->w[2] = b->bytes;
   emlat_ring_publish (r, h, 2);
+}
+
+/* Pack F's set fields into WORDS (ringrec.h, IX_FIELDS), with the time
+   field END_F = END_T added when END_T is nonzero; zero-pad to whole
+   slots.  Returns the number of words (a multiple of 4) and the masks. */
+static unsigned
+pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, uint32_t *vmo,
+             uint32_t *cmo, int *has_q, unsigned end_f, uint64_t end_t)
+{
+  unsigned n = 0;
+  uint32_t tm = f->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1);
+  uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
+  uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
+  uint32_t qm = f->qmask & tm;
+  if (end_t)
+    {
+      tm |= 1u << end_f;
+      qm &= ~(1u << end_f);
+    }
+  *has_q = qm != 0;
+  if (qm)
+    {
+      /* Nibble k of the pair: the quality of the k-th set time field. */
+      words[0] = words[1] = 0;
+      for (uint32_t b = qm; b; b &= b - 1)
+        {
+          unsigned i = (unsigned)__builtin_ctz (b);
+          unsigned k = (unsigned)__builtin_popcount (tm & ((1u << i) - 1));
+          words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
+        }
+      n = 2;
+    }
+  for (uint32_t b = tm; b; b &= b - 1)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      words[n++] = end_t && i == end_f ? end_t : f->t[i];
+    }
+  for (uint32_t b = vm; b; b &= b - 1)
+    words[n++] = f->v[__builtin_ctz (b)];
+  for (uint32_t b = cm; b; b &= b - 1)
+    words[n++] = f->c[__builtin_ctz (b)];
+  while (n & 3)
+    words[n++] = 0;
+  *tmo = tm;
+  *vmo = vm;
+  *cmo = cm;
+  return n;
+}
+
+static void
+commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
+{
+  for (uint32_t b = f->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1); b; b &= b - 1)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      if (status && i == EMLAT_T_INTERACTION_END)
+        continue; /* emlat_ix_end sets it */
+      put1 (EMLAT_RR_IX_TIME, i, f->q[i], cause, f->t[i], f->t[i]);
+    }
+  for (uint32_t b = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1); b; b &= b - 1)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      put1 (EMLAT_RR_IX_VALUE, i, 0, cause, f->v[i], 0);
+    }
+  for (uint32_t b = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1); b; b &= b - 1)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      put1 (EMLAT_RR_IX_COUNT, i, 0, cause, f->c[i], 0);
+    }
+  if (status)
+    emlat_ix_end (cause, status);
+}
+
+void
+emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
+{
+  if (cause == 0 || !f)
+    return;
+  /* The end time travels as the interaction-end field. */
+  uint64_t t = status ? emlat_clock_now () : 0;
+  uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+  uint32_t tm, vm, cm;
+  int has_q;
+  unsigned nw = pack_fields (f, words, &tm, &vm, &cm, &has_q, EMLAT_T_INTERACTION_END, t);
+  unsigned n = 1 + nw / 4;
+  struct emlat_ring *r = emlat_my_ring (n);
+  if (EMLAT_UNLIKELY (!r))
+    return;
+  if (EMLAT_UNLIKELY (n > r->nslots / 2))
+    {
+      /* A ring too small for one record this size: one record per field. */
+      commit_by_fields (cause, f, status);
+      return;
+    }
+  uint64_t h;
+  struct emlat_slot *s = emlat_ring_reserve (r, n, t, &h);
+  if (EMLAT_UNLIKELY (!s))
+    return;
+  s->w[0] = emlat_rr_head (EMLAT_RR_IX_FIELDS, status, has_q ? 1u : 0u, n);
+  s->w[1] = cause;
+  s->w[2] = (uint64_t)tm | (uint64_t)vm << 32;
+  s->w[3] = cm;
+  /* The words follow the head slot, in at most two runs (the ring may
+     wrap). */
+  uint64_t first = (h + 1) & r->mask;
+  uint64_t run = r->nslots - first;
+  if (run > n - 1)
+    run = n - 1;
+  memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
+  if (run < n - 1)
+    memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
+  emlat_ring_publish (r, h, n);
 }

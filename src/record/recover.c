@@ -23,6 +23,7 @@
  * profile was written successfully.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,4 +312,10 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
   rc = recover_with (&rf, base, res);
   emlat_rf_close (&rf, rc == 0);
   return rc;
+}
+
+EMLAT_API void emlat_recover_sweep (void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, emlat_rf_sweep_orphans);
 }

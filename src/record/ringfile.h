@@ -162,7 +162,8 @@ int emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **buf, size_t *len, uint
 
 /* Remove this user's ring files in /dev/shm that no process holds and
    whose profile no longer exists (nobody can recover them any more).
-   Called at session start; costs a directory scan. */
+   Costs a directory scan: readers do it (emlat_recover_sweep), never a
+   recording process. */
 void emlat_rf_sweep_orphans (void);
 
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */

@@ -24,6 +24,18 @@
  *   INPUT         mask      quality      batch     t_empty   t_ready w0 = t_rbegin,
  *                                                                  w1 = t_rend,
  *                                                                  w2 = bytes
+ *   IX_FIELDS     status    Q flag       cause     masks     cmask   slots 2..N:
+ *                 (0: does                         (t | v<<32)       words
+ *                 not end)
+ *
+ * IX_FIELDS (emlat_ix_commit) carries many fields of one interaction in
+ * 2..EMLAT_RR_MAX_SLOTS slots: after the head slot, a sequence of 64-bit
+ * words -- two words of 4-bit qualities when the Q flag is set (nibble i
+ * of the pair belongs to the i-th set time field, 0 = default), then the
+ * set time fields, value fields and counters, each in ascending bit
+ * order -- padded with zeros to whole slots.  A nonzero status ends the
+ * interaction; its end time is then the time field
+ * EMLAT_T_INTERACTION_END among the words.
  */
 #ifndef EMLAT_RINGREC_H
 #define EMLAT_RINGREC_H
@@ -39,8 +51,13 @@ enum emlat_ring_record {
   EMLAT_RR_IX_VALUE = 6,
   EMLAT_RR_IX_COUNT = 7,
   EMLAT_RR_IX_END = 8,
-  EMLAT_RR_INPUT = 9
+  EMLAT_RR_INPUT = 9,
+  EMLAT_RR_IX_FIELDS = 10
 };
+
+/* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
+   and 28 + 15 + 29 field words in 4-word slots, rounded up). */
+#define EMLAT_RR_MAX_SLOTS 20
 
 #define EMLAT_RR_CPU 1u
 

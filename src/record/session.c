@@ -220,8 +220,6 @@ session_buffers (struct emlat_session *s, const struct emlat_options *opt, size_
     return -ENOMEM;
   int rc = -EOPNOTSUPP;
   if (!(opt->flags & EMLAT_OPT_MEMORY_RINGS))
-    emlat_rf_sweep_orphans ();
-  if (!(opt->flags & EMLAT_OPT_MEMORY_RINGS))
     rc = emlat_rf_create (&s->ring, s->base_path, s->uuid, s->max_threads, s->ring_slots,
                           s->mono0, s->realtime0, s->chunk_bytes, s->rotate_bytes);
   if (rc == -EBUSY)

@@ -96,11 +96,45 @@ push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint
   return emlat_meta_push (kv, n, cap, key, EMLAT_META_UINT, v, 0, 0, 0);
 }
 
-/* The first "model name" of /proc/cpuinfo into OUT, or "" if none. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+/* The processor's brand string (CPUID leaves 0x80000002..4, what the
+   kernel shows as "model name"), trimmed, into OUT; 0 when there is none.
+   No file to open: a session start stays cheap. */
+static int
+cpu_brand (char *out, size_t cap)
+{
+  unsigned r[12], a, b, c, d;
+  if (cap < 49 || !__get_cpuid (0x80000000u, &a, &b, &c, &d) || a < 0x80000004u)
+    return 0;
+  for (unsigned leaf = 0; leaf < 3; leaf++)
+    __get_cpuid (0x80000002u + leaf, &r[4 * leaf], &r[4 * leaf + 1], &r[4 * leaf + 2],
+                 &r[4 * leaf + 3]);
+  char s[49];
+  memcpy (s, r, 48);
+  s[48] = 0;
+  char *p = s;
+  while (*p == ' ')
+    p++;
+  size_t len = strlen (p);
+  while (len && p[len - 1] == ' ')
+    len--;
+  memcpy (out, p, len);
+  out[len] = 0;
+  return len > 0;
+}
+#else
+static int cpu_brand (char *out, size_t cap) { (void)out; (void)cap; return 0; }
+#endif
+
+/* The CPU model: the brand string, else the first "model name" of
+   /proc/cpuinfo, into OUT, or "" if none. */
 static void
 cpu_model (char *out, size_t cap)
 {
   out[0] = 0;
+  if (cpu_brand (out, cap))
+    return;
   FILE *f = fopen ("/proc/cpuinfo", "re");
   if (!f)
     return;

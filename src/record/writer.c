@@ -224,6 +224,69 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
   add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, EMLAT_SLOT_BYTES);
 }
 
+/* An IX_FIELDS record of NS slots at ring position AT (ringrec.h): every
+   field it carries, merged into its interaction as the one-field records
+   would be.  Returns -1 for a malformed record (counted by the caller),
+   0 otherwise (an unknown cause is counted here, as for one field). */
+static int
+drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
+                 const struct emlat_ring *r, uint64_t at, unsigned ns)
+{
+  const struct emlat_slot *a = &r->slots[at & r->mask];
+  unsigned status = EMLAT_RR_A (h), has_q = EMLAT_RR_B (h);
+  uint64_t tm = a->w[2] & 0xffffffffu, vm = a->w[2] >> 32, cm = a->w[3];
+  if (ns < 2 || has_q > 1 || status > EMLAT_STATUS_MAX || (tm >> EMLAT_T_FIELD_COUNT)
+      || (vm >> EMLAT_V_FIELD_COUNT) || (cm >> EMLAT_C_COUNTER_COUNT)
+      || (status && !(tm & (1u << EMLAT_T_INTERACTION_END))))
+    return -1;
+  unsigned nw = (has_q ? 2 : 0) + (unsigned)__builtin_popcountll (tm)
+                + (unsigned)__builtin_popcountll (vm) + (unsigned)__builtin_popcountll (cm);
+  if ((nw + 3) / 4 != ns - 1)
+    return -1;
+  uint64_t w[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+  for (unsigned i = 0; i < ns - 1; i++)
+    memcpy (&w[4 * i], r->slots[(at + 1 + i) & r->mask].w, 32);
+  unsigned k = has_q ? 2 : 0, ti = 0;
+  for (uint64_t b = tm; b; b &= b - 1, ti++)
+    {
+      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      if (q > EMLAT_Q_MAX)
+        return -1;
+    }
+  struct emlat_ix_entry *e = ix_get (s, a->w[1], thread, 0);
+  if (!e)
+    return 0;
+  if (e->ended_pass)
+    return -1; /* fields after the end (emlat.h): not applied */
+  ti = 0;
+  for (uint64_t b = tm; b; b &= b - 1, ti++)
+    {
+      unsigned f = (unsigned)__builtin_ctzll (b);
+      e->ix.tmask |= 1u << f;
+      e->ix.t[f] = w[k++];
+      e->ix.q[f] = has_q ? (uint8_t)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+    }
+  for (uint64_t b = vm; b; b &= b - 1)
+    {
+      unsigned f = (unsigned)__builtin_ctzll (b);
+      e->ix.vmask |= 1u << f;
+      e->ix.v[f] = w[k++];
+    }
+  for (uint64_t b = cm; b; b &= b - 1)
+    {
+      unsigned f = (unsigned)__builtin_ctzll (b);
+      e->ix.cmask |= 1u << f;
+      e->ix.c[f] = w[k++];
+    }
+  e->represents++;
+  if (status)
+    {
+      e->ix.status = status;
+      e->ended_pass = s->pass;
+    }
+  return 0;
+}
+
 static void
 drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct emlat_slot *a,
              const struct emlat_slot *b)
@@ -272,7 +335,8 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
       const struct emlat_slot *a = &r->slots[tail & r->mask];
       uint64_t h = a->w[0];
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
-      if (ns < 1 || ns > 2 || tail + ns > snap)
+      unsigned max_ns = type == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
+      if (ns < 1 || ns > max_ns || tail + ns > snap)
         {
           /* Cannot happen with our producers; never trust it anyway. */
           add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, (snap - tail) * EMLAT_SLOT_BYTES);
@@ -313,6 +377,10 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           if (ns != 2)
             goto invalid;
           drain_input (s, thread, h, a, b);
+          break;
+        case EMLAT_RR_IX_FIELDS:
+          if (drain_ix_fields (s, thread, h, r, tail, ns) != 0)
+            goto invalid;
           break;
         default:
         invalid:

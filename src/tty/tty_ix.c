@@ -20,6 +20,11 @@
  * the end of the read (the decisive byte of a multi-byte batch may have
  * arrived after the first readable observation).
  *
+ * An interaction's fields are gathered in thread-local memory and recorded
+ * with one emlat_ix_commit when it closes: one ring record instead of one
+ * per field.  (An interaction still open when the program dies then keeps
+ * its begin record only; it was not complete anyway.)
+ *
  * Invariants: all state is thread-local and touched only with tty_nest > 0
  * (the interposed call in progress), so a signal handler's interposed call
  * never sees it half-updated; recording calls are the producer API's (no
@@ -62,6 +67,10 @@ struct tty_thread
   enum emlat_quality first_earliest_q, first_latest_q;
   /* Stdio calls seen before any interaction opened on this thread. */
   uint64_t stdio_pending;
+  /* The open interaction's fields, gathered here and recorded with one
+     emlat_ix_commit when it closes (one ring record instead of one per
+     field: docs/PERFORMANCE.md). */
+  struct emlat_ix_fields f;
 
   struct tty_stream_seen streams[TTY_STREAMS];
 };
@@ -83,13 +92,10 @@ tty_ix_reset (struct tty_thread *s)
 }
 
 static void
-tty_ix_time (uint64_t cause, enum emlat_time_field f, uint64_t t,
+tty_ix_time (struct tty_thread *s, enum emlat_time_field f, uint64_t t,
              enum emlat_quality q, enum emlat_quality dflt)
 {
-  if (q == dflt)
-    emlat_ix_time (cause, f, t);
-  else
-    emlat_ix_time_q (cause, f, t, q);
+  emlat_ixf_time_q (&s->f, f, t, q == dflt ? 0 : q);
 }
 
 static void
@@ -98,32 +104,33 @@ tty_ix_close (struct tty_thread *s, uint64_t t)
   uint64_t c = s->cause;
   if (!c)
     return;
-  emlat_ix_time (c, EMLAT_T_ROOT_WORK_END, t);
+  struct emlat_ix_fields *f = &s->f;
+  emlat_ixf_time (f, EMLAT_T_ROOT_WORK_END, t);
   if (s->out)
     {
-      tty_ix_time (c, EMLAT_T_OUTPUT_BEGIN, s->t_out_begin, s->out_begin_q,
+      tty_ix_time (s, EMLAT_T_OUTPUT_BEGIN, s->t_out_begin, s->out_begin_q,
                    EMLAT_Q_WRITE);
-      emlat_ix_time (c, EMLAT_T_OUTPUT_END, s->t_out_end);
-      emlat_ix_value (c, EMLAT_V_FINAL_OUTPUT_EPOCH, s->epoch);
-      emlat_ix_count (c, EMLAT_C_TTY_BYTES, s->bytes);
-      emlat_ix_count (c, EMLAT_C_OUTPUT_EPOCHS, 1);
+      emlat_ixf_time (f, EMLAT_T_OUTPUT_END, s->t_out_end);
+      emlat_ixf_value (f, EMLAT_V_FINAL_OUTPUT_EPOCH, s->epoch);
+      emlat_ixf_count (f, EMLAT_C_TTY_BYTES, s->bytes);
+      emlat_ixf_count (f, EMLAT_C_OUTPUT_EPOCHS, 1);
     }
   if (s->have_last)
     {
-      tty_ix_time (c, EMLAT_T_FLUSH_BEGIN, s->t_last_begin, s->last_q,
+      tty_ix_time (s, EMLAT_T_FLUSH_BEGIN, s->t_last_begin, s->last_q,
                    EMLAT_Q_FLUSH);
-      tty_ix_time (c, EMLAT_T_FLUSH_END, s->t_last_end, s->last_q,
+      tty_ix_time (s, EMLAT_T_FLUSH_END, s->t_last_end, s->last_q,
                    EMLAT_Q_FLUSH);
     }
   if (s->writes)
-    emlat_ix_count (c, EMLAT_C_WRITE_CALLS, s->writes);
+    emlat_ixf_count (f, EMLAT_C_WRITE_CALLS, s->writes);
   if (s->stdio_calls)
-    emlat_ix_count (c, EMLAT_C_STDIO_CALLS, s->stdio_calls);
+    emlat_ixf_count (f, EMLAT_C_STDIO_CALLS, s->stdio_calls);
   if (s->flush_failures)
-    emlat_ix_count (c, EMLAT_C_FLUSH_FAILURES, s->flush_failures);
+    emlat_ixf_count (f, EMLAT_C_FLUSH_FAILURES, s->flush_failures);
   if (s->extra_reads)
-    emlat_ix_count (c, EMLAT_C_EXTRA_READS, s->extra_reads);
-  emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+    emlat_ixf_count (f, EMLAT_C_EXTRA_READS, s->extra_reads);
+  emlat_ix_commit (c, f, EMLAT_STATUS_NORMAL);
   tty_ix_reset (s);
 }
 
@@ -132,6 +139,7 @@ tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind)
 {
   s->cause = emlat_ix_begin (kind, 0, 0);
   s->kind = kind;
+  emlat_ixf_clear (&s->f);
   s->stdio_calls = s->stdio_pending;
   s->stdio_pending = 0;
 }
@@ -266,24 +274,25 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
       latest = ready;
       latest_q = ready_q;
     }
+  struct emlat_ix_fields *f = &s->f;
   if (s->t_empty)
-    tty_ix_time (c, EMLAT_T_INPUT_EARLIEST, s->t_empty, s->empty_q,
+    tty_ix_time (s, EMLAT_T_INPUT_EARLIEST, s->t_empty, s->empty_q,
                  EMLAT_Q_READ);
-  tty_ix_time (c, EMLAT_T_INPUT_LATEST, latest, latest_q, EMLAT_Q_READ);
+  tty_ix_time (s, EMLAT_T_INPUT_LATEST, latest, latest_q, EMLAT_Q_READ);
   if (ready)
-    tty_ix_time (c, EMLAT_T_INPUT_READY, ready, ready_q,
+    tty_ix_time (s, EMLAT_T_INPUT_READY, ready, ready_q,
                  EMLAT_Q_MAIN_POLL_READY);
-  emlat_ix_time (c, EMLAT_T_READ_BEGIN, t0);
-  emlat_ix_time (c, EMLAT_T_READ_END, t1);
-  emlat_ix_value (c, EMLAT_V_DECISIVE_SOURCE_BATCH, b.batch_id);
-  emlat_ix_value (c, EMLAT_V_DECISIVE_SOURCE_BEGIN, 0);
-  emlat_ix_value (c, EMLAT_V_DECISIVE_SOURCE_END, (uint64_t)r);
+  emlat_ixf_time (f, EMLAT_T_READ_BEGIN, t0);
+  emlat_ixf_time (f, EMLAT_T_READ_END, t1);
+  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_BATCH, b.batch_id);
+  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_BEGIN, 0);
+  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_END, (uint64_t)r);
   if (first)
     {
-      emlat_ix_value (c, EMLAT_V_FIRST_SOURCE_BATCH, b.batch_id);
-      emlat_ix_value (c, EMLAT_V_FIRST_SOURCE_BEGIN, 0);
-      emlat_ix_value (c, EMLAT_V_FIRST_SOURCE_END, (uint64_t)r);
-      emlat_ix_count (c, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
+      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_BATCH, b.batch_id);
+      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_BEGIN, 0);
+      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_END, (uint64_t)r);
+      emlat_ixf_count (f, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
       s->first_earliest = s->t_empty;
       s->first_earliest_q = s->empty_q;
       s->first_latest = latest;
@@ -296,12 +305,12 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
       if (s->extra_reads == 1)
         {
           if (s->first_earliest)
-            tty_ix_time (c, EMLAT_T_FIRST_INPUT_EARLIEST, s->first_earliest,
+            tty_ix_time (s, EMLAT_T_FIRST_INPUT_EARLIEST, s->first_earliest,
                          s->first_earliest_q, EMLAT_Q_READ);
-          tty_ix_time (c, EMLAT_T_FIRST_INPUT_LATEST, s->first_latest,
+          tty_ix_time (s, EMLAT_T_FIRST_INPUT_LATEST, s->first_latest,
                        s->first_latest_q, EMLAT_Q_READ);
         }
-      emlat_ix_add (c, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
+      emlat_ixf_add (f, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
     }
 }
 

@@ -208,9 +208,12 @@ tty_init (void)
   /* An interactive program records a few dozen records per keystroke: a
      writer pass per keystroke would cost more CPU than the program's own
      work (docs/PERFORMANCE.md).  The writer drains only when a ring is half
-     full; the ring file keeps every record until then, and the final drain
-     is left to the reader. */
-  opt.flags = EMLAT_OPT_DEFER_FINISH;
+     full; the ring file keeps every record until then.  Under `emlat
+     record` or `emlat replay --interpose` (EMLAT_FINISH=reader) the final
+     drain is left to them too: they finish the profile after the program
+     exited, so the program pays nothing for it. */
+  if (tty_env_is ("EMLAT_FINISH", "reader", NULL))
+    opt.flags = EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
   int rc;
@@ -235,6 +238,8 @@ tty_init (void)
                 strcpy (dir, ".");
               opt.path = NULL;
               opt.dir = dir;
+              /* Nobody finishes a child's profile for it. */
+              opt.flags &= ~EMLAT_OPT_DEFER_FINISH;
               rc = emlat_start (&opt);
             }
         }
