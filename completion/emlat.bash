@@ -24,7 +24,7 @@ _emlat_options ()
     dump) echo "--json --chunks --hex" ;;
     export) echo "--format= -o --output" ;;
     help) echo "" ;;
-    record) echo "-o" ;;
+    record) echo "-o --follow-children" ;;
     replay) echo "--workload --script --keys --wpm --print-script --rows --cols --term
                  --interpose --quiet --settle --settle-max --linger --grace --timeout
                  -o --tsv --make-file --lines" ;;

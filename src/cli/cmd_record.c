@@ -23,6 +23,7 @@
 #include "common/statedir.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ static void
 record_usage (FILE *f)
 {
   fprintf (f,
-           "usage: emlat record [-o FILE] -- CMD [ARGS...]\n"
+           "usage: emlat record [-o FILE] [--follow-children] -- CMD [ARGS...]\n"
            "\n"
            "Run CMD on this terminal with the interposition library\n"
            "(libemlat-tty.so) preloaded, record its terminal input and\n"
@@ -47,12 +48,17 @@ record_usage (FILE *f)
            "\n"
            "  -o FILE     write the profile to FILE (must not exist); default:\n"
            "              a new file in ${XDG_STATE_HOME:-~/.local/state}/emlat/\n"
+           "  --follow-children\n"
+           "              trace the programs CMD executes too, each into a\n"
+           "              profile of its own named after FILE: NAME-PID.emlat\n"
+           "              (by default they run untraced)\n"
            "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
            "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE,\n"
-           "EMLAT_FINISH=reader, LD_PRELOAD.\n"
-           "Set EMLAT_OBSERVER=1 for the readiness observer thread and\n"
-           "EMLAT_TRACE_CHILDREN=1 to trace programs CMD executes.\n"
+           "EMLAT_FINISH=reader, LD_PRELOAD (EMLAT_TRACE_CHILDREN=1 with\n"
+           "--follow-children).  Set EMLAT_OBSERVER=1 for the readiness\n"
+           "observer thread and EMLAT_LOG=FILE to have the library's own\n"
+           "messages written there (it never writes to the terminal).\n"
            "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
            "could not be run, 2 for invalid arguments, 1 if CMD succeeded\n"
            "but the summary could not be written.\n");
@@ -210,15 +216,43 @@ out:
   emlat_profile_free (p);
 }
 
+/* --follow-children: the children's profiles, NAME-PID.emlat beside
+   NAME.emlat (tty_session.c); each finished from its ring file if it was
+   killed, and counted. */
+static void
+record_children (const char *path)
+{
+  size_t len = strlen (path);
+  if (len > 6 && strcmp (path + len - 6, ".emlat") == 0)
+    len -= 6;
+  char pattern[PATH_MAX + 16];
+  if ((size_t)snprintf (pattern, sizeof pattern, "%.*s-[0-9]*.emlat", (int)len, path)
+      >= sizeof pattern)
+    return;
+  glob_t g;
+  size_t n = 0;
+  if (glob (pattern, 0, NULL, &g) == 0)
+    {
+      n = g.gl_pathc;
+      for (size_t k = 0; k < g.gl_pathc; k++)
+        emlat_recover (g.gl_pathv[k], NULL);
+      globfree (&g);
+    }
+  printf ("emlat: %zu child profile%s: %s\n", n, n == 1 ? "" : "s", pattern);
+}
+
 static int
 record_run (int argc, char **argv)
 {
+  enum { O_FOLLOW = 256 };
   static const struct option longopts[] = {
+    { "follow-children", no_argument, NULL, O_FOLLOW },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
   };
   const char *out_file = NULL;
+  int follow = 0;
   int c;
   /* "-": an operand before "--" comes back as 1 instead of being
      permuted, so the command is only ever what follows "--". */
@@ -227,6 +261,9 @@ record_run (int argc, char **argv)
       {
       case 'o':
         out_file = optarg;
+        break;
+      case O_FOLLOW:
+        follow = 1;
         break;
       case 'h':
         record_usage (stdout);
@@ -309,6 +346,10 @@ record_run (int argc, char **argv)
       setenv ("EMLAT_FILE", path, 1);
       /* We finish the profile ourselves once CMD exited. */
       setenv ("EMLAT_FINISH", "reader", 1);
+      if (follow)
+        setenv ("EMLAT_TRACE_CHILDREN", "1", 1);
+      else
+        unsetenv ("EMLAT_TRACE_CHILDREN");
       execvp (argv[i], argv + i);
       emlat_cli_error (argv[i], UINT64_MAX, "cannot run: %s", strerror (errno));
       _exit (127);
@@ -341,6 +382,8 @@ record_run (int argc, char **argv)
                      strerror (-rrc));
   printf ("emlat: profile: %s\n", path);
   record_summary (path);
+  if (follow)
+    record_children (path);
   fflush (stdout);
   return code;
 }

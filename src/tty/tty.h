@@ -68,6 +68,7 @@ enum tty_real_id {
   TR_fputc, TR_fputc_unlocked, TR_putc, TR_putc_unlocked,
   TR_putchar, TR_putchar_unlocked, TR_puts,
   TR_fflush, TR_fflush_unlocked,
+  TR_execve, TR_execvpe, TR_fexecve, TR_posix_spawn, TR_posix_spawnp,
   TR_COUNT
 };
 
@@ -152,6 +153,24 @@ size_t tty_ix_stream_last (FILE *fp, uint64_t *t);
 void tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t);
 /* Close this thread's open interaction (at stop). */
 void tty_ix_close_thread (uint64_t t);
+
+/* ------------------------------------------------------------------ */
+/* Programs this one executes (tty_exec.c)                             */
+
+/* Set at activation (tty_session.c): the library recorded in this process,
+   and whether EMLAT_TRACE_CHILDREN=1 asked for its children too. */
+extern int tty_scrub_children_env;
+
+/* ENVP without this library's variables and without this library in
+   LD_PRELOAD (a new array; the strings but LD_PRELOAD's are ENVP's), or
+   NULL when ENVP needs no change or memory ran out.  Release with
+   tty_env_free. */
+char **tty_env_scrubbed (char *const envp[]);
+void tty_env_free (char **env);
+
+/* A diagnostic for the user (never written to the program's terminal):
+   appended to the file EMLAT_LOG names, if any. */
+void tty_log (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* ------------------------------------------------------------------ */
 /* The observer thread (tty_observer.c)                                */

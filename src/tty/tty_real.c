@@ -35,6 +35,8 @@ static const char *const tty_real_names[TR_COUNT] = {
   [TR_putchar] = "putchar", [TR_putchar_unlocked] = "putchar_unlocked",
   [TR_puts] = "puts", [TR_fflush] = "fflush",
   [TR_fflush_unlocked] = "fflush_unlocked",
+  [TR_execve] = "execve", [TR_execvpe] = "execvpe", [TR_fexecve] = "fexecve",
+  [TR_posix_spawn] = "posix_spawn", [TR_posix_spawnp] = "posix_spawnp",
 };
 
 void *

@@ -159,11 +159,13 @@ tty_meta_uint (struct emlat_meta *m, size_t *n, const char *key, uint64_t u)
   (*n)++;
 }
 
+/* Never on the program's terminal (the program owns it): into EMLAT_LOG
+   when set, else nowhere -- `emlat record` tells the user when no profile
+   appeared. */
 static void
 tty_complain (const char *what, int err)
 {
-  fprintf (stderr, "libemlat-tty: not recording: %s: %s\n", what,
-           strerror (err));
+  tty_log ("not recording: %s: %s", what, strerror (err));
 }
 
 __attribute__ ((constructor)) static void
@@ -223,21 +225,16 @@ tty_init (void)
       rc = emlat_start (&opt);
       if (rc == -EEXIST && children)
         {
-          /* A traced child of a traced process: a file of its own, next
-             to the parent's. */
+          /* A traced child of a traced process: a file of its own, named
+             after the parent's: NAME.emlat -> NAME-PID.emlat. */
           size_t len = strlen (file);
-          const char *slash = strrchr (file, '/');
-          if (len < sizeof dir)
+          if (len > 6 && strcmp (file + len - 6, ".emlat") == 0)
+            len -= 6;
+          int w = snprintf (dir, sizeof dir, "%.*s-%ld.emlat", (int)len, file,
+                            (long)getpid ());
+          if (w > 0 && (size_t)w < sizeof dir)
             {
-              if (slash)
-                {
-                  memcpy (dir, file, (size_t)(slash - file) + 1);
-                  dir[slash - file + (slash == file)] = '\0';
-                }
-              else
-                strcpy (dir, ".");
-              opt.path = NULL;
-              opt.dir = dir;
+              opt.path = dir;
               /* Nobody finishes a child's profile for it. */
               opt.flags &= ~EMLAT_OPT_DEFER_FINISH;
               rc = emlat_start (&opt);
@@ -259,10 +256,14 @@ tty_init (void)
       if (rc != 0)
         tty_complain ("profile directory", -rc);
     }
+  /* From now on exec and spawn calls pass an environment without our
+     variables (tty_exec.c), unless children are traced too; also when
+     this process could not record, so that its children do not try. */
+  tty_scrub_children_env = children ? 1 : 0;
+  if (!children)
+    tty_strip_preload ();
   if (rc == 0)
     {
-      if (!children)
-        tty_strip_preload ();
       pthread_atfork (NULL, NULL, tty_atfork_child);
       atexit (tty_atexit);
       if (observer)
