@@ -22,13 +22,13 @@ _emlat_options ()
     compare) echo "--json --resamples --seed" ;;
     demo) echo "-o -n --seed" ;;
     dump) echo "--json --chunks --hex" ;;
-    export) echo "--format= -o --output" ;;
+    export) echo "--format= -o --output --force" ;;
     help) echo "" ;;
     record) echo "-o --follow-children" ;;
     replay) echo "--workload --script --keys --wpm --print-script --rows --cols --term
                  --interpose --quiet --settle --settle-max --linger --grace --timeout
                  -o --tsv --make-file --lines" ;;
-    report) echo "--json --per-interaction --html --interaction --unicode --ascii" ;;
+    report) echo "--json --per-interaction --html --force --interaction --unicode --ascii" ;;
   esac
 }
 

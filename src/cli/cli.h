@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define EMLAT_EXIT_OK 0
 #define EMLAT_EXIT_FAIL 1
@@ -92,6 +93,20 @@ int emlat_cli_parse_u64 (const char *arg, uint64_t min, uint64_t max, uint64_t *
    not 'ARG'" and returns -1. */
 int emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint64_t min,
                        uint64_t max, uint64_t *out);
+
+/* Output files a verb writes (report --html, export -o, replay --tsv): a
+   new file created with O_EXCL and O_NOFOLLOW, with MODE (exactly, not
+   widened by the umask); with FORCE an existing regular file is replaced,
+   never a symlink (ELOOP), a FIFO, a device or a directory.  Returns the
+   stream, or NULL after printing "emlat: PATH: what" (the verb exits 2).
+   *CREATED says whether a new file was made, for emlat_cli_discard. */
+FILE *emlat_cli_create_output (const char *path, int force, mode_t mode, int *created);
+/* After a failure: close F and remove PATH if this run created it. */
+void emlat_cli_discard (FILE *f, const char *path, int created);
+/* The permission bits of what a verb derives from the profile at PATH: the
+   profile's own read and write bits (a private profile gives a private
+   report), 0600 for standard input or a file that cannot be read. */
+mode_t emlat_cli_output_mode (const char *path);
 
 /* The usage line and verb list of `emlat --help` on F (cmd_help.c). */
 void emlat_cli_print_usage (FILE *f);

@@ -19,7 +19,10 @@
 #include "cli/cli.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,3 +253,67 @@ emlat_cli_version (const char *verb)
     printf ("emlat %s\n", EMLAT_VERSION_STRING);
 }
 
+
+FILE *
+emlat_cli_create_output (const char *path, int force, mode_t mode, int *created)
+{
+  *created = 0;
+  /* O_NONBLOCK: opening a FIFO for writing must not wait for a reader
+     (with no reader it fails at once; with one, fstat refuses it). */
+  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+  int fd = open (path, flags | O_EXCL, mode);
+  if (fd >= 0)
+    *created = 1;
+  else if (errno == EEXIST && force)
+    fd = open (path, flags, mode);
+  if (fd < 0)
+    {
+      int e = errno;
+      emlat_cli_error (path, UINT64_MAX, "cannot create: %s%s", strerror (e),
+                       e == EEXIST ? " (an output is never replaced without --force)"
+                       : e == ELOOP ? " (an output never follows a symbolic link)"
+                                    : "");
+      return NULL;
+    }
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      emlat_cli_error (path, UINT64_MAX, "cannot create: not a regular file");
+      close (fd);
+      if (*created)
+        unlink (path);
+      return NULL;
+    }
+  if (ftruncate (fd, 0) != 0 || fchmod (fd, mode) != 0
+      || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    {
+      emlat_cli_error (path, UINT64_MAX, "cannot create: %s", strerror (errno));
+      close (fd);
+      return NULL;
+    }
+  FILE *f = fdopen (fd, "w");
+  if (!f)
+    {
+      emlat_cli_error (path, UINT64_MAX, "cannot create: %s", strerror (errno));
+      close (fd);
+    }
+  return f;
+}
+
+void
+emlat_cli_discard (FILE *f, const char *path, int created)
+{
+  if (f)
+    fclose (f);
+  if (created)
+    unlink (path);
+}
+
+mode_t
+emlat_cli_output_mode (const char *path)
+{
+  struct stat st;
+  if (!path || strcmp (path, "-") == 0 || stat (path, &st) != 0)
+    return 0600;
+  return st.st_mode & 0666;
+}

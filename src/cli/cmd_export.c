@@ -24,7 +24,7 @@ static void
 usage (FILE *f)
 {
   fprintf (f,
-           "usage: emlat export --format=chrome|jsonl [-o OUT] FILE...\n"
+           "usage: emlat export --format=chrome|jsonl [-o OUT [--force]] FILE...\n"
            "\n"
            "Export a profile (one session; give every file of a rotated set).\n"
            "FILE - reads standard input.\n"
@@ -35,7 +35,10 @@ usage (FILE *f)
            "                   LOSS records as instant events\n"
            "  --format=jsonl   one JSON object per record, raw timestamps (ns),\n"
            "                   interactions with their derived metrics\n"
-           "  -o, --output OUT write to OUT instead of stdout\n"
+           "  -o, --output OUT write to OUT instead of stdout: a new file (never\n"
+           "                   a symlink followed), with the profile's own\n"
+           "                   permissions\n"
+           "  --force          replace an existing OUT (a regular file)\n"
            "  -h, --help       this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 exported; 1 exported, but reading lost data (each\n"
@@ -46,15 +49,17 @@ usage (FILE *f)
 static int
 export_main (int argc, char **argv)
 {
+  enum { O_FORCE = 256 };
   static const struct option longopts[] = {
     { "format", required_argument, NULL, 'f' },
     { "output", required_argument, NULL, 'o' },
+    { "force", no_argument, NULL, O_FORCE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
   };
   const char *format = NULL, *out = NULL;
-  int c;
+  int c, force = 0, created = 0;
   while ((c = getopt_long (argc, argv, ":f:o:hV", longopts, NULL)) != -1)
     switch (c)
       {
@@ -63,6 +68,9 @@ export_main (int argc, char **argv)
         break;
       case 'o':
         out = optarg;
+        break;
+      case O_FORCE:
+        force = 1;
         break;
       case 'h':
         usage (stdout);
@@ -84,13 +92,11 @@ export_main (int argc, char **argv)
     return emlat_cli_usage_error ("export", "unknown format '%s' (chrome or jsonl)", format);
   if (optind >= argc)
     return emlat_cli_usage_error ("export", "no FILE given");
-  FILE *f = stdout;
-  if (out && !(f = fopen (out, "w")))
-    {
-      emlat_cli_error (out, UINT64_MAX, "cannot create: %s", strerror (errno));
-      return EMLAT_EXIT_USAGE;
-    }
   const char *const *paths = (const char *const *)(argv + optind);
+  FILE *f = stdout;
+  if (out
+      && !(f = emlat_cli_create_output (out, force, emlat_cli_output_mode (paths[0]), &created)))
+    return EMLAT_EXIT_USAGE;
   size_t n = (size_t)(argc - optind);
   struct emlat_profile *p = NULL;
   int result = report_load_usable (paths, n, chrome ? EMLAT_LOAD_SPANS : 0, &p);
@@ -111,7 +117,10 @@ export_main (int argc, char **argv)
     }
   result = emlat_report_damaged (p) ? EMLAT_EXIT_FAIL : EMLAT_EXIT_OK;
 out:
-  if (out && fclose (f) != 0 && result == EMLAT_EXIT_OK)
+  if (out && result == EMLAT_EXIT_USAGE)
+    /* Nothing usable was exported: the file we created goes again. */
+    emlat_cli_discard (f, out, created);
+  else if (out && fclose (f) != 0 && result == EMLAT_EXIT_OK)
     {
       emlat_cli_error (out, UINT64_MAX, "write error: %s", strerror (errno));
       result = EMLAT_EXIT_FAIL;

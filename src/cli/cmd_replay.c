@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -505,9 +506,17 @@ static void summary (const struct opts *o, const char *name,
 
 static int write_tsv (const char *path, const struct replay_measure *m)
 {
-  FILE *f = fopen (path, "wx");
-  if (!f)
+  /* A new file, never a symlink followed, private like the profiles. */
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+  if (fd < 0)
     return -errno;
+  FILE *f = fdopen (fd, "w");
+  if (!f)
+    {
+      int e = errno;
+      close (fd);
+      return -e;
+    }
   fprintf (f, "# index\tkind\tlateness_ns\tfirst_output_ns\tquiescent_ns"
               "\tout_bytes\tsent_bytes\tstate\n");
   static const char *const states[] = { "open", "quiet", "superseded",

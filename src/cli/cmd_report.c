@@ -36,7 +36,7 @@ static void
 usage (FILE *f)
 {
   fprintf (f,
-           "usage: emlat report [--json] [--html OUT.html] [--interaction ID] FILE...\n"
+           "usage: emlat report [--json] [--html OUT.html [--force]] [--interaction ID] FILE...\n"
            "\n"
            "Report the interaction latencies of an .emlat profile (one session;\n"
            "give every file of a rotated set): per root kind, distributions of\n"
@@ -47,7 +47,10 @@ usage (FILE *f)
            "\n"
            "  --json              one JSON document on stdout instead of text\n"
            "  --per-interaction   with --json: every interaction's metrics too\n"
-           "  --html OUT.html     also write a self-contained HTML page\n"
+           "  --html OUT.html     also write a self-contained HTML page: a new\n"
+           "                      file (never a symlink followed), with the\n"
+           "                      profile's own permissions\n"
+           "  --force             replace an existing OUT.html (a regular file)\n"
            "  --interaction ID    show the waterfall of cause ID instead\n"
            "  --unicode, --ascii  force or refuse Unicode bars (default: Unicode\n"
            "                      when stdout is a terminal)\n"
@@ -62,6 +65,7 @@ usage (FILE *f)
 struct report_opts
 {
   int json, per_ix, unicode; /* unicode -1: when stdout is a terminal */
+  int force;
   const char *html;
   uint64_t want; /* --interaction, 0 when not given */
   const char *const *paths;
@@ -72,11 +76,12 @@ struct report_opts
 static int
 parse_options (int argc, char **argv, struct report_opts *o)
 {
-  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX };
+  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX, O_FORCE };
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
     { "per-interaction", no_argument, NULL, O_PER_IX },
     { "html", required_argument, NULL, O_HTML },
+    { "force", no_argument, NULL, O_FORCE },
     { "interaction", required_argument, NULL, O_IX },
     { "unicode", no_argument, NULL, O_UNICODE },
     { "ascii", no_argument, NULL, O_ASCII },
@@ -96,6 +101,9 @@ parse_options (int argc, char **argv, struct report_opts *o)
         break;
       case O_HTML:
         o->html = optarg;
+        break;
+      case O_FORCE:
+        o->force = 1;
         break;
       case O_IX:
         if (emlat_cli_opt_u64 ("report", "--interaction", optarg, 1, UINT64_MAX, &o->want) != 0)
@@ -130,18 +138,17 @@ parse_options (int argc, char **argv, struct report_opts *o)
 /* The HTML page; an OUT that cannot be created is an unusable argument (2),
    a failed write the verb's own failure (1). */
 static int
-write_html (const struct report_ctx *c, const char *out)
+write_html (const struct report_ctx *c, const struct report_opts *o)
 {
-  FILE *f = fopen (out, "w");
+  int created;
+  FILE *f = emlat_cli_create_output (o->html, o->force, emlat_cli_output_mode (o->paths[0]),
+                                     &created);
   if (!f)
-    {
-      emlat_cli_error (out, UINT64_MAX, "cannot create: %s", strerror (errno));
-      return EMLAT_EXIT_USAGE;
-    }
+    return EMLAT_EXIT_USAGE;
   int rc = report_html (c, f);
   if (fclose (f) != 0 || rc != 0)
     {
-      emlat_cli_error (out, UINT64_MAX, "writing the HTML page failed");
+      emlat_cli_error (o->html, UINT64_MAX, "writing the HTML page failed");
       return EMLAT_EXIT_FAIL;
     }
   return EMLAT_EXIT_OK;
@@ -244,7 +251,7 @@ render (const struct report_opts *o, const struct report *r)
     report_text (&r->ctx, stdout);
   if (o->html)
     {
-      int rc = write_html (&r->ctx, o->html);
+      int rc = write_html (&r->ctx, o);
       if (rc != EMLAT_EXIT_OK)
         return rc;
       if (!o->json)

@@ -20,14 +20,24 @@ emlat_out_open (struct emlat_out *o, const char *path, int overwrite)
   o->fd = -1;
   if (strlen (path) >= sizeof o->path)
     return -ENAMETOOLONG;
-  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+  /* O_NONBLOCK: opening a FIFO for writing must not wait for a reader; the
+     type is checked right after, and the flag cleared for a file. */
+  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+              | (overwrite ? 0 : O_EXCL);
   int fd = open (path, flags, 0600);
   if (fd < 0)
     return -errno;
   struct stat st;
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
-      int e = S_ISREG (st.st_mode) ? errno : EINVAL;
+      int e = fstat (fd, &st) == 0 ? EINVAL : errno;
+      close (fd);
+      return -e;
+    }
+  if ((overwrite && ftruncate (fd, 0) != 0)
+      || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    {
+      int e = errno;
       close (fd);
       return -e;
     }

@@ -106,6 +106,21 @@ main (void)
   tu_write_file (target, "keep", 4);
   CHECK_EQ_I64 (emlat_start (&(struct emlat_options){ .path = target }), -EEXIST);
 
+  /* A FIFO or a device is refused at once, never waited on (a FIFO opened
+     for writing blocks until a reader comes). */
+  char *fifo = tu_strf ("%s/fifo.emlat", dir);
+  CHECK_EQ_I64 (mkfifo (fifo, 0600), 0);
+  uint64_t t0 = tu_now_ns ();
+  int frc = emlat_start (&(struct emlat_options){ .path = fifo, .flags = EMLAT_OPT_OVERWRITE });
+  CHECK (frc == -ENXIO || frc == -EINVAL, "a FIFO profile path is refused (%d)", frc);
+  CHECK (tu_now_ns () - t0 < 2000000000u, "and at once");
+  if (frc == 0)
+    emlat_stop ();
+  CHECK_EQ_I64 (emlat_start (&(struct emlat_options){ .path = "/dev/null",
+                                                      .flags = EMLAT_OPT_OVERWRITE }),
+                -EINVAL);
+  free (fifo);
+
   /* A session with metadata, some of it refused. */
   struct emlat_meta meta[] = {
     { .key = "app.name", .type = EMLAT_META_STR, .s = "api-test", .s_len = 8 },
