@@ -31,7 +31,10 @@
  *
  * When no session is active every recording call is a load, a compare and a
  * return; calls that return an identifier return 0, which the other calls
- * accept and ignore.  A full ring never blocks: the record is counted as
+ * accept and ignore.  A thread that finds every ring taken records nothing:
+ * each of its calls is counted as a no_ring loss, and the identifiers it
+ * gets (a cause, a span handle) make the later calls that use them counted
+ * too.  A full ring never blocks: the record is counted as
  * dropped and the writer turns the count into a LOSS record.
  *
  * Setup calls (emlat_start, emlat_stop, emlat_rotate, emlat_flush,
@@ -107,7 +110,9 @@ struct emlat_options
      defaults were chosen. */
   uint32_t ring_slots;        /* per thread, power of two; default 65536
                                  (2 MiB, resident only as it is used) */
-  uint32_t max_threads;       /* rings preallocated; default 64 */
+  uint32_t max_threads;       /* rings preallocated; default 256 (threads
+                                 that come and go need rings while the
+                                 writer drains those of exited ones) */
   uint32_t chunk_bytes;       /* max payload per chunk; default 65536 */
   uint64_t rotate_bytes;      /* start a new file past this; 0 = never */
   uint32_t drain_interval_us; /* a writer pass at most this long after the

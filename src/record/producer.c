@@ -42,13 +42,19 @@ emlat_thread_cpu_now (void)
    path near 40 instructions (docs/PERFORMANCE.md).  The recorded time is
    therefore taken right after the slot was reserved. */
 
+/* The handle of a span whose begin found no ring (a session is active but
+   every ring is taken): its end and counters are dropped and counted as
+   no_ring too, like the begin (id 0 is no span, so no real handle is 1). */
+#define SPAN_NO_RING 1u
+
 static __attribute__ ((noinline)) uint64_t
 span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu)
 {
   unsigned n = cpu ? 2 : 1;
   struct emlat_ring *r = emlat_my_ring (n);
   if (EMLAT_UNLIKELY (!r))
-    return 0;
+    /* Relaxed: see emlat_g_active_gen in state.h. */
+    return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) ? SPAN_NO_RING : 0;
   uint64_t id = r->next_span_id;
   if (id == r->span_id_end)
     id = emlat_span_id_refill (r);
@@ -110,6 +116,11 @@ span_end_slow (uint64_t span, enum emlat_span_status status, uint64_t detail)
 {
   if (span == 0)
     return;
+  if (span == SPAN_NO_RING)
+    {
+      emlat_count_noring (1);
+      return;
+    }
   unsigned cpu = (unsigned)(span & 1);
   unsigned n = cpu ? 2 : 1;
   struct emlat_ring *r = emlat_my_ring (n);
@@ -176,7 +187,9 @@ put1 (unsigned type, unsigned a, unsigned b, uint64_t w1, uint64_t w2, uint64_t 
 void
 emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
 {
-  if (span != 0)
+  if (span == SPAN_NO_RING)
+    emlat_count_noring (1);
+  else if (span != 0)
     put1 (EMLAT_RR_SPAN_COUNT, c, 0, span >> 1, v, 0);
 }
 
@@ -184,9 +197,15 @@ uint64_t
 emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by)
 {
   struct emlat_ring *r = emlat_my_ring (2);
-  if (EMLAT_UNLIKELY (!r))
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  if (EMLAT_UNLIKELY (!r)
+      && !atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed))
     return 0;
   uint64_t cause = atomic_fetch_add_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (!r))
+    /* No ring (counted by the claim): the interaction still has a cause,
+       so that each of its later records is counted as no_ring too. */
+    return cause;
   uint64_t t = emlat_clock_now ();
   uint64_t h;
   struct emlat_slot *s = emlat_ring_reserve (r, 2, t, &h);

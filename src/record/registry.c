@@ -223,6 +223,15 @@ emlat_ring_claim_slow (unsigned n)
   return 0;
 }
 
+void
+emlat_count_noring (unsigned n)
+{
+  /* Acquire: the shared counters were published before the generation. */
+  struct emlat_shared_counters *c = atomic_load_explicit (&emlat_g_shared, memory_order_acquire);
+  if (c)
+    count_noring (c, n);
+}
+
 uint64_t
 emlat_span_id_refill (struct emlat_ring *r)
 {

@@ -111,7 +111,7 @@ check_options (const struct emlat_options *opt, uint32_t *slots, uint32_t *threa
   if (!opt || (!opt->path && !opt->dir))
     return -EINVAL;
   *slots = opt->ring_slots ? opt->ring_slots : 65536;
-  *threads = opt->max_threads ? opt->max_threads : 64;
+  *threads = opt->max_threads ? opt->max_threads : 256;
   *chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
   if (!is_pow2 (*slots) || *slots < 16 || *slots > (1u << 24) || *threads > 4096
       || *chunk < 4096 || *chunk > EMLAT_CHUNK_PAYLOAD_MAX / 2

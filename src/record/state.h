@@ -92,6 +92,9 @@ extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
    left, or when no session is active. */
 EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
 
+/* Count a record of N slots that found no ring (LOSS no_ring). */
+EMLAT_HIDDEN void emlat_count_noring (unsigned n);
+
 /* Refill the calling thread's span-id block; returns the next id. */
 EMLAT_HIDDEN uint64_t emlat_span_id_refill (struct emlat_ring *r);
 
