@@ -42,7 +42,9 @@
 #
 # Invariants: POSIX sh; ends only the processes it started, by pid; exits
 # nonzero only when a peer that was built fails to run.  Raw lines go to
-# $BUILD/bench-peers-raw.txt, the summary also to $BUILD/bench-peers.txt.
+# $BUILD/bench-peers-raw.txt, the peers' progress (every trial of the
+# bisection) to $BUILD/bench-peers-log.txt, the summary also to
+# $BUILD/bench-peers.txt.
 
 set -u
 BUILD=${BUILD:-build}
@@ -55,6 +57,7 @@ N1=${PEERS_IR_N1:-2000}
 N2=${PEERS_IR_N2:-42000}
 WANT=${PEERS:-lttng json batch spsc emlat}
 raw=$BUILD/bench-peers-raw.txt
+log=$BUILD/bench-peers-log.txt
 summary=$BUILD/bench-peers.txt
 status=0
 
@@ -287,6 +290,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
   echo "RUN machine: $(uname -sr), $(nproc 2>/dev/null || echo ?) CPUs, ${cpu:-unknown CPU}"
   echo "RUN load at start: $(uptime)"
 } >"$raw"
+: >"$log"
 # shellcheck disable=SC2086
 set -- $peers
 npeers=$#
@@ -306,10 +310,11 @@ while [ "$round" -le "$ROUNDS" ]; do
   done
   for p in $order; do
     say "round $round/$ROUNDS: $p"
+    echo "== round $round: $p" >>"$log"
     if ! out=$(TMPDIR=$tmp "$BUILD/bench/peers/peer_$p" --events "$EVENTS" \
-      --trial-s "$TRIAL_S" --batches "$BATCHES" 2>>"$tmp/log"); then
-      say "peer_$p failed in round $round (stderr follows)"
-      tail -n 5 "$tmp/log" >&2
+      --trial-s "$TRIAL_S" --batches "$BATCHES" 2>>"$log"); then
+      say "peer_$p failed in round $round (the end of $log follows)"
+      tail -n 5 "$log" >&2
       status=1
     fi
     printf '%s\n' "$out" | grep -E '^(METRIC|INFO) ' >>"$raw"
