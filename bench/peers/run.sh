@@ -96,21 +96,21 @@ summary () {
     END {
       np = split(peers, P, " ")
       printf "\nper event (one clock read each); x = ratio to emlat (peer / emlat)\n"
-      printf "%-6s %17s %6s %10s %6s %8s %6s %10s %11s %6s %10s %6s\n",
-        "peer", "ns med (min)", "x", "instr", "x", "bytes", "x", "lost@flat", "cons ms/Mev", "x", "0-loss/s", "x"
+      printf "%-6s %17s %6s %10s %6s %8s %6s %10s %11s %6s %18s %6s\n",
+        "peer", "ns med (min)", "x", "instr", "x", "bytes", "x", "lost@flat", "cons ms/Mev", "x", "0-loss/s med (min)", "x"
       for (i = 1; i <= np; i++) {
         p = P[i]
         ns = med(p, "ns_per_event"); nsmin = lo(p, "ns_per_event")
         ir = med(p, "ir_per_event"); by = med(p, "bytes_per_event")
         lp = med(p, "full_speed_lost_pct"); cm = med(p, "consumer_ms_per_mevent")
         zl = med(p, "zero_loss_events_per_s")
-        printf "%-6s %8s (%6s) %6s %10s %6s %8s %6s %9s%% %11s %6s %10s %6s\n", p,
+        printf "%-6s %8s (%6s) %6s %10s %6s %8s %6s %9s%% %11s %6s %8s (%7s) %6s\n", p,
           num(ns, "%.1f"), num(nsmin, "%.1f"), ratio(ns, med("emlat", "ns_per_event")),
           num(ir, "%.1f"), ratio(ir, med("emlat", "ir_per_event")),
           num(by, "%.2f"), ratio(by, med("emlat", "bytes_per_event")),
           num(lp, "%.1f"),
           cm == "" ? "(producer)" : num(cm, "%.2f"), ratio(cm, med("emlat", "consumer_ms_per_mevent")),
-          rate(zl), ratio(zl, med("emlat", "zero_loss_events_per_s"))
+          rate(zl), rate(lo(p, "zero_loss_events_per_s")), ratio(zl, med("emlat", "zero_loss_events_per_s"))
       }
       if (("emlat", "ns_per_event") in n) {
         printf "emlat per span (begin + end = 2 events): %s ns, %s instructions, %s bytes\n",
@@ -138,8 +138,10 @@ summary () {
           m = kk[2]
           x = med(p, m)
           printf "METRIC peers_%s_%s " (x >= 100000 ? "%.0f" : "%.6g") " %s\n", p, m, x, unit[m]
-          if (m == "ns_per_event")
-            printf "METRIC peers_%s_ns_per_event_min %.6g ns\n", p, lo(p, m)
+          if (m == "ns_per_event" || m == "zero_loss_events_per_s") {
+            x = lo(p, m)
+            printf "METRIC peers_%s_%s_min " (x >= 100000 ? "%.0f" : "%.6g") " %s\n", p, m, x, unit[m]
+          }
         }
       }
       if (("emlat", "zero_loss_events_per_s") in n && ("lttng", "zero_loss_events_per_s") in n)
