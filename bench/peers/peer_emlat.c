@@ -11,6 +11,10 @@
  * status, and the time: the same information as the other peers' id and
  * value.
  *
+ * PEERS_EMLAT_RING_SLOTS and PEERS_EMLAT_DRAIN_US, when set, replace the
+ * default ring size and drain period (to explore sizes; the table then is
+ * not of the defaults, and run.sh says so).
+ *
  * Loss: emlat_status's records_dropped (the sum of the session's LOSS
  * records).  Consumer CPU: the writer thread's CPU time, stats
  * writer_cpu_ns.  Bytes: the profile's size (the ring file is removed by
@@ -44,7 +48,15 @@ rec_open (const char *dir)
 {
   snprintf (emlat_path, sizeof emlat_path, "%s/emlat-%u.emlat", dir,
             emlat_sessions++);
-  struct emlat_options opt = { .path = emlat_path };
+  /* Defaults unless asked otherwise (for exploring sizes; run.sh passes
+     the environment through and prints what was set). */
+  const char *slots = getenv ("PEERS_EMLAT_RING_SLOTS");
+  const char *drain = getenv ("PEERS_EMLAT_DRAIN_US");
+  struct emlat_options opt = {
+    .path = emlat_path,
+    .ring_slots = slots ? (uint32_t)strtoul (slots, NULL, 10) : 0,
+    .drain_interval_us = drain ? (uint32_t)strtoul (drain, NULL, 10) : 0,
+  };
   int rc = emlat_start (&opt);
   if (rc != 0)
     {

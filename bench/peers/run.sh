@@ -14,10 +14,11 @@
 # thread), spsc (a minimal SPSC ring and a consumer thread), emlat (span
 # begin/end through the public API, default options).
 #
-# 1. Packages: lttng-tools, liblttng-ust-dev (LTTng) and valgrind
-#    (instruction counts).  Missing ones are installed as root with
-#    apt-get; not root, or not installable: that part is skipped with a
-#    message and the rest runs.
+# 1. Packages: lttng-tools, liblttng-ust-dev (LTTng; scripts/deps.list,
+#    goal peers) and valgrind (instruction counts; goal bench), through
+#    scripts/deps.sh, which installs what is missing as root.  Not root,
+#    or not installable: that part is skipped with a message and the rest
+#    runs.
 # 2. Build: $MAKE peers-build (peer_lttng only where LTTng-UST's headers
 #    are).
 # 3. LTTng: a session daemon of the bench's own (lttng-sessiond
@@ -38,7 +39,9 @@
 #
 # Knobs: PEERS (the peers to run, default "lttng json batch spsc emlat"),
 # PEERS_ROUNDS, PEERS_EVENTS (flat-out run, default 10000000),
-# PEERS_TRIAL_S (zero-loss trial, 0.5), PEERS_BATCHES (timed batches, 201).
+# PEERS_TRIAL_S (zero-loss trial, 0.5), PEERS_BATCHES (timed batches, 201);
+# PEERS_EMLAT_RING_SLOTS, PEERS_EMLAT_DRAIN_US: emlat with other than its
+# defaults (the summary then says so).
 #
 # Invariants: POSIX sh; ends only the processes it started, by pid; exits
 # nonzero only when a peer that was built fails to run.  Raw lines go to
@@ -47,6 +50,8 @@
 # $BUILD/bench-peers.txt.
 
 set -u
+# Everything below is relative to the source tree (BUILD too).
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 MAKE=${MAKE:-make}
 ROUNDS=${PEERS_ROUNDS:-5}
@@ -179,46 +184,22 @@ trap 'exit 130' INT TERM
 
 # --- 1. packages -----------------------------------------------------------
 
-missing_of () {
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' \
-      || printf '%s ' "$p"
-  done
-}
-
-# ensure WHAT PKG...: 0 when the packages are there (installing them as
-# root), else a message and 1.
+# ensure WHAT GOAL: scripts/deps.sh GOAL (quiet when nothing is missing;
+# installs as root); 0 when the packages are there, else a message and 1.
 ensure () {
-  what=$1
-  shift
-  command -v dpkg-query >/dev/null 2>&1 || return 0 # not Debian: try anyway
-  missing=$(missing_of "$@")
-  [ -z "$missing" ] && return 0
-  if [ "$(id -u)" -ne 0 ]; then
-    say "skipping $what: missing Debian packages ($missing) and not root; install them with: apt-get install --no-install-recommends $missing"
-    return 1
+  if sh scripts/deps.sh "$2" >&2; then
+    return 0
   fi
-  say "installing for $what: $missing"
-  # shellcheck disable=SC2086
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >&2; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >&2
-  fi
-  missing=$(missing_of "$@")
-  if [ -n "$missing" ]; then
-    say "skipping $what: could not install $missing"
-    return 1
-  fi
-  return 0
+  say "skipping $1: its packages are missing (above)"
+  return 1
 }
 
 have_lttng=0
 case " $WANT " in
-  *" lttng "*) ensure "LTTng-UST" lttng-tools liblttng-ust-dev && have_lttng=1 ;;
+  *" lttng "*) ensure "LTTng-UST" peers && have_lttng=1 ;;
 esac
 have_valgrind=0
-ensure "instruction counts" valgrind && have_valgrind=1
+ensure "instruction counts" bench && have_valgrind=1
 
 # --- 2. build --------------------------------------------------------------
 
@@ -291,6 +272,11 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
   echo "RUN Peers: $ROUNDS interleaved rounds of $EVENTS-event flat-out runs, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "RUN machine: $(uname -sr), $(nproc 2>/dev/null || echo ?) CPUs, ${cpu:-unknown CPU}"
   echo "RUN load at start: $(uptime)"
+  for v in PEERS_EMLAT_RING_SLOTS PEERS_EMLAT_DRAIN_US; do
+    eval "val=\${$v:-}"
+    # shellcheck disable=SC2154
+    [ -n "$val" ] && echo "INFO peers_emlat NOT emlat's defaults: $v=$val"
+  done
 } >"$raw"
 : >"$log"
 # shellcheck disable=SC2086
