@@ -210,10 +210,12 @@ fi
 
 peers=
 for p in $WANT; do
-  if [ -x "$BUILD/bench/peers/peer_$p" ]; then
+  if [ "$p" = lttng ] && [ "$have_lttng" != 1 ]; then
+    continue # said why above
+  elif [ -x "$BUILD/bench/peers/peer_$p" ]; then
     peers="$peers $p"
   elif [ "$p" = lttng ]; then
-    [ "$have_lttng" = 1 ] && say "skipping LTTng-UST: peer_lttng was not built (no <lttng/tracepoint.h>)"
+    say "skipping LTTng-UST: peer_lttng was not built (no <lttng/tracepoint.h>)"
   else
     say "no $BUILD/bench/peers/peer_$p"
     status=1
