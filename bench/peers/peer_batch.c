@@ -276,6 +276,11 @@ rec_close (struct rec_result *r)
                             .bytes = file_bytes (batch_path),
                             .consumer_cpu_ns = batch_writer_cpu,
                             .has_consumer = 1 };
+  if (rec_verify)
+    {
+      r->on_disk = count_lines (batch_path);
+      r->has_on_disk = 1;
+    }
   unlink (batch_path);
   if (batch_write_failed)
     fprintf (stderr, "peer_batch: a write failed\n");

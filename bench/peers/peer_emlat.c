@@ -18,12 +18,14 @@
  * Loss: emlat_status's records_dropped (the sum of the session's LOSS
  * records).  Consumer CPU: the writer thread's CPU time, stats
  * writer_cpu_ns.  Bytes: the profile's size (the ring file is removed by
- * emlat_stop).  Measured by peer_harness.h.
+ * emlat_stop).  Read back (rec_verify): emlat_scan of the profile, two
+ * events per complete span record.  Measured by peer_harness.h.
  */
 #define PEER_NAME "emlat"
 #include "peer_harness.h"
 
 #include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
 
 static char emlat_path[4200];
 static unsigned emlat_sessions;
@@ -72,6 +74,9 @@ static int
 rec_close (struct rec_result *r)
 {
   struct emlat_status st;
+  /* Drain first, so that the interaction's end (not an event) is never
+     the record a full ring drops: the loss count is then events only. */
+  emlat_flush ();
   emlat_ix_end (emlat_cause, EMLAT_STATUS_NORMAL);
   int rc = emlat_stop ();
   emlat_status (&st);
@@ -81,6 +86,22 @@ rec_close (struct rec_result *r)
                             .bytes = file_bytes (emlat_path),
                             .consumer_cpu_ns = st.writer_cpu_ns,
                             .has_consumer = 1 };
+  uint8_t *buf;
+  size_t len;
+  if (rec_verify && emlat_read_file (emlat_path, NULL, &buf, &len) == 0)
+    {
+      /* Span records on disk: a complete span holds both events. */
+      struct emlat_scan_params p = { 0 };
+      struct emlat_scan_result res;
+      if (emlat_scan (buf, len, &p, &res) == 0 && res.stop == EMLAT_STOP_CLEAN)
+        {
+          r->on_disk = 2 * res.records_by_kind[EMLAT_REC_SPAN_COMPLETE]
+                       + res.records_by_kind[EMLAT_REC_SPAN_BEGIN]
+                       + res.records_by_kind[EMLAT_REC_SPAN_END];
+          r->has_on_disk = 1;
+        }
+      free (buf);
+    }
   unlink (emlat_path);
   return rc != 0 ? -1 : 0;
 }

@@ -24,6 +24,9 @@
  *                                  recorder falls behind), divided by 4096
  *         timing_lost              events lost during those batches (must be 0)
  *         bytes_per_event          bytes on disk / events kept, those batches
+ *         unaccounted_events       events offered minus those counted lost
+ *                                  minus those read back from the output
+ *                                  (must be 0; peers that can read theirs)
  *         full_speed_events_per_s  N events back to back (default 10 M)
  *         full_speed_lost          events that run lost, by the recorder's
  *         full_speed_lost_pct        own counter
@@ -69,7 +72,13 @@ struct rec_result
   uint64_t bytes;           /* bytes on disk of the session's output */
   uint64_t consumer_cpu_ns; /* CPU of the writer/consumer side */
   int has_consumer;         /* 0: the producer writes, no consumer side */
+  uint64_t on_disk;         /* events read back from the output, when */
+  int has_on_disk;          /*   rec_verify asked for it and the peer can */
 };
+
+/* Set while the timing batches' session closes: rec_close then reads its
+   output back and counts the events in it (not timed). */
+static int rec_verify;
 
 #ifndef PEER_NAME
 #error "define PEER_NAME before including peer_harness.h"
@@ -157,6 +166,24 @@ file_bytes (const char *path)
   return stat (path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
+/* Newlines in a file (events of a text peer), or 0. */
+__attribute__ ((unused)) static uint64_t
+count_lines (const char *path)
+{
+  FILE *f = fopen (path, "r");
+  if (!f)
+    return 0;
+  static char buf[1 << 16];
+  uint64_t n = 0;
+  size_t got;
+  while ((got = fread (buf, 1, sizeof buf, f)) > 0)
+    for (const char *p = buf; (p = memchr (p, '\n', (size_t)(buf + got - p)));
+         p++)
+      n++;
+  fclose (f);
+  return n;
+}
+
 static uint64_t tree_sum;
 
 static int
@@ -231,7 +258,9 @@ measure_ns_per_event (unsigned batches, double *ns, struct trial *t)
       v[b] = mono_ns () - t0;
       sleep_ns (1000000);
     }
+  rec_verify = 1;
   int rc = rec_close (&t->r);
+  rec_verify = 0;
   t->events = 2 * pair;
   *ns = (double)median_u64 (v, batches) / (2.0 * PAIRS_PER_BATCH);
   free (v);
@@ -379,6 +408,16 @@ round_mode (uint64_t events, double trial_s, unsigned batches)
   if (t.events > t.r.lost)
     printf ("METRIC peers_%s_bytes_per_event %.2f bytes\n", peer_name,
             (double)t.r.bytes / (double)(t.events - t.r.lost));
+  if (t.r.has_on_disk)
+    {
+      /* Every event offered is either counted lost or in the output. */
+      int64_t missing = (int64_t)(t.events - t.r.lost) - (int64_t)t.r.on_disk;
+      if (missing)
+        fprintf (stderr, "%s: %" PRId64 " events neither on disk nor counted "
+                 "lost\n", peer_name, missing);
+      printf ("METRIC peers_%s_unaccounted_events %" PRId64 " events\n",
+              peer_name, missing);
+    }
   fflush (stdout);
 
   if (run_flat_out (events, &t) != 0)

@@ -63,6 +63,11 @@ rec_close (struct rec_result *r)
   if (rc != 0)
     fprintf (stderr, "peer_json: fclose: %s\n", strerror (errno));
   *r = (struct rec_result){ .bytes = file_bytes (json_path) };
+  if (rec_verify)
+    {
+      r->on_disk = count_lines (json_path);
+      r->has_on_disk = 1;
+    }
   unlink (json_path);
   return rc;
 }

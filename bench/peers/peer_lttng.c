@@ -25,7 +25,9 @@
  * lttng-consumerd process descended from the session daemon whose pid
  * run.sh passes in PEERS_SESSIOND_PID, from after `lttng start` until
  * after `lttng destroy`.  Bytes: every file under DIR (data streams,
- * indexes, metadata).  Measured by peer_harness.h.
+ * indexes, metadata).  Read back (rec_verify): the lines babeltrace2
+ * prints for the trace, one per event (skipped without babeltrace2).
+ * Measured by peer_harness.h.
  */
 #define PEER_NAME "lttng"
 #include "peer_harness.h"
@@ -106,6 +108,37 @@ run_cmd (char *const argv[], char *out, size_t out_len)
       return -1;
     }
   return 0;
+}
+
+/* Lines ARGV prints on stdout, or UINT64_MAX when it cannot run or fails. */
+static uint64_t
+count_cmd_lines (char *const argv[])
+{
+  int fds[2];
+  if (pipe2 (fds, O_CLOEXEC) != 0)
+    return UINT64_MAX;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_adddup2 (&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen (&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawnp (&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy (&fa);
+  close (fds[1]);
+  uint64_t n = 0;
+  static char buf[1 << 16];
+  ssize_t got;
+  while (rc == 0 && (got = read (fds[0], buf, sizeof buf)) > 0)
+    for (const char *p = buf; (p = memchr (p, '\n', (size_t)(buf + got - p))); p++)
+      n++;
+  close (fds[0]);
+  if (rc != 0)
+    return UINT64_MAX;
+  int status;
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return UINT64_MAX;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? n : UINT64_MAX;
 }
 
 /* Parent pid of PID, or 0. */
@@ -256,6 +289,14 @@ rec_close (struct rec_result *r)
                             .bytes = tree_bytes (lt_dir),
                             .consumer_cpu_ns = consumerd_cpu_ns () - lt_cpu0,
                             .has_consumer = 1 };
+  if (rec_verify && rc == 0)
+    {
+      /* Read the trace back: babeltrace2 prints one line per event. */
+      char *bt[] = { "babeltrace2", lt_dir, NULL };
+      uint64_t n = count_cmd_lines (bt);
+      r->on_disk = n;
+      r->has_on_disk = n != UINT64_MAX;
+    }
   tree_rm (lt_dir);
   return rc;
 }

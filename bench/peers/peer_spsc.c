@@ -170,6 +170,11 @@ rec_close (struct rec_result *r)
                             .bytes = file_bytes (spsc_path),
                             .consumer_cpu_ns = spsc_consumer_cpu,
                             .has_consumer = 1 };
+  if (rec_verify)
+    {
+      r->on_disk = r->bytes / sizeof (struct spsc_rec);
+      r->has_on_disk = r->bytes % sizeof (struct spsc_rec) == 0;
+    }
   unlink (spsc_path);
   if (spsc_write_failed)
     fprintf (stderr, "peer_spsc: a write failed\n");

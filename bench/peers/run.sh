@@ -14,11 +14,11 @@
 # thread), spsc (a minimal SPSC ring and a consumer thread), emlat (span
 # begin/end through the public API, default options).
 #
-# 1. Packages: lttng-tools, liblttng-ust-dev (LTTng; scripts/deps.list,
-#    goal peers) and valgrind (instruction counts; goal bench), through
-#    scripts/deps.sh, which installs what is missing as root.  Not root,
-#    or not installable: that part is skipped with a message and the rest
-#    runs.
+# 1. Packages: lttng-tools, liblttng-ust-dev, babeltrace2 (LTTng;
+#    scripts/deps.list, goal peers) and valgrind (instruction counts; goal
+#    bench), through scripts/deps.sh, which installs what is missing as
+#    root.  Not root, or not installable: that part is skipped with a
+#    message and the rest runs.
 # 2. Build: $MAKE peers-build (peer_lttng only where LTTng-UST's headers
 #    are).
 # 3. LTTng: a session daemon of the bench's own (lttng-sessiond
@@ -129,6 +129,12 @@ summary () {
       for (i = 1; i <= np; i++)
         if (med(P[i], "timing_lost") + 0 > 0)
           printf "WARNING: %s lost events in the timed batches (median %s): its ns per event is not a clean measurement\n", P[i], med(P[i], "timing_lost")
+      for (i = 1; i <= np; i++)
+        for (j = 1; (P[i], "unaccounted_events") in n && j <= n[P[i], "unaccounted_events"]; j++)
+          if (v[P[i], "unaccounted_events", j] != 0) {
+            printf "WARNING: %s: %s events neither read back from its output nor counted lost (round %d)\n", P[i], v[P[i], "unaccounted_events", j], j
+            break
+          }
       if (("emlat", "zero_loss_events_per_s") in n && ("lttng", "zero_loss_events_per_s") in n) {
         e = med("emlat", "zero_loss_events_per_s"); l = med("lttng", "zero_loss_events_per_s")
         printf "zero-loss rate, emlat / LTTng-UST: %s (the goal of issue 8: >= 2)\n", ratio(e, l)
