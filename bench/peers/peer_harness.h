@@ -5,8 +5,9 @@
  * bench/peers/peer_NAME.c defines PEER_NAME, includes this file and then
  * defines one recorder behind the interface declared below, so that the
  * recorder's event call is inlined into the same loop for every peer (no
- * peer pays a call the others do not).  It is a header only in that sense: it holds
- * main() and is included by exactly one translation unit per program.
+ * peer pays a call the others do not).  It is a header only in that
+ * sense: it holds main() and is included by exactly one translation unit
+ * per program.
  *
  * The work, the same for every peer: an "event" is one timestamped record
  * of a small fixed payload (a 32-bit event id and a 64-bit value), with

@@ -34,8 +34,9 @@
 #    --toggle-collect=hot_events with N = PEERS_IR_N1 and PEERS_IR_N2
 #    events (2000, 42000); the difference over N2 - N1.
 # 6. The table: per peer the median over the rounds (and the minimum of ns
-#    per event), each with its ratio to emlat; then "METRIC peers_..."
-#    lines with the medians, for bench/run.sh (BENCH_PEERS=1 make bench).
+#    per event and of the zero-loss rate), each with its ratio to emlat;
+#    then "METRIC peers_..." lines with the medians, for bench/run.sh
+#    (BENCH_PEERS=1 make bench).
 #
 # Knobs: PEERS (the peers to run, default "lttng json batch spsc emlat"),
 # PEERS_ROUNDS, PEERS_EVENTS (flat-out run, default 10000000),
