@@ -211,6 +211,26 @@ demo: deps all
 bench: deps all $(BENCH_BINS)
 	BUILD=$(BUILD) sh bench/run.sh
 
+# The peers benchmark (bench/peers/run.sh, bench/README.md "Peers"):
+# emlat beside LTTng-UST, JSON lines, a batched text tracer and an SPSC
+# ring in one run.  run.sh installs what it needs (as root), then builds
+# peers-build; peer_lttng is built only where LTTng-UST's headers are.
+PEER_BINS := $(patsubst bench/peers/peer_%.c,$(BUILD)/bench/peers/peer_%,$(filter-out bench/peers/peer_lttng.c,$(wildcard bench/peers/peer_*.c)))
+LTTNG_UST_H := $(wildcard /usr/include/lttng/tracepoint.h /usr/include/*/lttng/tracepoint.h)
+.PHONY: bench-peers peers-build
+bench-peers: all
+	BUILD=$(BUILD) MAKE="$(MAKE)" sh bench/peers/run.sh
+
+peers-build: $(PEER_BINS) $(if $(LTTNG_UST_H),$(BUILD)/bench/peers/peer_lttng)
+
+$(BUILD)/bench/peers/peer_%: bench/peers/peer_%.c bench/peers/peer_harness.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -MMD -MP -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+$(BUILD)/bench/peers/peer_lttng: bench/peers/peer_lttng.c bench/peers/peers_tp.c bench/peers/peers_tp.h bench/peers/peer_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -Ibench/peers -o $@ bench/peers/peer_lttng.c bench/peers/peers_tp.c -llttng-ust -ldl $(LDLIBS)
+
 deps:
 	@sh scripts/deps.sh $(or $(DEPS_GOALS),check)
 

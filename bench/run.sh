@@ -5,6 +5,7 @@
 # targets of issues 2, 3 and 4 (make bench; see bench/README.md for the method).
 #
 #   BUILD=build BENCH_RUNS=5 sh bench/run.sh
+#   BENCH_PEERS=1 ...    also the peers benchmark (bench/peers/run.sh)
 #
 # 1. Every $BUILD/bench/bench_* program (and bench_writer once more with
 #    --threads 2) runs BENCH_RUNS times, interleaved (round 1 runs each
@@ -60,6 +61,15 @@ while [ "$round" -le "$RUNS" ]; do
   done
   round=$((round + 1))
 done
+
+# BENCH_PEERS=1: the peers benchmark too (bench/peers/run.sh, which installs
+# LTTng as root and takes several minutes); its table goes to stderr, its
+# METRIC lines (medians of its own rounds) into the summary below.
+if [ "${BENCH_PEERS:-0}" = 1 ]; then
+  if BUILD=$BUILD sh bench/peers/run.sh >"$BUILD/bench-peers-out.txt"; then :; else status=1; fi
+  grep -v '^METRIC ' "$BUILD/bench-peers-out.txt" >&2
+  grep '^METRIC ' "$BUILD/bench-peers-out.txt" >>"$raw"
+fi
 
 # median_of NAME: "median min max unit" of metric NAME over all runs.
 median_of () {

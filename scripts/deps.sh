@@ -3,7 +3,8 @@
 #
 # deps.sh -- make sure the Debian packages a make goal needs are installed.
 #
-#   sh scripts/deps.sh [-n] [GOAL...]      GOAL: demo, check (default), bench, all
+#   sh scripts/deps.sh [-n] [GOAL...]      GOAL: demo, check (default), bench,
+#                                          peers, emacs, all
 #   sh scripts/deps.sh --list              print the groups and their packages
 #
 # The packages come from scripts/deps.list.  A group counts for a goal when
@@ -29,7 +30,7 @@ tree=${EMLAT_DEPS_ROOT:-$root}
 dry_run=0
 
 usage () {
-  echo "usage: deps.sh [-n] [demo|check|bench|emacs|all]...   or   deps.sh --list"
+  echo "usage: deps.sh [-n] [demo|check|bench|peers|emacs|all]...   or   deps.sh --list"
 }
 
 trim () {
@@ -57,7 +58,7 @@ fi
 [ $# -eq 0 ] && set -- check
 for goal in "$@"; do
   case $goal in
-    demo | check | bench | emacs | all) ;;
+    demo | check | bench | peers | emacs | all) ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
