@@ -16,8 +16,8 @@
 
 #define HEAD_ROOM (EMLAT_CHUNK_HEADER_SIZE + 4 * EMLAT_VARINT_MAX)
 
-static int
-arena_grow (struct emlat_arena *a, size_t need)
+int
+emlat_arena_reserve (struct emlat_arena *a, size_t need)
 {
   if (a->failed)
     return -1;
@@ -76,39 +76,9 @@ emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type, uint6
   cb->prev_t = base_t;
   cb->open = 1;
   /* Head room for the chunk header and the block header (placed at finish). */
-  if (arena_grow (a, HEAD_ROOM) == 0)
+  if (emlat_arena_reserve (a, HEAD_ROOM) == 0)
     a->len += HEAD_ROOM;
   cb->rec_start = a->len;
-}
-
-uint8_t *
-emlat_cb_room (struct emlat_cb *cb, size_t max)
-{
-  struct emlat_arena *a = cb->a;
-  if (__builtin_expect (a->len + max > a->cap || a->failed, 0) && arena_grow (a, max) != 0)
-    return 0;
-  return a->buf + a->len;
-}
-
-void
-emlat_cb_commit (struct emlat_cb *cb, size_t n, uint64_t represents, uint64_t t)
-{
-  cb->a->len += n;
-  cb->count++;
-  cb->represents += represents;
-  if (t)
-    {
-      if (!cb->first_t || t < cb->first_t)
-        cb->first_t = t;
-      if (t > cb->last_t)
-        cb->last_t = t;
-    }
-}
-
-size_t
-emlat_cb_payload_bytes (const struct emlat_cb *cb)
-{
-  return cb->a->len - cb->rec_start;
 }
 
 int
@@ -134,7 +104,7 @@ emlat_cb_finish (struct emlat_cb *cb, struct emlat_chunk_list *out, int keep_emp
   memcpy (a->buf + payload_off, bh, bn);
   size_t payload = a->len - payload_off;
   uint32_t pad = EMLAT_PAD8 (payload);
-  if (arena_grow (a, pad) != 0)
+  if (emlat_arena_reserve (a, pad) != 0)
     return -1;
   memset (a->buf + a->len, 0, pad);
   a->len += pad;

@@ -280,24 +280,21 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           break;
         }
       const struct emlat_slot *b = &r->slots[(tail + 1) & r->mask];
-      unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
       switch (type)
         {
         case EMLAT_RR_SPAN_BEGIN:
-          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
-            goto invalid;
-          emlat_spans_begin (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
-          break;
         case EMLAT_RR_SPAN_END:
-          if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
-            goto invalid;
-          emlat_spans_end (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
-          break;
         case EMLAT_RR_SPAN_COUNT:
-          if (fa >= EMLAT_C_COUNTER_COUNT)
-            goto invalid;
-          emlat_spans_count (&ws->spans, a->w[1], fa, a->w[2]);
-          break;
+          {
+            /* The run of span records from here, validated as the other
+               types are below; it stops at the first other or malformed
+               record, which is invalid when it is this one. */
+            uint64_t next = emlat_spans_drain (&ws->spans, r->slots, r->mask, tail, snap);
+            if (next == tail)
+              goto invalid;
+            tail = next;
+            continue;
+          }
         case EMLAT_RR_IX_BEGIN:
           if (ns != 2)
             goto invalid;
@@ -746,8 +743,10 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
         continue;
       struct emlat_ring *r = &s->pool->rings[i];
       struct emlat_ring_ws *ws = &s->ws[i];
+      /* The ring's SPAN chunk is open in the arena from here to emit. */
+      emlat_spans_pass_begin (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
       drain_ring (s, r, ws, ps->snaps[i]);
-      ps->rc |= emlat_spans_emit (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
+      ps->rc |= emlat_spans_emit (&ws->spans);
       if (ws->spans.lost_memory)
         {
           uint64_t n = ws->spans.lost_memory;
