@@ -171,7 +171,9 @@ int emlat_enc_span (struct emlat_cb *cb, const struct emlat_enc_span *s, uint64_
 
 /* The record emlat_enc_span writes for a complete span without CPU
    readings or counters (the writer's common case), inline: the same
-   bytes, checked by tests/record/test_writer_bytes.c. */
+   bytes, checked by tests/record/test_writer_bytes.c.  KIND <=
+   EMLAT_SPAN_KIND_MAX and STATUS <= EMLAT_SPAN_THROW: the head and the
+   kind are one byte each. */
 static inline int
 emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, uint64_t id,
                          uint64_t parent, uint64_t cause, uint64_t t_start, uint64_t t_end,
@@ -180,11 +182,10 @@ emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, ui
   uint8_t *p = emlat_cb_room (cb, 8 * EMLAT_VARINT_MAX);
   if (!p)
     return -1;
-  unsigned head = EMLAT_SPAN_REC_COMPLETE | status << EMLAT_SPAN_HEAD_STATUS_SHIFT;
-  if (detail)
-    head |= EMLAT_SPAN_HEAD_DETAIL;
-  size_t n = emlat_put_uvarint (p, head);
-  n += emlat_put_uvarint (p + n, kind);
+  p[0] = (uint8_t)(EMLAT_SPAN_REC_COMPLETE | status << EMLAT_SPAN_HEAD_STATUS_SHIFT
+                   | (detail ? EMLAT_SPAN_HEAD_DETAIL : 0));
+  p[1] = (uint8_t)kind;
+  size_t n = 2;
   n += emlat_put_svarint (p + n, (int64_t)(id - cb->prev_span));
   cb->prev_span = id;
   n += emlat_put_svarint (p + n, parent ? (int64_t)(id - parent) : 0);

@@ -347,19 +347,38 @@ span_pair (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cau
     enc_fail (ss, 2);
 }
 
-/* The head word of a one-slot end record without CPU, with its status
-   (bits 8..15) masked out: type, the CPU flag and the slot count. */
-#define END1_MASK 0xff0100ffull
+/* Head words with the a field (bits 8..15: kind or status) masked out:
+   type, the CPU flag and the slot count of one-slot begin and end records
+   without CPU. */
+#define HEAD1_MASK 0xff0100ffull
+#define BEGIN1_HEAD ((uint64_t)EMLAT_RR_SPAN_BEGIN | (uint64_t)1 << 24)
 #define END1_HEAD ((uint64_t)EMLAT_RR_SPAN_END | (uint64_t)1 << 24)
 
 uint64_t
 emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64_t mask,
                    uint64_t tail, uint64_t snap)
 {
+  /* Whether a begin directly followed by its end may go to the encoder
+     now (span_pair): nothing waits and the stack has room.  Only the
+     general path below changes either. */
+  int direct = ss->head == ss->nstaged && ss->depth < EMLAT_SPAN_STACK_MAX;
   while (tail < snap)
     {
       const struct emlat_slot *a = &slots[tail & mask];
       uint64_t h = a->w[0];
+      if ((h & HEAD1_MASK) == BEGIN1_HEAD && direct && snap - tail >= 2)
+        {
+          const struct emlat_slot *b = &slots[(tail + 1) & mask];
+          uint64_t hb = b->w[0];
+          unsigned kind = EMLAT_RR_A (h), status = EMLAT_RR_A (hb);
+          if ((hb & HEAD1_MASK) == END1_HEAD && kind - 1 < EMLAT_SPAN_KIND_MAX
+              && status <= EMLAT_SPAN_THROW && a->w[1] != 0 && b->w[1] == a->w[1])
+            {
+              span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], b->w[3]);
+              tail += 2;
+              continue;
+            }
+        }
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
       unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
       if (ns < 1 || ns > 2 || tail + ns > snap)
@@ -371,18 +390,6 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0
               || (fb & EMLAT_RR_CPU) != (ns == 2))
             return tail;
-          if (ns == 1 && tail + 2 <= snap && ss->head == ss->nstaged
-              && ss->depth < EMLAT_SPAN_STACK_MAX)
-            {
-              uint64_t hb = b->w[0];
-              if ((hb & END1_MASK) == END1_HEAD && EMLAT_RR_A (hb) <= EMLAT_SPAN_THROW
-                  && b->w[1] == a->w[1])
-                {
-                  span_pair (ss, a->w[1], fa, a->w[2], a->w[3], EMLAT_RR_A (hb), b->w[2], b->w[3]);
-                  tail += 2;
-                  continue;
-                }
-            }
           span_begin (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
           break;
         case EMLAT_RR_SPAN_END:
@@ -399,6 +406,7 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           return tail;
         }
       tail += ns;
+      direct = ss->head == ss->nstaged && ss->depth < EMLAT_SPAN_STACK_MAX;
     }
   return tail;
 }
