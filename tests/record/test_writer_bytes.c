@@ -19,18 +19,23 @@
  * interactions whose fields come in several passes and from a second
  * thread, set twice, added to, with non-default qualities; input batches
  * with every mask; nesting past the span stack limit (a LOSS); bursts that
- * fill several chunks (chunk_bytes = 4096).  The file is then cut into
- * chunks and a 64-bit FNV-1a digest taken over the type and payload of
+ * fill several chunks (chunk_bytes = 4096).  The stream is recorded twice:
+ * stopped normally, and stopped with EMLAT_OPT_DEFER_FINISH and finished by
+ * emlat_recover (the writer's checkpoint restored by a reader, its last
+ * passes run there).  Each file is then cut into chunks and a 64-bit
+ * FNV-1a digest taken over the type and payload of
  * every STRING, INPUT, INTERACTION, SPAN and LOSS chunk (SESSION, STATS and
  * the headers' sequence numbers depend on the host and on timing; the
- * payload CRC adds nothing to the payload).  The digest must equal
- * GOLDEN_DIGEST, taken from the writer before its issue 8 rework; the
- * chunk and record counts are checked too, so a mismatch says where to
- * look, and the file must scan clean with every record accounted for.
+ * payload CRC adds nothing to the payload).  The digests must equal
+ * GOLDEN_DIGEST and GOLDEN_RECOVERED_DIGEST, taken from the writer before
+ * its issue 8 rework (commit 954e08a's library, same stream); the
+ * number of chunks is checked too and the count per type printed, so a
+ * mismatch says where to look, and the file must scan clean with its
+ * LOSS records adding up to stats.records_dropped.
  *
  * If the format itself is ever changed on purpose (a new FORMAT.md
- * version), the new digest printed by this test replaces GOLDEN_DIGEST in
- * the same commit.
+ * version), the new digests printed by this test replace the GOLDEN_*
+ * values in the same commit.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -41,6 +46,7 @@
 
 #include "common/endian.h"
 #include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
 #include "format/format.h"
 #include "scanutil.h"
 #include "tap.h"
@@ -48,6 +54,8 @@
 
 #define GOLDEN_DIGEST 0x5da70344443fd61aull
 #define GOLDEN_CHUNKS 54u
+#define GOLDEN_RECOVERED_DIGEST 0x90ea8355583dbbcdull
+#define GOLDEN_RECOVERED_CHUNKS 54u
 
 /* ------------------------------------------------------------------ */
 /* The deterministic clock                                             */
@@ -275,23 +283,34 @@ fnv (uint64_t h, const uint8_t *p, size_t n)
   return h;
 }
 
-int
-main (void)
+/* Record the stream in a new session at PATH; with DEFER, emlat_stop
+   leaves the last passes to emlat_recover (the checkpoint's open spans,
+   interactions and positions restored by a reader).  Returns the digest;
+   *CHUNKS the chunks it covers. */
+static uint64_t
+session (const char *path, int defer, unsigned *chunks)
 {
-  clock_role_set (1);
-  const char *dir = tu_tmpdir ();
-  char *path = tu_strf ("%s/bytes.emlat", dir);
-  struct emlat_options o = { .path = path, .ring_slots = 1u << 18, .chunk_bytes = 4096 };
+  struct emlat_options o = { .path = path,
+                             .ring_slots = 1u << 18,
+                             .chunk_bytes = 4096,
+                             .flags = defer ? EMLAT_OPT_DEFER_FINISH : 0 };
   CHECK_EQ_I64 (emlat_start (&o), 0);
   emlat_flush (); /* passes of the start are behind us */
   record_stream ();
   CHECK_EQ_I64 (emlat_stop (), 0);
+  if (defer)
+    {
+      struct emlat_recovery r;
+      CHECK_EQ_I64 (emlat_recover (path, &r), 0);
+      CHECK (r.found && r.process_stopped && !r.broken, "the ring file was recovered");
+    }
 
   uint8_t *buf;
   size_t len;
   CHECK_EQ_I64 (tu_read_file (path, &buf, &len), 0);
   uint64_t h = 0xcbf29ce484222325ull;
-  unsigned chunks = 0, per_type[8] = { 0 };
+  unsigned per_type[8] = { 0 };
+  *chunks = 0;
   size_t off = EMLAT_FILE_HEADER_SIZE;
   while (off + EMLAT_CHUNK_HEADER_SIZE <= len)
     {
@@ -307,19 +326,16 @@ main (void)
           uint8_t tb[2] = { (uint8_t)type, (uint8_t)(type >> 8) };
           h = fnv (h, tb, 2);
           h = fnv (h, c + EMLAT_CHUNK_HEADER_SIZE, stored);
-          chunks++;
+          (*chunks)++;
         }
       off += EMLAT_CHUNK_HEADER_SIZE + stored + EMLAT_PAD8 (stored);
     }
   CHECK_EQ_U64 (off, len);
   free (buf);
-  tap_diag ("digest 0x%016llxull over %u chunks (string %u input %u interaction %u span %u "
-            "loss %u)",
-            (unsigned long long)h, chunks, per_type[2], per_type[3], per_type[4], per_type[5],
-            per_type[6]);
-  CHECK_EQ_U64 (chunks, GOLDEN_CHUNKS);
-  CHECK (h == GOLDEN_DIGEST, "the writer's bytes changed: digest 0x%016llx, expected 0x%016llx",
-         (unsigned long long)h, (unsigned long long)GOLDEN_DIGEST);
+  tap_diag ("%s: digest 0x%016llxull over %u chunks (string %u input %u interaction %u "
+            "span %u loss %u)",
+            defer ? "recovered" : "stopped", (unsigned long long)h, *chunks, per_type[2],
+            per_type[3], per_type[4], per_type[5], per_type[6]);
 
   /* The file is valid, and its losses add up (accepted counts slots, not
      records: it is not compared). */
@@ -334,6 +350,26 @@ main (void)
          "the stream reaches begin, end and unwound records");
   tally_free (&t);
   unlink (path);
+  return h;
+}
+
+int
+main (void)
+{
+  clock_role_set (1);
+  const char *dir = tu_tmpdir ();
+  char *path = tu_strf ("%s/bytes.emlat", dir);
+  unsigned chunks;
+  uint64_t h = session (path, 0, &chunks);
+  CHECK_EQ_U64 (chunks, GOLDEN_CHUNKS);
+  CHECK (h == GOLDEN_DIGEST, "the writer's bytes changed: digest 0x%016llx, expected 0x%016llx",
+         (unsigned long long)h, (unsigned long long)GOLDEN_DIGEST);
+  /* The same stream, finished by a reader from the ring file. */
+  h = session (path, 1, &chunks);
+  CHECK_EQ_U64 (chunks, GOLDEN_RECOVERED_CHUNKS);
+  CHECK (h == GOLDEN_RECOVERED_DIGEST,
+         "the recovered bytes changed: digest 0x%016llx, expected 0x%016llx",
+         (unsigned long long)h, (unsigned long long)GOLDEN_RECOVERED_DIGEST);
   free (path);
   TEST_DONE ();
 }
