@@ -35,12 +35,15 @@ find_slot (const struct emlat_ixtable *t, uint64_t cause)
 }
 
 struct emlat_ix_entry *
-emlat_ixtable_find (struct emlat_ixtable *t, uint64_t cause)
+emlat_ixtable_probe (struct emlat_ixtable *t, uint64_t cause)
 {
   if (!t->nslots)
     return 0;
   size_t i = find_slot (t, cause);
-  return t->slots[i] ? &t->entries[t->slots[i] - 1] : 0;
+  if (!t->slots[i])
+    return 0;
+  t->last = t->slots[i] - 1;
+  return &t->entries[t->last];
 }
 
 static int
@@ -77,7 +80,7 @@ emlat_ixtable_add (struct emlat_ixtable *t, uint64_t cause)
   memset (e, 0, sizeof *e);
   e->ix.cause = cause;
   t->slots[find_slot (t, cause)] = (uint32_t)(t->nentries + 1);
-  t->nentries++;
+  t->last = t->nentries++;
   return e;
 }
 

@@ -912,13 +912,12 @@ checkpoint (struct emlat_session *s, struct pass_state *ps)
 {
   if (s->recovering || s->ring.fd < 0 || !s->ring.h)
     return;
-  void *buf;
-  size_t len;
-  int rc = emlat_ckpt_save (s, ps->snaps, ps->states, ps->used, &buf, &len);
+  struct emlat_ckpt_body body;
+  int rc = emlat_ckpt_save (s, ps->snaps, ps->states, ps->used, &body);
   if (rc == 0)
     {
-      rc = emlat_rf_ckpt_write (&s->ring, ++s->ckpt_seq, buf, len);
-      free (buf);
+      rc = emlat_rf_ckpt_write (&s->ring, ++s->ckpt_seq, body.v, body.n, body.len);
+      emlat_ckpt_body_free (&body);
     }
   if (rc != 0)
     {
