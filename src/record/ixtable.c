@@ -73,12 +73,23 @@ emlat_ixtable_add (struct emlat_ixtable *t, uint64_t cause)
       struct emlat_ix_entry *e = realloc (t->entries, c * sizeof *e);
       if (!e)
         return 0;
+      /* Every entry's bytes are defined once (checkpoints copy them). */
+      memset (e + t->cap, 0, (c - t->cap) * sizeof *e);
       t->entries = e;
       t->cap = c;
     }
   struct emlat_ix_entry *e = &t->entries[t->nentries];
-  memset (e, 0, sizeof *e);
+  /* Everything but the field arrays, which are read only where a mask bit
+     says the field was set (ixtable.h). */
+  e->ix.thread = 0;
   e->ix.cause = cause;
+  e->ix.kind = e->ix.status = 0;
+  e->ix.parent = e->ix.sched = e->ix.t_dispatch = 0;
+  e->ix.tmask = e->ix.vmask = e->ix.cmask = 0;
+  e->represents = 0;
+  e->ended_pass = 0;
+  e->begin_written = 0;
+  e->has_begin = 0;
   t->slots[find_slot (t, cause)] = (uint32_t)(t->nentries + 1);
   t->last = t->nentries++;
   return e;

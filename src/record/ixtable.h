@@ -11,6 +11,12 @@
  * pass N saw the end).  Open addressing with linear probing and
  * backward-shift deletion; entries live in a separate array.
  *
+ * A new entry's field arrays (t, q, v, c) are not cleared: an element is
+ * read only when its bit in tmask, vmask or cmask is set, which happens
+ * when it is written (writer.c, encode.c); an entry that is reused may
+ * carry a former entry's values in unset elements, which nothing reads
+ * (checkpoints copy them as they are).
+ *
  * Writer thread only; no synchronization.
  */
 #ifndef EMLAT_IXTABLE_H

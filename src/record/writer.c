@@ -124,7 +124,7 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
 /* ------------------------------------------------------------------ */
 /* Interaction records                                                 */
 
-static struct emlat_ix_entry *
+static inline struct emlat_ix_entry *
 ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
 {
   struct emlat_ix_entry *e = emlat_ixtable_find (&s->ix, cause);
@@ -135,7 +135,8 @@ ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
   return e;
 }
 
-static void
+/* Inlined into the drain loop (one call per ring record otherwise). */
+static inline __attribute__ ((always_inline)) void
 drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
           const struct emlat_slot *a, const struct emlat_slot *b)
 {
@@ -267,9 +268,12 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   if (snap - tail > s->ring_high_water)
     s->ring_high_water = snap - tail;
   uint64_t thread = ws->thread;
+  /* In locals: the stores of the drain cannot change them. */
+  const struct emlat_slot *slots = r->slots;
+  uint64_t mask = r->mask;
   while (tail < snap)
     {
-      const struct emlat_slot *a = &r->slots[tail & r->mask];
+      const struct emlat_slot *a = &slots[tail & mask];
       uint64_t h = a->w[0];
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
       if (ns < 1 || ns > 2 || tail + ns > snap)
@@ -279,7 +283,8 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           tail = snap;
           break;
         }
-      const struct emlat_slot *b = &r->slots[(tail + 1) & r->mask];
+      /* The second slot of a 2-slot record. */
+#define SLOT_B (&slots[(tail + 1) & mask])
       switch (type)
         {
         case EMLAT_RR_SPAN_BEGIN:
@@ -289,7 +294,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
             /* The run of span records from here, validated as the other
                types are below; it stops at the first other or malformed
                record, which is invalid when it is this one. */
-            uint64_t next = emlat_spans_drain (&ws->spans, r->slots, r->mask, tail, snap);
+            uint64_t next = emlat_spans_drain (&ws->spans, slots, mask, tail, snap);
             if (next == tail)
               goto invalid;
             tail = next;
@@ -298,7 +303,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
         case EMLAT_RR_IX_BEGIN:
           if (ns != 2)
             goto invalid;
-          drain_ix (s, thread, type, h, a, b);
+          drain_ix (s, thread, type, h, a, SLOT_B);
           break;
         case EMLAT_RR_IX_TIME:
         case EMLAT_RR_IX_VALUE:
@@ -309,12 +314,13 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
         case EMLAT_RR_INPUT:
           if (ns != 2)
             goto invalid;
-          drain_input (s, thread, h, a, b);
+          drain_input (s, thread, h, a, SLOT_B);
           break;
         default:
         invalid:
           add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, ns * EMLAT_SLOT_BYTES);
         }
+#undef SLOT_B
       tail += ns;
     }
   if (ws->spans.discarded)
