@@ -1031,7 +1031,10 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
       uint64_t tl = atomic_load_explicit (&r->tail, memory_order_relaxed);
       if (h != tl)
         *any_pending = 1;
-      if (h - tl > r->nslots / 2)
+      /* The producer rings when the record it is reserving (up to 2
+         slots, not yet published) would take the fill past half
+         (emlat_ring_room): what it asks for is a fill above half - 2. */
+      if (h - tl + 2 > r->nslots / 2)
         need = 1;
     }
   return need;
