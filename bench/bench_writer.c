@@ -27,7 +27,7 @@
  *   bytes_per_span                        one span (begin + end records)
  *   bytes_per_interaction                 one interaction as above
  *
- *   bench_writer --callgrind spans|ix N
+ *   bench_writer --callgrind spans|nested|ix N
  *       For the writer's instruction count per record (bench/writer_ir.sh
  *       runs it under valgrind --tool=callgrind
  *       --toggle-collect=emlat_writer_main, which counts the writer thread
@@ -35,9 +35,11 @@
  *       flushes (the writer's arrays and arena reach their size, as in a
  *       long session), then N units, then stops; the ring holds everything
  *       below its high-water mark, so the writer drains the N units in one
- *       pass.  A unit is a span begin/end pair (spans: 2 ring records) or an
- *       interaction (ix: begin, 12 time fields, 4 values, 4 counters, end:
- *       22 ring records).  The difference of the counts for two values of N
+ *       pass.  A unit is a span begin/end pair (spans: 2 ring records), a
+ *       nest of spans (nested: an outer span holding 4 pairs and an inner
+ *       span with a counter and a pair: 15 ring records), or an interaction
+ *       (ix: begin, 12 time fields, 4 values, 4 counters, end: 22 ring
+ *       records).  The difference of the counts for two values of N
  *       divided by the difference of the records cancels the warm-up, the
  *       session's start and stop and the fixed cost of a pass.  Prints
  *       "records R" (ring records of the N units) on stdout.
@@ -181,6 +183,7 @@ empty_session_bytes (void)
 #define IR_WARM_PAIRS 32768
 #define IR_WARM_IX 3000
 #define IR_IX_RECORDS 22
+#define IR_NEST_RECORDS 15
 
 static void
 ir_spans (uint64_t n, uint64_t cause)
@@ -189,6 +192,21 @@ ir_spans (uint64_t n, uint64_t cause)
     {
       uint64_t s = emlat_span_begin (EMLAT_SPAN_WINDOW_UPDATE, cause);
       emlat_span_end (s, EMLAT_SPAN_OK, 0);
+    }
+}
+
+static void
+ir_nested (uint64_t n, uint64_t cause)
+{
+  for (uint64_t i = 0; i < n; i++)
+    {
+      uint64_t outer = emlat_span_begin (EMLAT_SPAN_COMMAND, cause);
+      ir_spans (4, cause);
+      uint64_t inner = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
+      emlat_span_count (inner, EMLAT_C_ROWS_GENERATED, i % 50);
+      ir_spans (1, cause);
+      emlat_span_end (inner, EMLAT_SPAN_OK, 0);
+      emlat_span_end (outer, EMLAT_SPAN_OK, 0);
     }
 }
 
@@ -225,14 +243,17 @@ ir_interactions (uint64_t n)
 static int
 callgrind_mode (const char *what, uint64_t n)
 {
-  int ix = strcmp (what, "ix") == 0;
-  if (!ix && strcmp (what, "spans") != 0)
+  int ix = strcmp (what, "ix") == 0, nest = strcmp (what, "nested") == 0;
+  if (!ix && !nest && strcmp (what, "spans") != 0)
     {
-      fprintf (stderr, "bench_writer: --callgrind spans|ix N\n");
+      fprintf (stderr, "bench_writer: --callgrind spans|nested|ix N\n");
       return 2;
     }
-  uint64_t per = ix ? IR_IX_RECORDS + 1 : 2; /* slots per unit */
-  uint64_t units = n > (ix ? IR_WARM_IX : IR_WARM_PAIRS) ? n : (ix ? IR_WARM_IX : IR_WARM_PAIRS);
+  /* Slots and records per unit, and warm-up units. */
+  uint64_t per = ix ? IR_IX_RECORDS + 1 : nest ? IR_NEST_RECORDS : 2;
+  uint64_t recs = ix ? IR_IX_RECORDS : nest ? IR_NEST_RECORDS : 2;
+  uint64_t warm = ix ? IR_WARM_IX : nest ? IR_WARM_PAIRS * 2 / IR_NEST_RECORDS : IR_WARM_PAIRS;
+  uint64_t units = n > warm ? n : warm;
   /* Below the high-water mark (half the ring): the writer sleeps until the
      flush. */
   opt_ring_slots = 1024;
@@ -242,21 +263,22 @@ callgrind_mode (const char *what, uint64_t n)
   if (session_start (path, sizeof path) != 0)
     return 1;
   uint64_t cause = emlat_ix_begin (EMLAT_ROOT_SYNTHETIC_COMMAND, 0, 0);
-  if (ix)
-    ir_interactions (IR_WARM_IX);
-  else
-    ir_spans (IR_WARM_PAIRS, cause);
-  emlat_flush ();
-  if (ix)
-    ir_interactions (n);
-  else
-    ir_spans (n, cause);
-  emlat_flush ();
+  for (int round = 0; round < 2; round++)
+    {
+      uint64_t k = round ? n : warm;
+      if (ix)
+        ir_interactions (k);
+      else if (nest)
+        ir_nested (k, cause);
+      else
+        ir_spans (k, cause);
+      emlat_flush ();
+    }
   emlat_ix_end (cause, EMLAT_STATUS_NORMAL);
   struct trial t;
   session_stop (path, &t);
   rmdir (dir);
-  printf ("records %llu\n", (unsigned long long)(n * (ix ? IR_IX_RECORDS : 2)));
+  printf ("records %llu\n", (unsigned long long)(n * recs));
   if (t.dropped)
     {
       fprintf (stderr, "bench_writer: %llu records dropped\n", (unsigned long long)t.dropped);
@@ -379,7 +401,7 @@ main (int argc, char **argv)
         {
           fprintf (stderr, "usage: bench_writer [--threads T] [--seconds S] "
                            "[--ring-slots N] [--drain-us U]\n"
-                           "       bench_writer --callgrind spans|ix N\n");
+                           "       bench_writer --callgrind spans|nested|ix N\n");
           return 2;
         }
     }

@@ -171,21 +171,18 @@ int emlat_enc_span (struct emlat_cb *cb, const struct emlat_enc_span *s, uint64_
 
 /* The record emlat_enc_span writes for a complete span without CPU
    readings or counters (the writer's common case), inline: the same
-   bytes, checked by tests/record/test_writer_bytes.c.  KIND <=
-   EMLAT_SPAN_KIND_MAX and STATUS <= EMLAT_SPAN_THROW: the head and the
-   kind are one byte each. */
-static inline int
-emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, uint64_t id,
-                         uint64_t parent, uint64_t cause, uint64_t t_start, uint64_t t_end,
-                         uint64_t detail, uint64_t represents)
+   bytes, checked by tests/record/test_writer_bytes.c.  The _at form writes
+   at P, which the caller knows has room for EMLAT_SPAN_COMPLETE_MAX bytes
+   (emlat_cb_room would return it), and commits. */
+#define EMLAT_SPAN_COMPLETE_MAX (8 * EMLAT_VARINT_MAX)
+static inline __attribute__ ((always_inline)) void
+emlat_enc_span_complete_at (struct emlat_cb *cb, uint8_t *p, unsigned kind, unsigned status,
+                            uint64_t id, uint64_t parent, uint64_t cause, uint64_t t_start,
+                            uint64_t t_end, uint64_t detail, uint64_t represents)
 {
-  uint8_t *p = emlat_cb_room (cb, 8 * EMLAT_VARINT_MAX);
-  if (!p)
-    return -1;
-  p[0] = (uint8_t)(EMLAT_SPAN_REC_COMPLETE | status << EMLAT_SPAN_HEAD_STATUS_SHIFT
-                   | (detail ? EMLAT_SPAN_HEAD_DETAIL : 0));
-  p[1] = (uint8_t)kind;
-  size_t n = 2;
+  size_t n = emlat_put_uvarint (p, EMLAT_SPAN_REC_COMPLETE | status << EMLAT_SPAN_HEAD_STATUS_SHIFT
+                                     | (detail ? EMLAT_SPAN_HEAD_DETAIL : 0));
+  n += emlat_put_uvarint (p + n, kind);
   n += emlat_put_svarint (p + n, (int64_t)(id - cb->prev_span));
   cb->prev_span = id;
   n += emlat_put_svarint (p + n, parent ? (int64_t)(id - parent) : 0);
@@ -197,6 +194,18 @@ emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, ui
   if (detail)
     n += emlat_put_uvarint (p + n, detail);
   emlat_cb_commit (cb, n, represents, t_start);
+}
+
+static inline int
+emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, uint64_t id,
+                         uint64_t parent, uint64_t cause, uint64_t t_start, uint64_t t_end,
+                         uint64_t detail, uint64_t represents)
+{
+  uint8_t *p = emlat_cb_room (cb, EMLAT_SPAN_COMPLETE_MAX);
+  if (!p)
+    return -1;
+  emlat_enc_span_complete_at (cb, p, kind, status, id, parent, cause, t_start, t_end, detail,
+                              represents);
   return 0;
 }
 

@@ -44,6 +44,7 @@ emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
   ss->lost_memory = 0;
   ss->cb_open = 0;
   ss->enc_failed = 0;
+  ss->fast_end = 0;
 }
 
 void
@@ -64,6 +65,7 @@ emlat_spans_pass_begin (struct emlat_span_state *ss, struct emlat_arena *a,
   ss->chunk_bytes = chunk_bytes;
   ss->cb_open = 0;
   ss->enc_failed = 0;
+  ss->fast_end = 0;
 }
 
 /* ---- encoding into the pass's chunk ---- */
@@ -76,6 +78,23 @@ enc_fail (struct emlat_span_state *ss, uint64_t rep)
   ss->enc_failed = 1;
   ss->lost_memory += ss->cb.represents + rep;
   ss->cb_open = 0;
+  ss->fast_end = 0;
+}
+
+/* Recompute fast_end after the chunk, the arena or the failure state
+   changed. */
+static void
+fast_update (struct emlat_span_state *ss)
+{
+  struct emlat_arena *a = ss->arena;
+  size_t end = 0;
+  if (ss->cb_open && !ss->enc_failed && !a->failed && a->cap >= EMLAT_SPAN_COMPLETE_MAX)
+    {
+      end = ss->cb.rec_start + ss->chunk_bytes;
+      if (end > a->cap - EMLAT_SPAN_COMPLETE_MAX)
+        end = a->cap - EMLAT_SPAN_COMPLETE_MAX;
+    }
+  ss->fast_end = end;
 }
 
 /* Ready the chunk for one more record whose time is T: the first record
@@ -93,7 +112,10 @@ chunk_ready (struct emlat_span_state *ss, uint64_t t, uint64_t rep)
   if (__builtin_expect (ss->cb_open, 1))
     {
       if (__builtin_expect (emlat_cb_payload_bytes (&ss->cb) < ss->chunk_bytes, 1))
-        return 0;
+        {
+          fast_update (ss); /* the arena may have grown since */
+          return 0;
+        }
       if (emlat_cb_finish (&ss->cb, ss->out, 0) != 0)
         {
           enc_fail (ss, rep);
@@ -102,16 +124,28 @@ chunk_ready (struct emlat_span_state *ss, uint64_t t, uint64_t rep)
     }
   emlat_cb_begin (&ss->cb, ss->arena, EMLAT_CHUNK_SPAN, t, ss->thread);
   ss->cb_open = 1;
+  fast_update (ss);
   return 0;
 }
 
 static void
 put (struct emlat_span_state *ss, const struct emlat_enc_span *e, uint64_t rep)
 {
+  int simple = e->rec == EMLAT_SPAN_REC_COMPLETE && !e->has_cpu && !e->ncounters;
+  struct emlat_arena *a = ss->arena;
+  if (simple && a->len < ss->fast_end)
+    {
+      emlat_enc_span_complete_at (&ss->cb, a->buf + a->len, e->kind, e->status, e->id, e->parent,
+                                  e->cause, e->t_start, e->t_end, e->detail, rep);
+      return;
+    }
   if (chunk_ready (ss, e->rec == EMLAT_SPAN_REC_END ? e->t_end : e->t_start, rep) != 0)
     return;
-  if (emlat_enc_span (&ss->cb, e, rep) != 0)
-    enc_fail (ss, rep);
+  int rc = simple ? emlat_enc_span_complete (&ss->cb, e->kind, e->status, e->id, e->parent,
+                                             e->cause, e->t_start, e->t_end, e->detail, rep)
+                  : emlat_enc_span (&ss->cb, e, rep);
+  if (rc != 0)
+    enc_fail (ss, rep); /* (a grown arena leaves fast_end valid: cap only grows) */
 }
 
 /* Encode the filled records at the head of the queue. */
@@ -339,12 +373,46 @@ static inline void
 span_pair (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
            uint64_t t_start, unsigned status, uint64_t t_end, uint64_t detail)
 {
+  uint64_t parent = ss->depth ? ss->stack[ss->depth - 1].id : 0;
+  struct emlat_arena *a = ss->arena;
+  if (__builtin_expect (a->len < ss->fast_end, 1))
+    {
+      emlat_enc_span_complete_at (&ss->cb, a->buf + a->len, kind, status, id, parent, cause,
+                                  t_start, t_end, detail, 2);
+      return;
+    }
   if (chunk_ready (ss, t_start, 2) != 0)
     return;
-  uint64_t parent = ss->depth ? ss->stack[ss->depth - 1].id : 0;
   if (emlat_enc_span_complete (&ss->cb, kind, status, id, parent, cause, t_start, t_end, detail, 2)
       != 0)
     enc_fail (ss, 2);
+}
+
+/* The same pair while records wait before it: its record is staged,
+   complete, where its begin would have reserved a slot (and filled at
+   once by its end).  0, or -1 when staging failed (the caller then takes
+   the two records one by one, which accounts for it). */
+static inline int
+span_pair_staged (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
+                  uint64_t t_start, unsigned status, uint64_t t_end, uint64_t detail)
+{
+  struct emlat_staged_span *st = stage (ss);
+  if (!st)
+    return -1;
+  struct emlat_enc_span *e = &st->enc;
+  e->rec = EMLAT_SPAN_REC_COMPLETE;
+  e->kind = kind;
+  e->status = status;
+  e->id = id;
+  e->parent = ss->depth ? ss->stack[ss->depth - 1].id : 0;
+  e->cause = cause;
+  e->t_start = t_start;
+  e->t_end = t_end;
+  e->cpu_a = e->cpu_b = 0;
+  e->detail = detail;
+  st->represents = 2;
+  st->filled = 1;
+  return 0;
 }
 
 /* Head words with the a field (bits 8..15: kind or status) masked out:
@@ -358,15 +426,17 @@ uint64_t
 emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64_t mask,
                    uint64_t tail, uint64_t snap)
 {
-  /* Whether a begin directly followed by its end may go to the encoder
-     now (span_pair): nothing waits and the stack has room.  Only the
+  /* Whether a begin directly followed by its end is a pair: the stack has
+     room (else the begin is discarded); and whether its record goes to
+     the encoder now (span_pair: nothing waits) or is staged.  Only the
      general path below changes either. */
-  int direct = ss->head == ss->nstaged && ss->depth < EMLAT_SPAN_STACK_MAX;
+  int pairs = ss->depth < EMLAT_SPAN_STACK_MAX;
+  int now = ss->head == ss->nstaged;
   while (tail < snap)
     {
       const struct emlat_slot *a = &slots[tail & mask];
       uint64_t h = a->w[0];
-      if ((h & HEAD1_MASK) == BEGIN1_HEAD && direct && snap - tail >= 2)
+      if ((h & HEAD1_MASK) == BEGIN1_HEAD && pairs && snap - tail >= 2)
         {
           const struct emlat_slot *b = &slots[(tail + 1) & mask];
           uint64_t hb = b->w[0];
@@ -374,11 +444,17 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           if ((hb & HEAD1_MASK) == END1_HEAD && kind - 1 < EMLAT_SPAN_KIND_MAX
               && status <= EMLAT_SPAN_THROW && a->w[1] != 0 && b->w[1] == a->w[1])
             {
-              span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], b->w[3]);
+              if (now)
+                span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], b->w[3]);
+              else if (span_pair_staged (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2],
+                                         b->w[3])
+                       != 0)
+                goto general;
               tail += 2;
               continue;
             }
         }
+    general:;
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
       unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
       if (ns < 1 || ns > 2 || tail + ns > snap)
@@ -406,7 +482,8 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           return tail;
         }
       tail += ns;
-      direct = ss->head == ss->nstaged && ss->depth < EMLAT_SPAN_STACK_MAX;
+      pairs = ss->depth < EMLAT_SPAN_STACK_MAX;
+      now = ss->head == ss->nstaged;
     }
   return tail;
 }
@@ -452,6 +529,7 @@ emlat_spans_emit (struct emlat_span_state *ss)
     }
   ss->cb_open = 0;
   ss->enc_failed = 0;
+  ss->fast_end = 0;
   ss->nstaged = ss->head = ss->npairs = 0;
   return rc;
 }

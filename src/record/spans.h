@@ -81,6 +81,9 @@ struct emlat_span_state
   struct emlat_chunk_list *out;
   size_t chunk_bytes;
   struct emlat_cb cb;
+  size_t fast_end; /* while the arena's length is below it, a complete
+                      record fits in the open chunk: no chunk to finish,
+                      room for it, nothing failed (else 0) */
   int cb_open;
   int enc_failed; /* an allocation failed while encoding: the rest of the
                      pass's records are counted in lost_memory */
