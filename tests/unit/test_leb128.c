@@ -84,7 +84,7 @@ main (void)
     for (int d = -2; d <= 2; d++)
       {
         uint64_t u = ((uint64_t)1 << k) + (uint64_t)(int64_t)d;
-        bad += differ (u, (int64_t)u) + differ (~u, -(int64_t)u);
+        bad += differ (u, (int64_t)u) + differ (~u, (int64_t)(0 - u));
       }
   CHECK_EQ_U64 (bad, 0);
   /* Unsigned: 0, every 2^k - 1, 2^k, 2^k + 1, max. */
