@@ -498,7 +498,7 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STATS, 0, 0);
   int rc = 0;
   rc |= emlat_enc_kv_uint (&cb, "stats.time", now);
-  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->st.session_records);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->records_accepted);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written + carried);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
   rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
@@ -807,7 +807,7 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
      to account for, not on every idle wake-up. */
   if ((s->chunks.n || ps->write_stats || s->nlosses) && !s->recovering)
     s->writer_cpu_ns = emlat_thread_cpu_ns ();
-  s->st.session_records = records_accepted (s);
+  s->records_accepted = records_accepted (s);
 
   /* Chunks that carry ring records, for write-error accounting. */
   if (ps->rc != 0 || s->arena.failed)
@@ -964,6 +964,7 @@ publish_status (struct emlat_session *s)
 {
   pthread_mutex_lock (&s->lock);
   s->passes_done = s->pass;
+  s->st.session_records = s->records_accepted;
   s->st.records_written = s->records_written;
   s->st.records_dropped = s->records_dropped;
   s->st.bytes_written = s->bytes_written;
