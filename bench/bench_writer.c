@@ -26,6 +26,23 @@
  *   writer_cpu_ns_per_record_T<T>         writer CPU per record written
  *   bytes_per_span                        one span (begin + end records)
  *   bytes_per_interaction                 one interaction as above
+ *
+ *   bench_writer --callgrind spans|nested|ix N
+ *       For the writer's instruction count per record (bench/writer_ir.sh
+ *       runs it under valgrind --tool=callgrind
+ *       --toggle-collect=emlat_writer_main, which counts the writer thread
+ *       only).  One thread records a warm-up stream of WARM units and
+ *       flushes (the writer's arrays and arena reach their size, as in a
+ *       long session), then N units, then stops; the ring holds everything
+ *       below its high-water mark, so the writer drains the N units in one
+ *       pass.  A unit is a span begin/end pair (spans: 2 ring records), a
+ *       nest of spans (nested: an outer span holding 4 pairs and an inner
+ *       span with a counter and a pair: 15 ring records), or an interaction
+ *       (ix: begin, 12 time fields, 4 values, 4 counters, end: 22 ring
+ *       records).  The difference of the counts for two values of N
+ *       divided by the difference of the records cancels the warm-up, the
+ *       session's start and stop and the fixed cost of a pass.  Prints
+ *       "records R" (ring records of the N units) on stdout.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -162,6 +179,114 @@ empty_session_bytes (void)
   return t.bytes;
 }
 
+/* The callgrind streams (see the comment at the top). */
+#define IR_WARM_PAIRS 32768
+#define IR_WARM_IX 3000
+#define IR_IX_RECORDS 22
+#define IR_NEST_RECORDS 15
+
+static void
+ir_spans (uint64_t n, uint64_t cause)
+{
+  for (uint64_t i = 0; i < n; i++)
+    {
+      uint64_t s = emlat_span_begin (EMLAT_SPAN_WINDOW_UPDATE, cause);
+      emlat_span_end (s, EMLAT_SPAN_OK, 0);
+    }
+}
+
+static void
+ir_nested (uint64_t n, uint64_t cause)
+{
+  for (uint64_t i = 0; i < n; i++)
+    {
+      uint64_t outer = emlat_span_begin (EMLAT_SPAN_COMMAND, cause);
+      ir_spans (4, cause);
+      uint64_t inner = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
+      emlat_span_count (inner, EMLAT_C_ROWS_GENERATED, i % 50);
+      ir_spans (1, cause);
+      emlat_span_end (inner, EMLAT_SPAN_OK, 0);
+      emlat_span_end (outer, EMLAT_SPAN_OK, 0);
+    }
+}
+
+static void
+ir_interactions (uint64_t n)
+{
+  static const enum emlat_time_field marks[] = {
+    EMLAT_T_QUEUE_REMOVE,       EMLAT_T_KEY_DECODE_DONE, EMLAT_T_PRE_COMMAND_BEGIN,
+    EMLAT_T_PRE_COMMAND_END,    EMLAT_T_COMMAND_BEGIN,   EMLAT_T_COMMAND_END,
+    EMLAT_T_POST_COMMAND_BEGIN, EMLAT_T_POST_COMMAND_END, EMLAT_T_REDISPLAY_BEGIN,
+    EMLAT_T_REDISPLAY_END,      EMLAT_T_OUTPUT_BEGIN,    EMLAT_T_OUTPUT_END,
+  };
+  static const enum emlat_value_field values[] = {
+    EMLAT_V_TERMINAL_ID, EMLAT_V_DECISIVE_SOURCE_BATCH, EMLAT_V_DECISIVE_SOURCE_BEGIN,
+    EMLAT_V_DECISIVE_SOURCE_END,
+  };
+  static const enum emlat_counter counters[] = {
+    EMLAT_C_READ_BATCH_BYTES, EMLAT_C_DECODED_EVENTS, EMLAT_C_ROWS_GENERATED,
+    EMLAT_C_TTY_BYTES,
+  };
+  for (uint64_t i = 0; i < n; i++)
+    {
+      uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+      for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+        emlat_ix_mark (c, marks[k]);
+      for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
+        emlat_ix_value (c, values[k], i * 3 + k);
+      for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++)
+        emlat_ix_count (c, counters[k], (k * 7 + i) % 200);
+      emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+    }
+}
+
+static int
+callgrind_mode (const char *what, uint64_t n)
+{
+  int ix = strcmp (what, "ix") == 0, nest = strcmp (what, "nested") == 0;
+  if (!ix && !nest && strcmp (what, "spans") != 0)
+    {
+      fprintf (stderr, "bench_writer: --callgrind spans|nested|ix N\n");
+      return 2;
+    }
+  /* Slots and records per unit, and warm-up units. */
+  uint64_t per = ix ? IR_IX_RECORDS + 1 : nest ? IR_NEST_RECORDS : 2;
+  uint64_t recs = ix ? IR_IX_RECORDS : nest ? IR_NEST_RECORDS : 2;
+  uint64_t warm = ix ? IR_WARM_IX : nest ? IR_WARM_PAIRS * 2 / IR_NEST_RECORDS : IR_WARM_PAIRS;
+  uint64_t units = n > warm ? n : warm;
+  /* Below the high-water mark (half the ring): the writer sleeps until the
+     flush. */
+  opt_ring_slots = 1024;
+  while (opt_ring_slots < 2 * per * units + 1024 && opt_ring_slots < (1u << 26))
+    opt_ring_slots <<= 1;
+  char path[4200];
+  if (session_start (path, sizeof path) != 0)
+    return 1;
+  uint64_t cause = emlat_ix_begin (EMLAT_ROOT_SYNTHETIC_COMMAND, 0, 0);
+  for (int round = 0; round < 2; round++)
+    {
+      uint64_t k = round ? n : warm;
+      if (ix)
+        ir_interactions (k);
+      else if (nest)
+        ir_nested (k, cause);
+      else
+        ir_spans (k, cause);
+      emlat_flush ();
+    }
+  emlat_ix_end (cause, EMLAT_STATUS_NORMAL);
+  struct trial t;
+  session_stop (path, &t);
+  rmdir (dir);
+  printf ("records %llu\n", (unsigned long long)(n * recs));
+  if (t.dropped)
+    {
+      fprintf (stderr, "bench_writer: %llu records dropped\n", (unsigned long long)t.dropped);
+      return 1;
+    }
+  return 0;
+}
+
 static double
 bytes_per_span (uint64_t empty)
 {
@@ -254,9 +379,17 @@ main (int argc, char **argv)
 {
   unsigned threads = 1;
   double seconds = 0.5;
+  const char *cg_what = 0;
+  uint64_t cg_n = 0;
   for (int i = 1; i < argc; i++)
     {
-      if (strcmp (argv[i], "--threads") == 0 && i + 1 < argc)
+      if (strcmp (argv[i], "--callgrind") == 0 && i + 2 < argc)
+        {
+          cg_what = argv[i + 1];
+          cg_n = strtoull (argv[i + 2], NULL, 10);
+          i += 2;
+        }
+      else if (strcmp (argv[i], "--threads") == 0 && i + 1 < argc)
         threads = (unsigned)strtoul (argv[++i], NULL, 10);
       else if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
         seconds = strtod (argv[++i], NULL);
@@ -267,7 +400,8 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_writer [--threads T] [--seconds S] "
-                           "[--ring-slots N] [--drain-us U]\n");
+                           "[--ring-slots N] [--drain-us U]\n"
+                           "       bench_writer --callgrind spans|nested|ix N\n");
           return 2;
         }
     }
@@ -283,6 +417,8 @@ main (int argc, char **argv)
       fprintf (stderr, "bench_writer: mkdtemp: %s\n", strerror (errno));
       return 1;
     }
+  if (cg_what)
+    return callgrind_mode (cg_what, cg_n);
 
   struct trial t;
   if (run_trial (threads, 0, seconds, &t) != 0)

@@ -98,6 +98,8 @@ target_of () {
     report_1m_s) echo "< 2" ;;
     tty_ab_cpu_added_pct) echo "< 1" ;;
     tty_ab_first_p99_added_us) echo "< 50" ;;
+    writer_ir_per_record_spans) echo "<= 136" ;;
+    writer_ir_per_record_ix) echo "<= 136" ;;
     *) echo "" ;;
   esac
 }
@@ -166,4 +168,13 @@ for line in "span_pair_ir $pair" "span_record_ir $rec" "clock_read_ir $clock" \
   set -- $line
   show "$1" "$2" "$2" "$2" instructions
 done
+
+# The writer's instructions per ring record (bench/writer_ir.sh; issue 8).
+if [ -x "$BUILD/bench/bench_writer" ]; then
+  if wout=$(BUILD=$BUILD sh "$(dirname "$0")/writer_ir.sh"); then :; else status=1; fi
+  printf '%s\n' "$wout" | grep '^METRIC ' >>"$raw"
+  printf '%s\n' "$wout" | grep '^METRIC ' | while read -r _ wname wvalue wunit; do
+    show "$wname" "$wvalue" "$wvalue" "$wvalue" "$wunit"
+  done
+fi
 exit "$status"

@@ -22,6 +22,12 @@ static inline size_t emlat_put_uvarint (uint8_t *p, uint64_t v)
       p[0] = (uint8_t)v; /* the common case: one byte */
       return 1;
     }
+  if (v < 0x4000)
+    {
+      p[0] = (uint8_t)(v | 0x80); /* two bytes, without the loop */
+      p[1] = (uint8_t)(v >> 7);
+      return 2;
+    }
   size_t n = 0;
   while (v >= 0x80)
     {
@@ -38,6 +44,13 @@ static inline size_t emlat_put_svarint (uint8_t *p, int64_t v)
     {
       p[0] = (uint8_t)(v & 0x7f); /* the common case: one byte */
       return 1;
+    }
+  if (v >= -8192 && v < 8192)
+    {
+      /* Two bytes, without the loop: bit 6 of the second is the sign. */
+      p[0] = (uint8_t)((v & 0x7f) | 0x80);
+      p[1] = (uint8_t)((v >> 7) & 0x7f);
+      return 2;
     }
   size_t n = 0;
   for (;;)

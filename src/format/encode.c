@@ -16,8 +16,8 @@
 
 #define HEAD_ROOM (EMLAT_CHUNK_HEADER_SIZE + 4 * EMLAT_VARINT_MAX)
 
-static int
-arena_grow (struct emlat_arena *a, size_t need)
+int
+emlat_arena_reserve (struct emlat_arena *a, size_t need)
 {
   if (a->failed)
     return -1;
@@ -76,39 +76,9 @@ emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type, uint6
   cb->prev_t = base_t;
   cb->open = 1;
   /* Head room for the chunk header and the block header (placed at finish). */
-  if (arena_grow (a, HEAD_ROOM) == 0)
+  if (emlat_arena_reserve (a, HEAD_ROOM) == 0)
     a->len += HEAD_ROOM;
   cb->rec_start = a->len;
-}
-
-uint8_t *
-emlat_cb_room (struct emlat_cb *cb, size_t max)
-{
-  struct emlat_arena *a = cb->a;
-  if (__builtin_expect (a->len + max > a->cap || a->failed, 0) && arena_grow (a, max) != 0)
-    return 0;
-  return a->buf + a->len;
-}
-
-void
-emlat_cb_commit (struct emlat_cb *cb, size_t n, uint64_t represents, uint64_t t)
-{
-  cb->a->len += n;
-  cb->count++;
-  cb->represents += represents;
-  if (t)
-    {
-      if (!cb->first_t || t < cb->first_t)
-        cb->first_t = t;
-      if (t > cb->last_t)
-        cb->last_t = t;
-    }
-}
-
-size_t
-emlat_cb_payload_bytes (const struct emlat_cb *cb)
-{
-  return cb->a->len - cb->rec_start;
 }
 
 int
@@ -134,7 +104,7 @@ emlat_cb_finish (struct emlat_cb *cb, struct emlat_chunk_list *out, int keep_emp
   memcpy (a->buf + payload_off, bh, bn);
   size_t payload = a->len - payload_off;
   uint32_t pad = EMLAT_PAD8 (payload);
-  if (arena_grow (a, pad) != 0)
+  if (emlat_arena_reserve (a, pad) != 0)
     return -1;
   memset (a->buf + a->len, 0, pad);
   a->len += pad;
@@ -338,41 +308,46 @@ emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint6
   n += emlat_put_uvarint (p + n, ix->cause);
   n += emlat_put_uvarint (p + n, ix->kind);
   n += emlat_put_uvarint (p + n, ix->status);
+  /* Fields in increasing index order: the set bits of each mask, lowest
+     first (the masks never have bits at or above the field counts). */
+  uint32_t tmask = ix->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1);
   n += emlat_put_uvarint (p + n, ix->tmask);
   uint64_t first = 0;
-  int have_first = 0;
+  uint32_t qmask = 0; /* fields with a quality pair (F-64) */
   unsigned nq = 0;
-  for (int i = 0; i < EMLAT_T_FIELD_COUNT; i++)
+  if (tmask)
     {
-      if (!(ix->tmask & (1u << i)))
-        continue;
-      if (ix->q[i] && ix->q[i] != emlat_default_quality[i])
-        nq++;
-      if (!have_first)
+      int i = __builtin_ctz (tmask);
+      first = ix->t[i];
+      n += emlat_put_svarint (p + n, (int64_t)(first - cb->prev_t));
+      cb->prev_t = first;
+      for (uint32_t m = tmask;;)
         {
-          first = ix->t[i];
-          n += emlat_put_svarint (p + n, (int64_t)(first - cb->prev_t));
-          cb->prev_t = first;
-          have_first = 1;
+          if (ix->q[i] && ix->q[i] != emlat_default_quality[i])
+            {
+              qmask |= 1u << i;
+              nq++;
+            }
+          m &= m - 1;
+          if (!m)
+            break;
+          i = __builtin_ctz (m);
+          n += emlat_put_svarint (p + n, (int64_t)(ix->t[i] - first));
         }
-      else
-        n += emlat_put_svarint (p + n, (int64_t)(ix->t[i] - first));
     }
   n += emlat_put_uvarint (p + n, nq);
-  for (int i = 0; i < EMLAT_T_FIELD_COUNT; i++)
-    if ((ix->tmask & (1u << i)) && ix->q[i] && ix->q[i] != emlat_default_quality[i])
-      {
-        n += emlat_put_uvarint (p + n, (uint64_t)i);
-        n += emlat_put_uvarint (p + n, ix->q[i]);
-      }
+  for (uint32_t m = qmask; m; m &= m - 1)
+    {
+      int i = __builtin_ctz (m);
+      n += emlat_put_uvarint (p + n, (uint64_t)i);
+      n += emlat_put_uvarint (p + n, ix->q[i]);
+    }
   n += emlat_put_uvarint (p + n, ix->vmask);
-  for (int i = 0; i < EMLAT_V_FIELD_COUNT; i++)
-    if (ix->vmask & (1u << i))
-      n += emlat_put_uvarint (p + n, ix->v[i]);
+  for (uint32_t m = ix->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1); m; m &= m - 1)
+    n += emlat_put_uvarint (p + n, ix->v[__builtin_ctz (m)]);
   n += emlat_put_uvarint (p + n, ix->cmask);
-  for (int i = 0; i < EMLAT_C_COUNTER_COUNT; i++)
-    if (ix->cmask & (1u << i))
-      n += emlat_put_uvarint (p + n, ix->c[i]);
+  for (uint32_t m = ix->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1); m; m &= m - 1)
+    n += emlat_put_uvarint (p + n, ix->c[__builtin_ctz (m)]);
   emlat_cb_commit (cb, n, represents, first);
   return 0;
 }

@@ -23,7 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/leb128.h"
 #include "emlat/emlat_types.h"
+#include "format/format.h"
 
 /* Largest encoded record: an interaction with every field present. */
 #define EMLAT_REC_MAX 1024
@@ -70,12 +72,42 @@ void emlat_chunk_list_free (struct emlat_chunk_list *l);
 /* Start a chunk of TYPE whose block has BASE_T and THREAD (F-50..F-52). */
 void emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type,
                      uint64_t base_t, uint64_t thread);
+/* Make room for NEED more bytes in A (out of line); 0, or -1 when the
+   arena failed. */
+int emlat_arena_reserve (struct emlat_arena *a, size_t need);
+
 /* Room for one record of at most MAX bytes; NULL if the arena failed. */
-uint8_t *emlat_cb_room (struct emlat_cb *cb, size_t max);
+static inline uint8_t *
+emlat_cb_room (struct emlat_cb *cb, size_t max)
+{
+  struct emlat_arena *a = cb->a;
+  if (__builtin_expect (a->len + max > a->cap || a->failed, 0) && emlat_arena_reserve (a, max) != 0)
+    return 0;
+  return a->buf + a->len;
+}
+
 /* Account a record of N bytes written at the room pointer, representing
    REPRESENTS ring records with time T (0 = none). */
-void emlat_cb_commit (struct emlat_cb *cb, size_t n, uint64_t represents, uint64_t t);
-size_t emlat_cb_payload_bytes (const struct emlat_cb *cb);
+static inline void
+emlat_cb_commit (struct emlat_cb *cb, size_t n, uint64_t represents, uint64_t t)
+{
+  cb->a->len += n;
+  cb->count++;
+  cb->represents += represents;
+  if (t)
+    {
+      if (!cb->first_t || t < cb->first_t)
+        cb->first_t = t;
+      if (t > cb->last_t)
+        cb->last_t = t;
+    }
+}
+
+static inline size_t
+emlat_cb_payload_bytes (const struct emlat_cb *cb)
+{
+  return cb->a->len - cb->rec_start;
+}
 /* Finish the chunk and append its reference to OUT.  An empty chunk (no
    records) is dropped unless KEEP_EMPTY.  Returns 0, or -1 on allocation
    failure. */
@@ -136,6 +168,46 @@ struct emlat_enc_span
   uint32_t ncounters;
 };
 int emlat_enc_span (struct emlat_cb *cb, const struct emlat_enc_span *s, uint64_t represents);
+
+/* The record emlat_enc_span writes for a complete span without CPU
+   readings or counters (the writer's common case), inline: the same
+   bytes, checked by tests/record/test_writer_bytes.c.  The _at form writes
+   at P, which the caller knows has room for EMLAT_SPAN_COMPLETE_MAX bytes
+   (emlat_cb_room would return it), and commits. */
+#define EMLAT_SPAN_COMPLETE_MAX (8 * EMLAT_VARINT_MAX)
+static inline __attribute__ ((always_inline)) void
+emlat_enc_span_complete_at (struct emlat_cb *cb, uint8_t *p, unsigned kind, unsigned status,
+                            uint64_t id, uint64_t parent, uint64_t cause, uint64_t t_start,
+                            uint64_t t_end, uint64_t detail, uint64_t represents)
+{
+  size_t n = emlat_put_uvarint (p, EMLAT_SPAN_REC_COMPLETE | status << EMLAT_SPAN_HEAD_STATUS_SHIFT
+                                     | (detail ? EMLAT_SPAN_HEAD_DETAIL : 0));
+  n += emlat_put_uvarint (p + n, kind);
+  n += emlat_put_svarint (p + n, (int64_t)(id - cb->prev_span));
+  cb->prev_span = id;
+  n += emlat_put_svarint (p + n, parent ? (int64_t)(id - parent) : 0);
+  n += emlat_put_svarint (p + n, (int64_t)(cause - cb->prev_cause));
+  cb->prev_cause = cause;
+  n += emlat_put_svarint (p + n, (int64_t)(t_start - cb->prev_t));
+  cb->prev_t = t_start;
+  n += emlat_put_uvarint (p + n, t_end - t_start);
+  if (detail)
+    n += emlat_put_uvarint (p + n, detail);
+  emlat_cb_commit (cb, n, represents, t_start);
+}
+
+static inline int
+emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, uint64_t id,
+                         uint64_t parent, uint64_t cause, uint64_t t_start, uint64_t t_end,
+                         uint64_t detail, uint64_t represents)
+{
+  uint8_t *p = emlat_cb_room (cb, EMLAT_SPAN_COMPLETE_MAX);
+  if (!p)
+    return -1;
+  emlat_enc_span_complete_at (cb, p, kind, status, id, parent, cause, t_start, t_end, detail,
+                              represents);
+  return 0;
+}
 
 int emlat_enc_loss (struct emlat_cb *cb, uint64_t stream, unsigned reason, uint64_t first,
                     uint64_t last, uint64_t records, uint64_t bytes);

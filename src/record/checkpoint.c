@@ -33,25 +33,38 @@ ring_saved (int state)
   return state == EMLAT_RING_OWNED || state == EMLAT_RING_RETIRING;
 }
 
+/* The next piece of the body. */
+static void
+piece (struct emlat_ckpt_body *b, const void *p, size_t n)
+{
+  if (!n)
+    return;
+  b->v[b->n].iov_base = (void *)p;
+  b->v[b->n++].iov_len = n;
+  b->len += n;
+}
+
 int
 emlat_ckpt_save (const struct emlat_session *s, const uint64_t *snaps, const int *states,
-                 uint32_t used, void **out, size_t *out_len)
+                 uint32_t used, struct emlat_ckpt_body *body)
 {
-  size_t nrings = 0, nspans = 0;
+  size_t nrings = 0;
   for (uint32_t i = 0; i < used; i++)
     if (ring_saved (states[i]))
-      {
-        nrings++;
-        if (states[i] == EMLAT_RING_OWNED)
-          nspans += s->ws[i].spans.depth;
-      }
-  size_t len = sizeof (struct emlat_ckpt_fixed) + s->nlosses * sizeof (struct emlat_pending_loss)
-               + nrings * sizeof (struct emlat_ckpt_ring)
-               + nspans * sizeof (struct emlat_open_span)
-               + s->ix.nentries * sizeof (struct emlat_ix_entry);
-  char *buf = calloc (1, len);
+      nrings++;
+  /* One allocation: the fixed part, the rings' records, the vector (the
+     fixed part, the losses, each ring's record and open spans, the
+     interactions). */
+  size_t nv = 3 + 2 * nrings;
+  size_t head = sizeof (struct emlat_ckpt_fixed) + nrings * sizeof (struct emlat_ckpt_ring);
+  char *buf = malloc (head + nv * sizeof (struct iovec));
   if (!buf)
     return -ENOMEM;
+  memset (buf, 0, head);
+  body->own = buf;
+  body->v = (struct iovec *)(buf + head);
+  body->n = 0;
+  body->len = 0;
   struct emlat_ckpt_fixed *f = (struct emlat_ckpt_fixed *)buf;
   memcpy (f->magic, EMLAT_CKPT_MAGIC, 8);
   f->rotation = s->rotation;
@@ -78,35 +91,34 @@ emlat_ckpt_save (const struct emlat_session *s, const uint64_t *snaps, const int
   f->nlosses = s->nlosses;
   f->nrings = nrings;
   f->nix = s->ix.nentries;
-  char *p = buf + sizeof *f;
-  if (s->nlosses)
-    memcpy (p, s->losses, s->nlosses * sizeof (struct emlat_pending_loss));
-  p += s->nlosses * sizeof (struct emlat_pending_loss);
+  piece (body, f, sizeof *f);
+  piece (body, s->losses, s->nlosses * sizeof (struct emlat_pending_loss));
+  struct emlat_ckpt_ring *r = (struct emlat_ckpt_ring *)(buf + sizeof *f);
   for (uint32_t i = 0; i < used; i++)
     {
       if (!ring_saved (states[i]))
         continue;
       const struct emlat_ring_ws *ws = &s->ws[i];
-      struct emlat_ckpt_ring r = {
-        .index = i,
-        .retired = states[i] == EMLAT_RING_RETIRING,
-        .thread = s->pool->rings[i].thread_id,
-        .tail = snaps[i],
-        .drops_reported = ws->drops_reported,
-        .drop_bytes_reported = ws->drop_bytes_reported,
-        .depth = states[i] == EMLAT_RING_OWNED ? ws->spans.depth : 0,
-      };
-      memcpy (p, &r, sizeof r);
-      p += sizeof r;
-      if (r.depth)
-        memcpy (p, ws->spans.stack, r.depth * sizeof (struct emlat_open_span));
-      p += r.depth * sizeof (struct emlat_open_span);
+      r->index = i;
+      r->retired = states[i] == EMLAT_RING_RETIRING;
+      r->thread = s->pool->rings[i].thread_id;
+      r->tail = snaps[i];
+      r->drops_reported = ws->drops_reported;
+      r->drop_bytes_reported = ws->drop_bytes_reported;
+      r->depth = states[i] == EMLAT_RING_OWNED ? ws->spans.depth : 0;
+      piece (body, r, sizeof *r);
+      piece (body, ws->spans.stack, r->depth * sizeof (struct emlat_open_span));
+      r++;
     }
-  if (s->ix.nentries)
-    memcpy (p, s->ix.entries, s->ix.nentries * sizeof (struct emlat_ix_entry));
-  *out = buf;
-  *out_len = len;
+  piece (body, s->ix.entries, s->ix.nentries * sizeof (struct emlat_ix_entry));
   return 0;
+}
+
+void
+emlat_ckpt_body_free (struct emlat_ckpt_body *body)
+{
+  free (body->own);
+  body->own = 0;
 }
 
 /* Take N bytes from the cursor, or NULL when fewer remain. */

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 struct emlat_session;
 
@@ -56,11 +57,21 @@ struct emlat_ckpt_fixed
 #define EMLAT_CKPT_LAYOUT_WORDS 1
 void emlat_ckpt_layout (uint64_t words[EMLAT_CKPT_LAYOUT_COUNT]);
 
-/* Serialize S's state after a pass whose rings were drained to SNAPS
-   (indexed like the pool; STATES as the pass saw them) into a new buffer.
-   Returns 0 or -ENOMEM. */
+/* S's state after a pass whose rings were drained to SNAPS (indexed like
+   the pool; STATES as the pass saw them), as the pieces of the body in
+   order: a small new buffer for the fixed part and the rings' records,
+   and the losses, the rings' open spans and the interactions where they
+   are (no copy: they are unchanged until the body is written). */
+struct emlat_ckpt_body
+{
+  struct iovec *v;
+  int n;
+  size_t len; /* bytes in all */
+  void *own;  /* what to free: the buffer and the vector */
+};
 int emlat_ckpt_save (const struct emlat_session *s, const uint64_t *snaps, const int *states,
-                     uint32_t used, void **buf, size_t *len);
+                     uint32_t used, struct emlat_ckpt_body *body);
+void emlat_ckpt_body_free (struct emlat_ckpt_body *body);
 
 /* Restore S's writer state from BUF[0..LEN); *TAILS (S's max_threads
    entries, UINT64_MAX where the checkpoint has no state for that ring) and

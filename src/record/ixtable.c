@@ -35,12 +35,15 @@ find_slot (const struct emlat_ixtable *t, uint64_t cause)
 }
 
 struct emlat_ix_entry *
-emlat_ixtable_find (struct emlat_ixtable *t, uint64_t cause)
+emlat_ixtable_probe (struct emlat_ixtable *t, uint64_t cause)
 {
   if (!t->nslots)
     return 0;
   size_t i = find_slot (t, cause);
-  return t->slots[i] ? &t->entries[t->slots[i] - 1] : 0;
+  if (!t->slots[i])
+    return 0;
+  t->last = t->slots[i] - 1;
+  return &t->entries[t->last];
 }
 
 static int
@@ -70,14 +73,25 @@ emlat_ixtable_add (struct emlat_ixtable *t, uint64_t cause)
       struct emlat_ix_entry *e = realloc (t->entries, c * sizeof *e);
       if (!e)
         return 0;
+      /* Every entry's bytes are defined once (checkpoints copy them). */
+      memset (e + t->cap, 0, (c - t->cap) * sizeof *e);
       t->entries = e;
       t->cap = c;
     }
   struct emlat_ix_entry *e = &t->entries[t->nentries];
-  memset (e, 0, sizeof *e);
+  /* Everything but the field arrays, which are read only where a mask bit
+     says the field was set (ixtable.h). */
+  e->ix.thread = 0;
   e->ix.cause = cause;
+  e->ix.kind = e->ix.status = 0;
+  e->ix.parent = e->ix.sched = e->ix.t_dispatch = 0;
+  e->ix.tmask = e->ix.vmask = e->ix.cmask = 0;
+  e->represents = 0;
+  e->ended_pass = 0;
+  e->begin_written = 0;
+  e->has_begin = 0;
   t->slots[find_slot (t, cause)] = (uint32_t)(t->nentries + 1);
-  t->nentries++;
+  t->last = t->nentries++;
   return e;
 }
 

@@ -279,10 +279,14 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
   if (fill > half)
     {
       /* Past the high-water mark: wake the writer once for this fill, then
-         run to the end of the ring without looking at the tail again. */
-      if (!r->hw_signalled)
+         run to the end of the ring without looking at the tail again.
+         hw_signalled is the tail at that wake plus one: a tail that moved
+         since means the writer ran a pass after it and may be asleep
+         again with the ring still past the mark (its snapshot was taken
+         before this fill crossed it) -- wake it again, once per tail. */
+      if (r->hw_signalled != tail + 1)
         {
-          r->hw_signalled = 1;
+          r->hw_signalled = tail + 1;
           /* Relaxed: a count the writer reads for STATS. */
           atomic_store_explicit (&r->hw_wakes,
                                  atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,

@@ -388,7 +388,8 @@ emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
 }
 
 int
-emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *buf, size_t len)
+emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const struct iovec *v, int n,
+                     size_t len)
 {
   struct emlat_rf_header *h = rf->h;
   /* The slot not holding the newest checkpoint.  Relaxed loads: only the
@@ -407,18 +408,42 @@ emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *buf, s
       slot->off = off;
       slot->cap = cap;
     }
+  /* The pieces in order, with as few calls as the kernel allows; the CRC
+     of the body is that of the pieces chained. */
+  uint32_t crc = 0;
   size_t done = 0;
-  while (done < len)
+  for (int i = 0; i < n; i++)
+    crc = emlat_crc32c (crc, v[i].iov_base, v[i].iov_len);
+  int k = 0;
+  size_t skip = 0; /* bytes of v[k] already written */
+  while (done < len && k < n)
     {
-      ssize_t w = pwrite (rf->fd, (const char *)buf + done, len - done, (off_t)(slot->off + done));
+      struct iovec part[64];
+      int np = 0;
+      for (int i = k; i < n && np < 64; i++, np++)
+        {
+          part[np].iov_base = (char *)v[i].iov_base + (i == k ? skip : 0);
+          part[np].iov_len = v[i].iov_len - (i == k ? skip : 0);
+        }
+      ssize_t w = pwritev (rf->fd, part, np, (off_t)(slot->off + done));
       if (w < 0 && errno == EINTR)
         continue;
       if (w <= 0)
         return w < 0 ? -errno : -EIO;
       done += (size_t)w;
+      size_t left = (size_t)w;
+      while (k < n && left >= v[k].iov_len - skip)
+        {
+          left -= v[k].iov_len - skip;
+          skip = 0;
+          k++;
+        }
+      skip += left;
     }
+  if (done != len)
+    return -EIO;
   slot->len = len;
-  slot->crc = emlat_crc32c (0, buf, len);
+  slot->crc = crc;
   /* Release: the body (written above) and off/len/crc are in place before
      the sequence number makes this slot the newest. */
   atomic_store_explicit (&slot->seq, seq, memory_order_release);

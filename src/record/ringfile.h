@@ -153,9 +153,12 @@ uint64_t emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
                            void (*fn) (void *ctx, uint64_t id, const void *s, uint32_t len),
                            void *ctx);
 
-/* Write checkpoint body BUF[0..LEN) into the inactive slot and publish it
-   with sequence SEQ.  Returns 0 or a negative errno. */
-int emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const void *buf, size_t len);
+/* Write a checkpoint body of LEN bytes, the N pieces V in order, into the
+   inactive slot and publish it with sequence SEQ.  Returns 0 or a negative
+   errno. */
+struct iovec;
+int emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const struct iovec *v, int n,
+                         size_t len);
 /* The newest valid checkpoint, read into a new buffer (*BUF, *LEN; free
    it); -ENOENT when there is none. */
 int emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **buf, size_t *len, uint64_t *seq);

@@ -122,7 +122,9 @@ struct emlat_session
   size_t nlosses, losses_cap;
   uint64_t noring_reported, noring_bytes_reported;
   uint64_t retired_accepted; /* records of rings whose owner exited */
-  /* Counters for STATS and status. */
+  /* Counters for STATS and status (copied into st under the lock by the
+     writer's publish_status: emlat_status reads st under it). */
+  uint64_t records_accepted; /* ring slots published, at the last pass */
   uint64_t records_written, records_dropped, bytes_written, chunks_written;
   uint64_t ring_high_water, write_errors, writer_cpu_ns;
   int last_error;

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * spans.c -- see spans.h.
+ *
+ * Cost (docs/PERFORMANCE.md, "Writer"): this is the writer's inner loop for
+ * spans, one pass over the ring's records with every helper inlined.  The
+ * staging queue is touched only while an open span of the pass holds back
+ * the records after it; a begin directly followed by its end, with nothing
+ * waiting, goes straight to the encoder.
  */
 #include "record/spans.h"
 
@@ -8,6 +14,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "record/ringrec.h"
 
 static int
 grow (void **v, size_t *cap, size_t need, size_t elem)
@@ -31,9 +38,13 @@ emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
   ss->thread = thread;
   ss->depth = 0;
   ss->nstaged = 0;
+  ss->head = 0;
   ss->npairs = 0;
   ss->discarded = 0;
   ss->lost_memory = 0;
+  ss->cb_open = 0;
+  ss->enc_failed = 0;
+  ss->fast_end = 0;
 }
 
 void
@@ -45,10 +56,117 @@ emlat_spans_free (struct emlat_span_state *ss)
   memset (ss, 0, sizeof *ss);
 }
 
+void
+emlat_spans_pass_begin (struct emlat_span_state *ss, struct emlat_arena *a,
+                        struct emlat_chunk_list *out, size_t chunk_bytes)
+{
+  ss->arena = a;
+  ss->out = out;
+  ss->chunk_bytes = chunk_bytes;
+  ss->cb_open = 0;
+  ss->enc_failed = 0;
+  ss->fast_end = 0;
+}
+
+/* ---- encoding into the pass's chunk ---- */
+
+/* An allocation failed: the open chunk's records and REP more are lost,
+   and so is every record of the rest of the pass (the arena has failed). */
+static void
+enc_fail (struct emlat_span_state *ss, uint64_t rep)
+{
+  ss->enc_failed = 1;
+  ss->lost_memory += ss->cb.represents + rep;
+  ss->cb_open = 0;
+  ss->fast_end = 0;
+}
+
+/* Recompute fast_end after the chunk, the arena or the failure state
+   changed. */
+static void
+fast_update (struct emlat_span_state *ss)
+{
+  struct emlat_arena *a = ss->arena;
+  size_t end = 0;
+  if (ss->cb_open && !ss->enc_failed && !a->failed && a->cap >= EMLAT_SPAN_COMPLETE_MAX)
+    {
+      end = ss->cb.rec_start + ss->chunk_bytes;
+      if (end > a->cap - EMLAT_SPAN_COMPLETE_MAX)
+        end = a->cap - EMLAT_SPAN_COMPLETE_MAX;
+    }
+  ss->fast_end = end;
+}
+
+/* Ready the chunk for one more record whose time is T: the first record
+   of the pass opens it (T is its base time, F-50), a chunk whose payload
+   reached the limit is finished and a new one opened.  0, or -1 after
+   enc_fail. */
+static inline int
+chunk_ready (struct emlat_span_state *ss, uint64_t t, uint64_t rep)
+{
+  if (__builtin_expect (ss->enc_failed, 0))
+    {
+      ss->lost_memory += rep;
+      return -1;
+    }
+  if (__builtin_expect (ss->cb_open, 1))
+    {
+      if (__builtin_expect (emlat_cb_payload_bytes (&ss->cb) < ss->chunk_bytes, 1))
+        {
+          fast_update (ss); /* the arena may have grown since */
+          return 0;
+        }
+      if (emlat_cb_finish (&ss->cb, ss->out, 0) != 0)
+        {
+          enc_fail (ss, rep);
+          return -1;
+        }
+    }
+  emlat_cb_begin (&ss->cb, ss->arena, EMLAT_CHUNK_SPAN, t, ss->thread);
+  ss->cb_open = 1;
+  fast_update (ss);
+  return 0;
+}
+
+static void
+put (struct emlat_span_state *ss, const struct emlat_enc_span *e, uint64_t rep)
+{
+  int simple = e->rec == EMLAT_SPAN_REC_COMPLETE && !e->has_cpu && !e->ncounters;
+  struct emlat_arena *a = ss->arena;
+  if (simple && a->len < ss->fast_end)
+    {
+      emlat_enc_span_complete_at (&ss->cb, a->buf + a->len, e->kind, e->status, e->id, e->parent,
+                                  e->cause, e->t_start, e->t_end, e->detail, rep);
+      return;
+    }
+  if (chunk_ready (ss, e->rec == EMLAT_SPAN_REC_END ? e->t_end : e->t_start, rep) != 0)
+    return;
+  int rc = simple ? emlat_enc_span_complete (&ss->cb, e->kind, e->status, e->id, e->parent,
+                                             e->cause, e->t_start, e->t_end, e->detail, rep)
+                  : emlat_enc_span (&ss->cb, e, rep);
+  if (rc != 0)
+    enc_fail (ss, rep); /* (a grown arena leaves fast_end valid: cap only grows) */
+}
+
+/* Encode the filled records at the head of the queue. */
+static void
+flush (struct emlat_span_state *ss)
+{
+  while (ss->head < ss->nstaged && ss->staged[ss->head].filled)
+    {
+      struct emlat_staged_span *st = &ss->staged[ss->head++];
+      st->enc.counters = st->enc.ncounters ? ss->pairs + st->pair_off : 0;
+      put (ss, &st->enc, st->represents);
+    }
+  if (ss->head == ss->nstaged)
+    ss->head = ss->nstaged = ss->npairs = 0; /* nothing waits */
+}
+
 static struct emlat_staged_span *
 stage (struct emlat_span_state *ss)
 {
-  if (grow ((void **)&ss->staged, &ss->staged_cap, ss->nstaged + 1, sizeof *ss->staged) != 0)
+  if (__builtin_expect (ss->nstaged == ss->staged_cap, 0)
+      && grow ((void **)&ss->staged, &ss->staged_cap, ss->nstaged + 1, sizeof *ss->staged) != 0)
     return 0;
   struct emlat_staged_span *s = &ss->staged[ss->nstaged++];
   /* Only what every path reads; the rest is set where the record is
@@ -62,9 +180,11 @@ stage (struct emlat_span_state *ss)
   return s;
 }
 
-void
-emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
-                   uint64_t t, int has_cpu, uint64_t cpu)
+/* ---- the pairing ---- */
+
+static inline void
+span_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause, uint64_t t,
+            int has_cpu, uint64_t cpu)
 {
   if (ss->depth >= EMLAT_SPAN_STACK_MAX)
     {
@@ -72,7 +192,8 @@ emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint
       return;
     }
   struct emlat_staged_span *st;
-  if (grow ((void **)&ss->stack, &ss->stack_cap, ss->depth + 1, sizeof *ss->stack) != 0
+  if ((__builtin_expect (ss->depth == ss->stack_cap, 0)
+       && grow ((void **)&ss->stack, &ss->stack_cap, ss->depth + 1, sizeof *ss->stack) != 0)
       || !(st = stage (ss)))
     {
       ss->lost_memory++;
@@ -94,37 +215,55 @@ emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint
   st->represents = 1;
 }
 
-/* Close stack entry O at T with STATUS; REP ring records end it. */
+/* Close stack entry O at T with STATUS; REP ring records end it.  Its
+   record is encoded now when nothing waits before it (its slot is the
+   head of the queue, or it has none and the queue is empty), else filled
+   in and left to flush. */
 static void
 close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned status, uint64_t t,
             uint64_t detail, int has_cpu, uint64_t cpu, uint64_t rep)
 {
-  struct emlat_staged_span *st;
-  if (o->staged >= 0)
-    st = &ss->staged[o->staged];
-  else if (!(st = stage (ss)))
-    {
-      /* The end and the counters it would have carried. */
-      ss->lost_memory += rep + o->ncounters;
-      return;
-    }
-  size_t off = ss->npairs;
+  int begun_here = o->staged >= 0;
+  int now = begun_here ? (size_t)o->staged == ss->head : ss->head == ss->nstaged;
+  struct emlat_enc_span local;
+  struct emlat_enc_span *e = &local;
+  struct emlat_staged_span *st = 0;
+  uint64_t represents = begun_here ? ss->staged[o->staged].represents : 0;
   uint32_t kept = 0; /* counters carried by the record */
-  if (o->ncounters)
+  if (now)
     {
-      if (grow ((void **)&ss->pairs, &ss->pairs_cap, ss->npairs + o->ncounters,
-                sizeof *ss->pairs)
-          == 0)
-        {
-          memcpy (ss->pairs + off, o->counters, o->ncounters * sizeof *o->counters);
-          ss->npairs += o->ncounters;
-          kept = o->ncounters;
-        }
-      else
-        ss->lost_memory += o->ncounters; /* the record goes without them */
+      /* Encoded before O's counters can change: use them in place. */
+      kept = o->ncounters;
+      e->counters = o->counters;
     }
-  struct emlat_enc_span *e = &st->enc;
-  e->rec = o->staged >= 0 ? EMLAT_SPAN_REC_COMPLETE : EMLAT_SPAN_REC_END;
+  else
+    {
+      if (begun_here)
+        st = &ss->staged[o->staged];
+      else if (!(st = stage (ss)))
+        {
+          /* The end and the counters it would have carried. */
+          ss->lost_memory += rep + o->ncounters;
+          return;
+        }
+      e = &st->enc;
+      size_t off = ss->npairs;
+      if (o->ncounters)
+        {
+          if (grow ((void **)&ss->pairs, &ss->pairs_cap, ss->npairs + o->ncounters,
+                    sizeof *ss->pairs)
+              == 0)
+            {
+              memcpy (ss->pairs + off, o->counters, o->ncounters * sizeof *o->counters);
+              ss->npairs += o->ncounters;
+              kept = o->ncounters;
+            }
+          else
+            ss->lost_memory += o->ncounters; /* the record goes without them */
+        }
+      st->pair_off = off;
+    }
+  e->rec = begun_here ? EMLAT_SPAN_REC_COMPLETE : EMLAT_SPAN_REC_END;
   e->kind = o->kind;
   e->status = status;
   e->id = o->id;
@@ -137,18 +276,25 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   e->cpu_b = cpu;
   e->detail = detail;
   e->ncounters = kept;
-  st->pair_off = off;
-  st->represents += rep + kept;
+  /* A begin record already written in an earlier pass: the end record
+     carries the absolute CPU reading (6.6). */
+  represents = begun_here ? represents + rep + kept : rep + kept;
+  if (now)
+    {
+      if (begun_here)
+        ss->head++;
+      put (ss, e, represents);
+      if (begun_here)
+        flush (ss);
+      return;
+    }
+  st->represents = represents;
   st->filled = 1;
-  /* A begin record already written in an earlier pass had no CPU flag
-     problem: the end record then carries the absolute reading (6.6). */
-  if (o->staged < 0)
-    st->represents = rep + kept;
 }
 
-void
-emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t,
-                 uint64_t detail, int has_cpu, uint64_t cpu)
+static void
+span_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t, uint64_t detail,
+          int has_cpu, uint64_t cpu)
 {
   size_t i = ss->depth;
   while (i > 0 && ss->stack[i - 1].id != id)
@@ -157,21 +303,34 @@ emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint
     {
       /* Orphan end: its begin was lost (F-68).  Written, reported by the
          reader, never joined. */
-      struct emlat_staged_span *st = stage (ss);
-      if (!st)
+      struct emlat_enc_span local;
+      struct emlat_enc_span *e = &local;
+      struct emlat_staged_span *st = 0;
+      int now = ss->head == ss->nstaged;
+      if (!now)
         {
-          ss->lost_memory++;
-          return;
+          if (!(st = stage (ss)))
+            {
+              ss->lost_memory++;
+              return;
+            }
+          e = &st->enc;
         }
-      st->enc.rec = EMLAT_SPAN_REC_END;
-      st->enc.id = id;
-      st->enc.status = status;
-      st->enc.t_end = t;
-      st->enc.has_cpu = has_cpu;
-      st->enc.cpu_b = cpu;
-      st->enc.detail = detail;
-      st->represents = 1;
-      st->filled = 1;
+      e->rec = EMLAT_SPAN_REC_END;
+      e->id = id;
+      e->status = status;
+      e->t_end = t;
+      e->has_cpu = has_cpu;
+      e->cpu_b = cpu;
+      e->detail = detail;
+      e->ncounters = 0;
+      if (now)
+        put (ss, e, 1);
+      else
+        {
+          st->represents = 1;
+          st->filled = 1;
+        }
       return;
     }
   /* Spans opened inside it and still open end as unwound (F-67). */
@@ -184,8 +343,8 @@ emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint
   close_span (ss, o, status, t, detail, has_cpu, cpu, 1);
 }
 
-void
-emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v)
+static void
+span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v)
 {
   for (size_t i = ss->depth; i > 0; i--)
     {
@@ -206,6 +365,129 @@ emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, u
   ss->discarded++; /* counter for a span that is not open */
 }
 
+/* A begin directly followed by its own end, with nothing waiting and room
+   on the stack: exactly what span_begin + span_end would encode (a
+   complete record, no CPU, no counters, REP 2), without the stack or the
+   queue. */
+static inline void
+span_pair (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
+           uint64_t t_start, unsigned status, uint64_t t_end, uint64_t detail)
+{
+  uint64_t parent = ss->depth ? ss->stack[ss->depth - 1].id : 0;
+  struct emlat_arena *a = ss->arena;
+  if (__builtin_expect (a->len < ss->fast_end, 1))
+    {
+      emlat_enc_span_complete_at (&ss->cb, a->buf + a->len, kind, status, id, parent, cause,
+                                  t_start, t_end, detail, 2);
+      return;
+    }
+  if (chunk_ready (ss, t_start, 2) != 0)
+    return;
+  if (emlat_enc_span_complete (&ss->cb, kind, status, id, parent, cause, t_start, t_end, detail, 2)
+      != 0)
+    enc_fail (ss, 2);
+}
+
+/* The same pair while records wait before it: its record is staged,
+   complete, where its begin would have reserved a slot (and filled at
+   once by its end).  0, or -1 when staging failed (the caller then takes
+   the two records one by one, which accounts for it). */
+static inline int
+span_pair_staged (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause,
+                  uint64_t t_start, unsigned status, uint64_t t_end, uint64_t detail)
+{
+  struct emlat_staged_span *st = stage (ss);
+  if (!st)
+    return -1;
+  struct emlat_enc_span *e = &st->enc;
+  e->rec = EMLAT_SPAN_REC_COMPLETE;
+  e->kind = kind;
+  e->status = status;
+  e->id = id;
+  e->parent = ss->depth ? ss->stack[ss->depth - 1].id : 0;
+  e->cause = cause;
+  e->t_start = t_start;
+  e->t_end = t_end;
+  e->cpu_a = e->cpu_b = 0;
+  e->detail = detail;
+  st->represents = 2;
+  st->filled = 1;
+  return 0;
+}
+
+/* Head words with the a field (bits 8..15: kind or status) masked out:
+   type, the CPU flag and the slot count of one-slot begin and end records
+   without CPU. */
+#define HEAD1_MASK 0xff0100ffull
+#define BEGIN1_HEAD ((uint64_t)EMLAT_RR_SPAN_BEGIN | (uint64_t)1 << 24)
+#define END1_HEAD ((uint64_t)EMLAT_RR_SPAN_END | (uint64_t)1 << 24)
+
+uint64_t
+emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64_t mask,
+                   uint64_t tail, uint64_t snap)
+{
+  /* Whether a begin directly followed by its end is a pair: the stack has
+     room (else the begin is discarded); and whether its record goes to
+     the encoder now (span_pair: nothing waits) or is staged.  Only the
+     general path below changes either. */
+  int pairs = ss->depth < EMLAT_SPAN_STACK_MAX;
+  int now = ss->head == ss->nstaged;
+  while (tail < snap)
+    {
+      const struct emlat_slot *a = &slots[tail & mask];
+      uint64_t h = a->w[0];
+      if ((h & HEAD1_MASK) == BEGIN1_HEAD && pairs && snap - tail >= 2)
+        {
+          const struct emlat_slot *b = &slots[(tail + 1) & mask];
+          uint64_t hb = b->w[0];
+          unsigned kind = EMLAT_RR_A (h), status = EMLAT_RR_A (hb);
+          if ((hb & HEAD1_MASK) == END1_HEAD && kind - 1 < EMLAT_SPAN_KIND_MAX
+              && status <= EMLAT_SPAN_THROW && a->w[1] != 0 && b->w[1] == a->w[1])
+            {
+              if (now)
+                span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], b->w[3]);
+              else if (span_pair_staged (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2],
+                                         b->w[3])
+                       != 0)
+                goto general;
+              tail += 2;
+              continue;
+            }
+        }
+    general:;
+      unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
+      unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
+      if (ns < 1 || ns > 2 || tail + ns > snap)
+        break;
+      const struct emlat_slot *b = &slots[(tail + 1) & mask];
+      switch (type)
+        {
+        case EMLAT_RR_SPAN_BEGIN:
+          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0
+              || (fb & EMLAT_RR_CPU) != (ns == 2))
+            return tail;
+          span_begin (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          break;
+        case EMLAT_RR_SPAN_END:
+          if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
+            return tail;
+          span_end (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          break;
+        case EMLAT_RR_SPAN_COUNT:
+          if (fa >= EMLAT_C_COUNTER_COUNT)
+            return tail;
+          span_count (ss, a->w[1], fa, a->w[2]);
+          break;
+        default:
+          return tail;
+        }
+      tail += ns;
+      pairs = ss->depth < EMLAT_SPAN_STACK_MAX;
+      now = ss->head == ss->nstaged;
+    }
+  return tail;
+}
+
 int
 emlat_spans_idle (const struct emlat_span_state *ss)
 {
@@ -213,8 +495,7 @@ emlat_spans_idle (const struct emlat_span_state *ss)
 }
 
 int
-emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
-                  struct emlat_chunk_list *out, size_t chunk_bytes)
+emlat_spans_emit (struct emlat_span_state *ss)
 {
   /* Spans begun this pass and still open become begin records. */
   for (size_t i = 0; i < ss->depth; i++)
@@ -236,49 +517,19 @@ emlat_spans_emit (struct emlat_span_state *ss, struct emlat_arena *a,
       o->staged = -1;
       o->begin_written = 1;
     }
+  flush (ss); /* everything is filled now */
   int rc = 0;
-  if (ss->nstaged)
+  if (ss->enc_failed)
+    rc = -1;
+  else if (ss->cb_open && emlat_cb_finish (&ss->cb, ss->out, 0) != 0)
     {
-      struct emlat_cb cb;
-      uint64_t base = ss->staged[0].enc.rec == EMLAT_SPAN_REC_END ? ss->staged[0].enc.t_end
-                                                                   : ss->staged[0].enc.t_start;
-      emlat_cb_begin (&cb, a, EMLAT_CHUNK_SPAN, base, ss->thread);
-      size_t i;
-      for (i = 0; i < ss->nstaged; i++)
-        {
-          struct emlat_staged_span *st = &ss->staged[i];
-          if (!st->filled)
-            continue;
-          if (emlat_cb_payload_bytes (&cb) >= chunk_bytes)
-            {
-              if (emlat_cb_finish (&cb, out, 0) != 0)
-                {
-                  rc = -1;
-                  break;
-                }
-              uint64_t b = st->enc.rec == EMLAT_SPAN_REC_END ? st->enc.t_end : st->enc.t_start;
-              emlat_cb_begin (&cb, a, EMLAT_CHUNK_SPAN, b, ss->thread);
-            }
-          st->enc.counters = st->enc.ncounters ? ss->pairs + st->pair_off : 0;
-          if (emlat_enc_span (&cb, &st->enc, st->represents) != 0)
-            {
-              rc = -1;
-              break;
-            }
-        }
-      if (rc == 0 && emlat_cb_finish (&cb, out, 0) != 0)
-        rc = -1;
-      if (rc != 0)
-        {
-          /* Out of memory: the open chunk's records and those never
-             encoded are lost (the staging area is cleared below). */
-          ss->lost_memory += cb.represents;
-          for (; i < ss->nstaged; i++)
-            if (ss->staged[i].filled)
-              ss->lost_memory += ss->staged[i].represents;
-        }
+      /* Out of memory: the open chunk's records are lost. */
+      ss->lost_memory += ss->cb.represents;
+      rc = -1;
     }
-  ss->nstaged = 0;
-  ss->npairs = 0;
+  ss->cb_open = 0;
+  ss->enc_failed = 0;
+  ss->fast_end = 0;
+  ss->nstaged = ss->head = ss->npairs = 0;
   return rc;
 }

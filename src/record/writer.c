@@ -124,7 +124,7 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
 /* ------------------------------------------------------------------ */
 /* Interaction records                                                 */
 
-static struct emlat_ix_entry *
+static inline struct emlat_ix_entry *
 ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
 {
   struct emlat_ix_entry *e = emlat_ixtable_find (&s->ix, cause);
@@ -135,7 +135,8 @@ ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
   return e;
 }
 
-static void
+/* Inlined into the drain loop (one call per ring record otherwise). */
+static inline __attribute__ ((always_inline)) void
 drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
           const struct emlat_slot *a, const struct emlat_slot *b)
 {
@@ -330,9 +331,12 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   if (snap - tail > s->ring_high_water)
     s->ring_high_water = snap - tail;
   uint64_t thread = ws->thread;
+  /* In locals: the stores of the drain cannot change them. */
+  const struct emlat_slot *slots = r->slots;
+  uint64_t mask = r->mask;
   while (tail < snap)
     {
-      const struct emlat_slot *a = &r->slots[tail & r->mask];
+      const struct emlat_slot *a = &slots[tail & mask];
       uint64_t h = a->w[0];
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
       unsigned max_ns = type == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
@@ -343,29 +347,27 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           tail = snap;
           break;
         }
-      const struct emlat_slot *b = &r->slots[(tail + 1) & r->mask];
-      unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
+      /* The second slot of a 2-slot record. */
+#define SLOT_B (&slots[(tail + 1) & mask])
       switch (type)
         {
         case EMLAT_RR_SPAN_BEGIN:
-          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
-            goto invalid;
-          emlat_spans_begin (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
-          break;
         case EMLAT_RR_SPAN_END:
-          if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
-            goto invalid;
-          emlat_spans_end (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
-          break;
         case EMLAT_RR_SPAN_COUNT:
-          if (fa >= EMLAT_C_COUNTER_COUNT)
-            goto invalid;
-          emlat_spans_count (&ws->spans, a->w[1], fa, a->w[2]);
-          break;
+          {
+            /* The run of span records from here, validated as the other
+               types are below; it stops at the first other or malformed
+               record, which is invalid when it is this one. */
+            uint64_t next = emlat_spans_drain (&ws->spans, slots, mask, tail, snap);
+            if (next == tail)
+              goto invalid;
+            tail = next;
+            continue;
+          }
         case EMLAT_RR_IX_BEGIN:
           if (ns != 2)
             goto invalid;
-          drain_ix (s, thread, type, h, a, b);
+          drain_ix (s, thread, type, h, a, SLOT_B);
           break;
         case EMLAT_RR_IX_TIME:
         case EMLAT_RR_IX_VALUE:
@@ -376,7 +378,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
         case EMLAT_RR_INPUT:
           if (ns != 2)
             goto invalid;
-          drain_input (s, thread, h, a, b);
+          drain_input (s, thread, h, a, SLOT_B);
           break;
         case EMLAT_RR_IX_FIELDS:
           if (drain_ix_fields (s, thread, h, r, tail, ns) != 0)
@@ -386,6 +388,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
         invalid:
           add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, ns * EMLAT_SLOT_BYTES);
         }
+#undef SLOT_B
       tail += ns;
     }
   if (ws->spans.discarded)
@@ -563,7 +566,7 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STATS, 0, 0);
   int rc = 0;
   rc |= emlat_enc_kv_uint (&cb, "stats.time", now);
-  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->st.session_records);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->records_accepted);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written + carried);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
   rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
@@ -814,8 +817,10 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
         continue;
       struct emlat_ring *r = &s->pool->rings[i];
       struct emlat_ring_ws *ws = &s->ws[i];
+      /* The ring's SPAN chunk is open in the arena from here to emit. */
+      emlat_spans_pass_begin (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
       drain_ring (s, r, ws, ps->snaps[i]);
-      ps->rc |= emlat_spans_emit (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
+      ps->rc |= emlat_spans_emit (&ws->spans);
       if (ws->spans.lost_memory)
         {
           uint64_t n = ws->spans.lost_memory;
@@ -870,7 +875,7 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
      to account for, not on every idle wake-up. */
   if ((s->chunks.n || ps->write_stats || s->nlosses) && !s->recovering)
     s->writer_cpu_ns = emlat_thread_cpu_ns ();
-  s->st.session_records = records_accepted (s);
+  s->records_accepted = records_accepted (s);
 
   /* Chunks that carry ring records, for write-error accounting. */
   if (ps->rc != 0 || s->arena.failed)
@@ -981,13 +986,12 @@ checkpoint (struct emlat_session *s, struct pass_state *ps)
 {
   if (s->recovering || s->ring.fd < 0 || !s->ring.h)
     return;
-  void *buf;
-  size_t len;
-  int rc = emlat_ckpt_save (s, ps->snaps, ps->states, ps->used, &buf, &len);
+  struct emlat_ckpt_body body;
+  int rc = emlat_ckpt_save (s, ps->snaps, ps->states, ps->used, &body);
   if (rc == 0)
     {
-      rc = emlat_rf_ckpt_write (&s->ring, ++s->ckpt_seq, buf, len);
-      free (buf);
+      rc = emlat_rf_ckpt_write (&s->ring, ++s->ckpt_seq, body.v, body.n, body.len);
+      emlat_ckpt_body_free (&body);
     }
   if (rc != 0)
     {
@@ -1028,6 +1032,7 @@ publish_status (struct emlat_session *s)
 {
   pthread_mutex_lock (&s->lock);
   s->passes_done = s->pass;
+  s->st.session_records = s->records_accepted;
   s->st.records_written = s->records_written;
   s->st.records_dropped = s->records_dropped;
   s->st.bytes_written = s->bytes_written;
@@ -1095,7 +1100,10 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
       uint64_t tl = atomic_load_explicit (&r->tail, memory_order_relaxed);
       if (h != tl)
         *any_pending = 1;
-      if (h - tl > r->nslots / 2)
+      /* The producer rings when the record it is reserving (up to 2
+         slots, not yet published) would take the fill past half
+         (emlat_ring_room): what it asks for is a fill above half - 2. */
+      if (h - tl + 2 > r->nslots / 2)
         need = 1;
     }
   return need;

@@ -24,8 +24,9 @@
 static struct collect ref, c;
 
 /* A small file with every chunk type the recorder writes in a session:
-   SESSION, STRING, INPUT, INTERACTION, SPAN, LOSS (a tiny ring overflows),
-   STATS. */
+   SESSION, STRING, INPUT, INTERACTION, SPAN, LOSS (a counter for a span
+   that is not open, record_invalid, always; and a tiny ring overflowing,
+   when the writer does not keep up with the burst), STATS. */
 static int record_sample (const char *path)
 {
   struct emlat_options o;
@@ -54,8 +55,11 @@ static int record_sample (const char *path)
       emlat_ix_count (ix, EMLAT_C_TTY_BYTES, (uint64_t)k);
       emlat_ix_end (ix, EMLAT_STATUS_NORMAL);
       if (k == 3)
-        for (int i = 0; i < 200; i++) /* overflow the 64-slot ring: LOSS */
-          emlat_span_end (emlat_span_begin (EMLAT_SPAN_GC, 0), EMLAT_SPAN_OK, 0);
+        {
+          emlat_span_count ((uint64_t)123456 << 1, EMLAT_C_GC_COUNT, 1); /* LOSS */
+          for (int i = 0; i < 200; i++) /* overflow the 64-slot ring: LOSS */
+            emlat_span_end (emlat_span_begin (EMLAT_SPAN_GC, 0), EMLAT_SPAN_OK, 0);
+        }
       emlat_flush ();
     }
   return emlat_stop () == 0 ? 0 : -1;

@@ -140,8 +140,10 @@ __wrap_realloc (void *p, size_t n)
 /* The workload                                                        */
 
 /* N interactions, each with a time, a value, a counter, an input batch, an
-   outer span with a counter around an inner span, and its end; then a
-   flush.  Returns the producer records made (11 per interaction). */
+   outer span with a counter around an inner span, a span of its own (a
+   pair with nothing open around it, which the writer encodes at once), and
+   its end; then a flush.  Returns the producer records made (13 per
+   interaction). */
 static uint64_t
 burst (int n)
 {
@@ -165,8 +167,9 @@ burst (int n)
       uint64_t inner = emlat_span_begin (EMLAT_SPAN_USER, cause);
       emlat_span_end (inner, EMLAT_SPAN_OK, 0);
       emlat_span_end (outer, EMLAT_SPAN_OK, 0);
+      emlat_span_end (emlat_span_begin (EMLAT_SPAN_WAIT, cause), EMLAT_SPAN_OK, 0);
       emlat_ix_end (cause, EMLAT_STATUS_NORMAL);
-      records += 11;
+      records += 13;
     }
   /* -ENOMEM: the pass could not allocate its iovec, a failed write. */
   int rc = emlat_flush ();

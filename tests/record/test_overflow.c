@@ -4,8 +4,12 @@
  * place in its full ring is counted, and the LOSS records of the file add up
  * to exactly the producer's drop count (DESIGN.md section 8.4, FORMAT.md F-70).
  *
- * Method: a 64-slot ring and a writer that wakes only every 2 s, so a burst
- * of span pairs overflows the ring deterministically.  The drop counter is
+ * Method: a 64-slot ring and a burst of 5000 span pairs: the writer wakes
+ * at every high-water crossing (32 slots), but a pass takes far longer than
+ * the burst needs to fill the ring again, so most of the burst overflows
+ * (how much depends on scheduling; before the high-water wake-up was fixed
+ * the writer slept after its first pass and all but 64 were dropped).  The
+ * drop counter is
  * read from the ring itself (internal header), independently of the writer.
  * Every record produced is then either in the file or in a LOSS record:
  * complete spans carry 2 records, begin/end records 1.
@@ -39,7 +43,7 @@ main (void)
   uint64_t dropped = atomic_load (&r->drop_records);
   uint64_t dropped_bytes = atomic_load (&r->drop_bytes);
   TEST_DIAG ("produced %d records, ring dropped %llu", 2 * PAIRS, (unsigned long long)dropped);
-  CHECK_GT_U64 (dropped, (uint64_t)PAIRS); /* the burst really overflowed */
+  CHECK_GT_U64 (dropped, 0); /* the burst really overflowed */
   CHECK_EQ_U64 (dropped_bytes, dropped * 32);
 
   struct emlat_status st;

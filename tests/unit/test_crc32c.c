@@ -3,10 +3,12 @@
  * test_crc32c.c -- CRC32C (FORMAT.md F-6): the standard check value for the
  * portable table and for the SSE4.2 instruction path (when the CPU has it),
  * known vectors (RFC 3720 B.4), the two implementations agreeing on every
- * length and alignment up to 1 KiB, and incremental computation equal to
- * one-shot.
+ * length and alignment up to 1 KiB and on long buffers (the three-way
+ * SSE4.2 loop and the combination of its blocks), and incremental
+ * computation equal to one-shot.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/crc32c.h"
@@ -56,5 +58,29 @@ main (void)
             break;
           }
       }
+  /* Long buffers: the three-way SSE4.2 loop (blocks of 256 and 8192
+     bytes) and its combination, at every alignment. */
+  size_t longs[] = { 767, 768, 769, 3 * 256 + 8, 4000, 3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1,
+                     3 * 8192 + 3 * 256 + 5, 70000, 200003 };
+  size_t big = 200003 + 16;
+  uint8_t *lb = malloc (big);
+  CHECK (lb != NULL, "allocating %zu bytes", big);
+  if (lb)
+    {
+      for (size_t i = 0; i < big; i++)
+        lb[i] = (uint8_t)(i * 2654435761u >> 13);
+      for (size_t k = 0; k < sizeof longs / sizeof longs[0]; k++)
+        for (size_t off = 0; off < 8; off++)
+          {
+            uint32_t p = emlat_crc32c_portable (0, lb + off, longs[k]);
+            if (hw && emlat_crc32c_hw (0, lb + off, longs[k]) != p)
+              CHECK (0, "hw and portable differ at offset %zu length %zu", off, longs[k]);
+            uint32_t inc = emlat_crc32c (emlat_crc32c (0, lb + off, 1000), lb + off + 1000,
+                                         longs[k] - (longs[k] > 1000 ? 1000 : longs[k]));
+            if (longs[k] > 1000 && inc != p)
+              CHECK (0, "incremental differs at offset %zu length %zu", off, longs[k]);
+          }
+      free (lb);
+    }
   TEST_DONE ();
 }

@@ -4,6 +4,9 @@
  * round-trips with the shortest encoding; decoders reject truncated input,
  * encodings longer than 10 bytes and values that overflow 64 bits, accept
  * non-shortest encodings within 10 bytes, and never read past the end.
+ * The encoders' short cuts (one and two bytes) write exactly the bytes of
+ * the plain one-byte-at-a-time algorithm (ref_put_*), for every value up to
+ * three bytes and around every power of two.
  */
 #include <stdint.h>
 #include <string.h>
@@ -23,10 +26,67 @@ expected_ulen (uint64_t v)
   return n;
 }
 
+/* The textbook encoders, one 7-bit group per iteration. */
+static size_t
+ref_put_uvarint (uint8_t *p, uint64_t v)
+{
+  size_t n = 0;
+  do
+    {
+      uint8_t byte = (uint8_t)(v & 0x7f);
+      v >>= 7;
+      p[n++] = v ? (uint8_t)(byte | 0x80) : byte;
+    }
+  while (v);
+  return n;
+}
+
+static size_t
+ref_put_svarint (uint8_t *p, int64_t v)
+{
+  size_t n = 0;
+  for (;;)
+    {
+      uint8_t byte = (uint8_t)(v & 0x7f);
+      v >>= 7;
+      if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)))
+        {
+          p[n++] = byte;
+          return n;
+        }
+      p[n++] = (uint8_t)(byte | 0x80);
+    }
+}
+
+/* Number of values whose encoding differs from the reference. */
+static unsigned long
+differ (uint64_t u, int64_t s)
+{
+  uint8_t a[16], r[16];
+  unsigned long bad = 0;
+  size_t n = emlat_put_uvarint (a, u);
+  if (n != ref_put_uvarint (r, u) || memcmp (a, r, n) != 0)
+    bad++;
+  n = emlat_put_svarint (a, s);
+  if (n != ref_put_svarint (r, s) || memcmp (a, r, n) != 0)
+    bad++;
+  return bad;
+}
+
 int
 main (void)
 {
   uint8_t b[16];
+  unsigned long bad = 0;
+  for (int64_t v = -(1 << 21) - 2; v <= (1 << 21) + 2; v++)
+    bad += differ ((uint64_t)v + (1 << 21) + 2, v);
+  for (int k = 0; k < 64; k++)
+    for (int d = -2; d <= 2; d++)
+      {
+        uint64_t u = ((uint64_t)1 << k) + (uint64_t)(int64_t)d;
+        bad += differ (u, (int64_t)u) + differ (~u, (int64_t)(0 - u));
+      }
+  CHECK_EQ_U64 (bad, 0);
   /* Unsigned: 0, every 2^k - 1, 2^k, 2^k + 1, max. */
   for (int k = 0; k <= 64; k++)
     for (int d = -1; d <= 1; d++)
