@@ -93,7 +93,8 @@ struct emlat_ring
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
-  uint64_t hw_signalled; /* the writer was woken for the current fill */
+  uint64_t hw_signalled; /* 0, or the tail at the last high-water wake plus one:
+                            one wake per tail (registry.c emlat_ring_room) */
   _Atomic uint64_t hw_wakes; /* doorbell rings at high water */
 
   /* Producer cold line: drops. */
