@@ -30,10 +30,12 @@
  *    thread inside the program.  Added CPU = the median over rounds of
  *    (test - base) / base; its interval is a paired percentile bootstrap
  *    over rounds (rounds drawn with replacement, both arms of a drawn
- *    round kept together).  Right after each run, in the same slot, the
- *    same command runs a script that only pauses and quits: "CPU of the
- *    workload" is the run's CPU minus that start-up run's, so start-up
- *    and exit (about 40 ms of Emacs's CPU) do not dilute the ratio.
+ *    round kept together).  "CPU of the workload" leaves start-up out
+ *    (about 35 ms of Emacs's CPU, which would dilute the ratio): each
+ *    script begins with a 2 s pause, and the bench reads the program's
+ *    CPU (its CPU-time clock) 1.5 s after it appeared, when
+ *    start-up is over (--settle-max 1s) and the workload has not begun;
+ *    the workload's CPU is the run's minus that sample (exit included).
  *  - Latency: every send's external time to first output (--tsv), pooled
  *    per arm.  Added median (in % of the base median) and added p99 (us),
  *    nearest-rank quantiles; intervals by the same paired bootstrap over
@@ -124,7 +126,7 @@ static const struct workload workloads[] = {
 struct run
 {
   double cpu_ms;
-  double startup_ms;  /* the same command, started and quit at once */
+  double startup_ms;  /* CPU when start-up was over, before the workload */
   double *lat_us; /* first-output latency of each workload send */
   size_t n_lat;
   int have_stats;
@@ -138,7 +140,6 @@ struct wl_state
   unsigned rounds;              /* rounds completed */
   struct run runs[N_ARMS][MAX_ROUNDS];
   char *script;                 /* path */
-  char *startup_script;         /* pause, then quit: start-up and exit */
   unsigned quit_sends;          /* trailing sends left out */
   double seconds;               /* expected duration of one run */
   char *error;                  /* why the workload stopped, or NULL */
@@ -474,6 +475,19 @@ task_cpu_ns (pid_t pid, pid_t tid)
   return read ? sum : -1;
 }
 
+/* CPU time (ns) of process PID, every thread it ever had: its CPU-time
+   clock (clock_getcpuclockid), else the schedstat of its live threads;
+   -1 when neither can be read. */
+static double
+proc_cpu_ns (pid_t pid)
+{
+  clockid_t clk;
+  struct timespec ts;
+  if (clock_getcpuclockid (pid, &clk) == 0 && clock_gettime (clk, &ts) == 0)
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+  return task_cpu_ns (pid, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Files                                                              */
 
@@ -581,16 +595,10 @@ prog_path (enum prog p, enum arm a)
 }
 
 /* Script lines that end program P after its workload, and how many sends
-   they make; STARTUP: lines that end it right after start-up (nano quits
-   an unmodified buffer without asking). */
+   they make. */
 static const char *
-quit_lines (enum prog p, int startup, unsigned *sends)
+quit_lines (enum prog p, unsigned *sends)
 {
-  if (startup && p == P_NANO)
-    {
-      *sends = 1;
-      return "key C-x\n";
-    }
   switch (p)
     {
     case P_LESS:
@@ -702,6 +710,39 @@ summary_ok (const char *out)
          && strstr (out, "result:        completed") && summary_cpu (out) >= 0;
 }
 
+/* Every workload script begins with a pause of WORKLOAD_LEAD_S and every
+   run has --settle-max 1s: start-up is over (the driver settled) less than
+   about 1.05 s after the program appeared, and the first workload send goes
+   out no earlier than 0.3 s (the settle gap) + WORKLOAD_LEAD_S after it.
+   The program's CPU sampled SAMPLE_AT_S after it appeared, while it idles
+   in between, is its start-up CPU. */
+#define WORKLOAD_LEAD_S 2.0
+#define SAMPLE_AT_S 1.5
+
+/* Wait for the program of replay child C to appear and sample its CPU
+   (ns, every live thread) SAMPLE_AT_S later; -1 when it cannot. */
+static double
+sample_startup (struct child *c)
+{
+  double t0 = now_s ();
+  pid_t pid = 0;
+  while (!pid && !g_stop && now_s () - t0 < 5)
+    {
+      pid = child_of (c->pid);
+      if (!pid)
+        {
+          struct timespec ts = { 0, 2 * 1000 * 1000 };
+          nanosleep (&ts, NULL);
+        }
+    }
+  if (!pid)
+    return -1;
+  double at = now_s () + SAMPLE_AT_S;
+  while (!g_stop && now_s () < at)
+    child_read (c, (int)((at - now_s ()) * 1000) + 1);
+  return proc_cpu_ns (pid);
+}
+
 /* One run of workload S in arm A, round R.  0 or -1 (S->error set). */
 static int
 one_run (struct wl_state *s, enum arm a, unsigned r)
@@ -710,51 +751,35 @@ one_run (struct wl_state *s, enum arm a, unsigned r)
   char *prof, *tsv;
   double timeout = s->seconds * 3 + 60;
   char **argv = replay_argv (s->w->prog, a, s->w->on_file, s->script, tag,
-                             NULL, timeout, &prof, &tsv);
-  char *out;
-  int rc = run_capture (argv, opt.dir, timeout + 30, &out);
+                             "1s", timeout, &prof, &tsv);
   struct run *run = &s->runs[a][r];
   memset (run, 0, sizeof *run);
-  int ok = rc == 0 && summary_ok (out);
+  struct child c;
+  char *out = NULL;
+  int rc = -1;
+  double startup_ns = -1;
+  if (child_start (&c, argv, opt.dir) == 0)
+    {
+      startup_ns = sample_startup (&c);
+      rc = child_finish (&c, timeout + 30);
+      out = c.out;
+    }
+  int ok = rc == 0 && summary_ok (out) && startup_ns >= 0;
   if (ok)
     {
       run->cpu_ms = summary_cpu (out);
+      run->startup_ms = startup_ns / 1e6;
       ok = read_tsv (tsv, s->quit_sends, run) == 0 && run->n_lat > 0;
       if (!ok)
         s->error = xasprintf ("%s: no sends measured in %s", tag, tsv);
       if (ok && prof)
         run->have_stats = read_stats (prof, &run->wakeups, &run->writer_cpu_ns) == 0;
     }
+  else if (rc == 0 && summary_ok (out))
+    s->error = xasprintf ("%s: the program's CPU could not be read after its "
+                          "start-up", tag);
   else
     s->error = xasprintf ("%s: emlat replay exited %d:\n%s", tag, rc, out ? out : "");
-  if (ok)
-    {
-      /* Right after it, in the same arm's slot: start-up and exit alone. */
-      char *stag = xasprintf ("%s-startup", tag), *sprof, *stsv, *sout;
-      char **sargv = replay_argv (s->w->prog, a, s->w->on_file, s->startup_script,
-                                  stag, NULL, 60, &sprof, &stsv);
-      int src = run_capture (sargv, opt.dir, 90, &sout);
-      ok = src == 0 && summary_ok (sout);
-      if (ok)
-        run->startup_ms = summary_cpu (sout);
-      else
-        s->error = xasprintf ("%s: emlat replay exited %d:\n%s", stag, src,
-                              sout ? sout : "");
-      char *srm[] = { stsv, sprof, NULL };
-      for (int i = 0; srm[i]; i++)
-        unlink (srm[i]);
-      char *sdrv = xasprintf ("%s/%s.emlat", opt.dir, stag);
-      char *stxt = xasprintf ("%s/%s.txt", opt.dir, stag);
-      unlink (sdrv);
-      unlink (stxt);
-      free (sdrv);
-      free (stxt);
-      free (sout);
-      free_argv (sargv);
-      free (sprof);
-      free (stsv);
-      free (stag);
-    }
   if (!ok)
     fprintf (stderr, "bench_gate: %s\n", s->error);
   /* Keep the directory small: a run's files are not needed any more. */
@@ -824,13 +849,13 @@ idle_run (struct idle_result *res)
         child_read (&c, 50);
       pid_t tid = writer_tid (pid);
       uint64_t v0 = 0, n0 = 0, v1 = 0, n1 = 0;
-      double pc0 = task_cpu_ns (pid, 0), wc0 = tid ? task_cpu_ns (pid, tid) : 0;
+      double pc0 = proc_cpu_ns (pid), wc0 = tid ? task_cpu_ns (pid, tid) : 0;
       int ok0 = !tid || task_switches (pid, tid, &v0, &n0) == 0;
       double close_at = now_s () + opt.idle_s;
       while (!g_stop && now_s () < close_at)
         child_read (&c, 100);
       int ok1 = !tid || task_switches (pid, tid, &v1, &n1) == 0;
-      double pc1 = task_cpu_ns (pid, 0), wc1 = tid ? task_cpu_ns (pid, tid) : 0;
+      double pc1 = proc_cpu_ns (pid), wc1 = tid ? task_cpu_ns (pid, tid) : 0;
       if (!ok0 || !ok1 || pc0 < 0 || pc1 < 0)
         res->error = xasprintf ("the program or its writer thread went away "
                                 "during the window");
@@ -902,7 +927,7 @@ median (double *v, size_t n)
 enum metric { M_CPU, M_WORK, M_MEDIAN, M_P99, N_METRICS };
 
 /* The CPU of run R for metric M: the whole run, or the workload alone
-   (the run minus its start-up run). */
+   (the run minus the CPU read when start-up was over). */
 static double
 cpu_of (const struct run *r, enum metric m)
 {
@@ -1094,8 +1119,8 @@ report_comparison (struct text *tab, struct text *met, const struct wl_state *s,
     {
       if (m == M_WORK && !work_ok)
         {
-          tprintf (tab, "| | | %s | no result: a start-up run used as much CPU "
-                   "as the workload run | | | | | |\n", gate_name[m]);
+          tprintf (tab, "| | | %s | no result: a run's workload used no measurable CPU "
+                   "(beyond start-up) | | | | | |\n", gate_name[m]);
           continue;
         }
       struct estimate e;
@@ -1167,7 +1192,7 @@ report_notes (struct text *notes, struct text *met, const struct wl_state *s)
   tprintf (notes, ", %zu (on)", sends[ARM_ON]);
   if (s->use[ARM_VANILLA])
     tprintf (notes, ", %zu (vanilla)", sends[ARM_VANILLA]);
-  tprintf (notes, "; start-up and exit alone (median CPU)");
+  tprintf (notes, "; CPU at the end of start-up (median)");
   for (int a = 0; a < N_ARMS; a++)
     if (s->use[a])
       {
@@ -1607,27 +1632,23 @@ main (int argc, char **argv)
       char *text;
       int rc = run_capture (ps, opt.dir, 60, &text);
       unsigned qs;
-      const char *quit = quit_lines (wl->prog, 0, &qs);
+      const char *quit = quit_lines (wl->prog, &qs);
       s->quit_sends = qs;
       s->script = xasprintf ("%s/%s.script", opt.dir, wl->id);
-      char *full = xasprintf ("%s\n# end of the workload: settle, then quit (%u sends, "
-                              "not measured)\npause 500ms\n%s", text ? text : "", qs, quit);
-      unsigned sqs;
-      const char *squit = quit_lines (wl->prog, 1, &sqs);
-      s->startup_script = xasprintf ("%s/%s-startup.script", opt.dir, wl->id);
-      char *stext = xasprintf ("# start-up and exit alone\npause 500ms\n%s", squit);
-      if (rc != 0 || write_text (s->script, full) != 0
-          || write_text (s->startup_script, stext) != 0)
+      char *full = xasprintf ("# the program idles while bench_gate reads its start-up CPU\n"
+                              "pause %.0fms\n%s\n# end of the workload: settle, then quit "
+                              "(%u sends, not measured)\npause 500ms\n%s",
+                              WORKLOAD_LEAD_S * 1e3, text ? text : "", qs, quit);
+      if (rc != 0 || write_text (s->script, full) != 0)
         {
           fprintf (stderr, "bench_gate: cannot make the script of %s\n", wl->id);
           status = 1;
         }
       /* Expected duration: typing at 120 wpm is 100 ms a key, paging 200
          ms, editing at most 150 ms; plus start-up, settle and quit. */
-      s->seconds = keys * (typing ? 0.15 : 0.2) + 5;
+      s->seconds = keys * (typing ? 0.15 : 0.2) + WORKLOAD_LEAD_S + 5;
       free (text);
       free (full);
-      free (stext);
     }
 
   printf ("# emlat overhead gate (bench/bench_gate.c): %u rounds%s, arms interleaved "
@@ -1770,7 +1791,6 @@ main (int argc, char **argv)
         for (unsigned r = 0; r < MAX_ROUNDS; r++)
           free (st[w].runs[a][r].lat_us);
       free (st[w].script);
-      free (st[w].startup_script);
       free (st[w].error);
     }
   for (int i = 0; i < 2; i++)

@@ -84,8 +84,8 @@ check_row () {
     }' || fails=$((fails + 1))
 }
 check_row "CPU of the program" "%" '^<= 0\.5 %$'
-# The workload's CPU (run minus start-up run) may have no result when
-# start-up used as much CPU as these few keys: then the row says so.
+# The workload's CPU (the run minus its start-up) may have no result when
+# these few keys used no measurable CPU beyond start-up: the row says so.
 if row "CPU of the workload" | grep -q '^|*CPU of the workload|no result: '; then
   echo "# CPU of the workload: no result on this machine (said so in the row)"
 else
@@ -103,7 +103,7 @@ idle=$(grep '^| less (--interpose) | 1 s |' "$tmp/out")
 echo "$idle" | grep -Eq '\| [0-9]+ \([0-9]+ voluntary, [0-9]+ involuntary\) \| [0-9.]+ \| [0-9]+ \| .* \| (pass|FAIL) \|$' \
   || fail "idle row without a switch count, stats.writer_wakeups and a verdict: $idle"
 
-grep -q '; start-up and exit alone (median CPU) off [0-9.]* ms on [0-9.]* ms' "$tmp/out" \
+grep -q '; CPU at the end of start-up (median) off [0-9.]* ms on [0-9.]* ms' "$tmp/out" \
   || fail "no start-up CPU in the notes"
 for m in gate_less_paging_on_off_cpu_added_pct gate_less_paging_on_off_cpu_added_pct_lo \
   gate_less_paging_on_off_cpu_added_pct_hi gate_less_paging_on_off_median_added_pct \
