@@ -212,7 +212,7 @@ demo: deps all
 
 # bench/run.sh runs the overhead gate (bench_gate) once in its quick mode
 # (BENCH_GATE=full|quick|off); bench-gate runs its full mode (10 rounds,
-# about half an hour) and writes the tables into docs/PERFORMANCE.md.  Both
+# about 35 minutes) and writes the tables into docs/PERFORMANCE.md.  Both
 # use the profiled Emacs and, when built, the vanilla one (make emacs,
 # make emacs-vanilla); without them the Emacs rows are skipped.
 bench: deps all $(BENCH_BINS)

@@ -66,7 +66,9 @@
  * Invariants: every child is reaped (a run that outlives its deadline is
  * sent SIGTERM, then SIGKILL, and waited for); temporary files live in one
  * mkdtemp directory removed at the end (also after SIGINT/SIGTERM); the
- * bench itself times nothing (the driver and the kernel do).
+ * bench takes no time stamps of its own for what it reports: CPU comes
+ * from the kernel (wait4, the program's CPU-time clock, /proc), latency
+ * from the driver; its own clock only places the idle window.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -1523,6 +1525,13 @@ main (int argc, char **argv)
     opt.emacs = getenv ("EMACS_BIN");
   if (!opt.emacs_vanilla && getenv ("EMACS_VANILLA_BIN") && *getenv ("EMACS_VANILLA_BIN"))
     opt.emacs_vanilla = getenv ("EMACS_VANILLA_BIN");
+  /* Children run in the temporary directory: absolute paths. */
+  char *emacs_abs = opt.emacs ? realpath (opt.emacs, NULL) : NULL;
+  char *vanilla_abs = opt.emacs_vanilla ? realpath (opt.emacs_vanilla, NULL) : NULL;
+  if (emacs_abs)
+    opt.emacs = emacs_abs;
+  if (vanilla_abs)
+    opt.emacs_vanilla = vanilla_abs;
   static const char *const c_less[] = { "/usr/bin/less", "/bin/less", NULL };
   static const char *const c_vim[] = { "/usr/bin/vim.basic", "/usr/bin/vim", NULL };
   static const char *const c_nano[] = { "/usr/bin/nano", "/bin/nano", NULL };
@@ -1808,6 +1817,8 @@ main (int argc, char **argv)
   free (load_after);
   free (emlat_rel);
   free (emlat_abs);
+  free (emacs_abs);
+  free (vanilla_abs);
   free (opt.file);
   free (tmpl);
   return g_stop ? 130 : status;

@@ -21,7 +21,7 @@
 # 3. Each metric with a target says "meets" or "MISSES".
 # 4. The overhead gate, $BUILD/bench/bench_gate, once (its rounds are its
 #    own interleaving): BENCH_GATE=quick (default: a smoke run, 3 rounds),
-#    full (10 rounds, about half an hour) or off; BENCH_GATE_ARGS adds
+#    full (10 rounds, about 35 minutes) or off; BENCH_GATE_ARGS adds
 #    options; EMACS_BIN and EMACS_VANILLA_BIN name the Emacs builds.  Its
 #    tables are printed as they are (they carry their own intervals and
 #    verdicts), its METRIC lines go to the raw file.

@@ -37,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/scratch"
 
 # A document with text around the marked block.
-doc=$tmp/doc.md
+doc=$tmp/doc.txt
 cat >"$doc" <<'EOF'
 # Title
 
@@ -136,13 +136,13 @@ left=$(find "$tmp/scratch" -mindepth 1 | head -n 1)
 
 # A document without the markers: refused, unchanged.  (No workload runs:
 # the only one asked for needs an Emacs that does not exist.)
-printf 'no markers here\n' >"$tmp/plain.md"
+printf 'no markers here\n' >"$tmp/plain.txt"
 rc=0
 TMPDIR=$tmp/scratch BUILD=$BUILD "$gate" --quick --only emacs-typing \
-  --emacs /nonexistent/emacs --doc "$tmp/plain.md" >"$tmp/out2" 2>"$tmp/err2" || rc=$?
+  --emacs /nonexistent/emacs --doc "$tmp/plain.txt" >"$tmp/out2" 2>"$tmp/err2" || rc=$?
 [ "$rc" -eq 1 ] || fail "a document without markers: exit $rc, not 1"
 grep -q 'has no <!-- gate:begin -->' "$tmp/err2" || fail "no message about the markers"
-[ "$(cat "$tmp/plain.md")" = "no markers here" ] || fail "the document without markers changed"
+[ "$(cat "$tmp/plain.txt")" = "no markers here" ] || fail "the document without markers changed"
 grep -q 'Emacs: skipped, the profiled Emacs is not built' "$tmp/out2" \
   || fail "a missing Emacs is not said"
 
