@@ -21,7 +21,7 @@
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
 #
 # Targets: all, demo, check, test, test-lib, test-emacs, asan-test, tsan-test,
-# fuzz-check, bench, install, uninstall, clean, deps.  See README.md.
+# fuzz-check, bench, bench-gate, install, uninstall, clean, deps.  See README.md.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -91,7 +91,7 @@ TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
+.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate install uninstall clean deps tests-build
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -154,7 +154,8 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS)
 
-tests-build: all $(TEST_BINS) $(PROG_BINS)
+# The overhead gate's driver is built with the tests: tests/bench smoke-tests it.
+tests-build: all $(TEST_BINS) $(PROG_BINS) $(BUILD)/bench/bench_gate
 
 # Run every test once (plain build); the Emacs tests use the profiled Emacs
 # of `make emacs` in EMACS_CACHE and skip when it was not built.
@@ -191,6 +192,7 @@ fuzz-check:
 check: DEPS_GOALS := check
 demo: DEPS_GOALS := demo
 bench: DEPS_GOALS := bench
+bench-gate: DEPS_GOALS := bench
 
 # The unit tests run before Emacs is built (a broken library stops here,
 # minutes earlier); test-lib and test-emacs together are `make test`.
@@ -208,8 +210,18 @@ demo: deps all
 	$(MAKE) emacs
 	sh emacs/demo.sh $(EMLAT) $(EMACS_BIN)
 
+# bench/run.sh runs the overhead gate (bench_gate) once in its quick mode
+# (BENCH_GATE=full|quick|off); bench-gate runs its full mode (10 rounds,
+# about 35 minutes) and writes the tables into docs/PERFORMANCE.md.  Both
+# use the profiled Emacs and, when built, the vanilla one (make emacs,
+# make emacs-vanilla); without them the Emacs rows are skipped.
 bench: deps all $(BENCH_BINS)
-	BUILD=$(BUILD) sh bench/run.sh
+	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) EMACS_VANILLA_BIN=$(EMACS_VANILLA_BIN) sh bench/run.sh
+
+BENCH_GATE_ARGS ?=
+bench-gate: deps all $(BUILD)/bench/bench_gate
+	BUILD=$(BUILD) $(BUILD)/bench/bench_gate --emacs $(EMACS_BIN) \
+	  --emacs-vanilla $(EMACS_VANILLA_BIN) --doc docs/PERFORMANCE.md $(BENCH_GATE_ARGS)
 
 # The peers benchmark (bench/peers/run.sh, bench/README.md "Peers"):
 # emlat beside LTTng-UST, JSON lines, a batched text tracer and an SPSC

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # bench/run.sh -- run emlat's benchmarks and print medians against the
-# targets of issues 2, 3 and 4 (make bench; see bench/README.md for the method).
+# targets of issues 2, 3 and 4, and the overhead gate of issue 8 (make bench;
+# see bench/README.md for the method).
 #
-#   BUILD=build BENCH_RUNS=5 sh bench/run.sh
+#   BUILD=build BENCH_RUNS=5 BENCH_GATE=quick sh bench/run.sh
 #   BENCH_PEERS=1 ...    also the peers benchmark (bench/peers/run.sh)
 #
-# 1. Every $BUILD/bench/bench_* program (and bench_writer once more with
+# 1. Every $BUILD/bench/bench_* program but bench_gate (and bench_writer once more with
 #    --threads 2) runs BENCH_RUNS times, interleaved (round 1 runs each
 #    program once, then round 2, ...), so slow drift of the machine affects
 #    all alike.  Each program prints "METRIC name value unit" lines; this
@@ -19,6 +20,12 @@
 #    iteration, with every fixed cost (setup, first-record ring claim,
 #    loop entry) cancelled.
 # 3. Each metric with a target says "meets" or "MISSES".
+# 4. The overhead gate, $BUILD/bench/bench_gate, once (its rounds are its
+#    own interleaving): BENCH_GATE=quick (default: a smoke run, 3 rounds),
+#    full (10 rounds, about 35 minutes) or off; BENCH_GATE_ARGS adds
+#    options; EMACS_BIN and EMACS_VANILLA_BIN name the Emacs builds.  Its
+#    tables are printed as they are (they carry their own intervals and
+#    verdicts), its METRIC lines go to the raw file.
 #
 # Invariants: POSIX sh; exits nonzero only when a benchmark program fails
 # to run (a missed target is a finding, not an error); raw METRIC lines
@@ -35,6 +42,7 @@ status=0
 
 progs=
 for p in "$BUILD"/bench/bench_*; do
+  case $p in */bench_gate) continue ;; esac
   [ -f "$p" ] && [ -x "$p" ] && progs="$progs $p"
 done
 if [ -z "$progs" ]; then
@@ -92,14 +100,14 @@ target_of () {
   case $1 in
     span_record_ns) echo "<= 35" ;;
     span_record_ir_ex_clock) echo "<= 40" ;;
+    writer_ir_per_record_spans) echo "<= 136" ;;
+    writer_ir_per_record_ix) echo "<= 136" ;;
     writer_zero_loss_records_per_s_T1) echo ">= 10000000" ;;
     bytes_per_span) echo "<= 12" ;;
     reader_scan_records_per_s) echo ">= 20000000" ;;
     report_1m_s) echo "< 2" ;;
     tty_ab_cpu_added_pct) echo "< 1" ;;
     tty_ab_first_p99_added_us) echo "< 50" ;;
-    writer_ir_per_record_spans) echo "<= 136" ;;
-    writer_ir_per_record_ix) echo "<= 136" ;;
     *) echo "" ;;
   esac
 }
@@ -125,14 +133,6 @@ for m in $(awk '$1 == "METRIC" { print $2 }' "$raw" | awk '!seen[$0]++'); do
 done
 
 echo
-if ! command -v valgrind >/dev/null 2>&1; then
-  echo "Instruction counts: skipped, valgrind is not installed (scripts/deps.sh bench)"
-  exit "$status"
-fi
-if [ ! -x "$BUILD/bench/bench_producer" ]; then
-  echo "Instruction counts: skipped, no $BUILD/bench/bench_producer"
-  exit "$status"
-fi
 
 # collected WHAT N: callgrind's collected instruction count.
 collected () {
@@ -155,26 +155,60 @@ per_iteration () {
   awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }'
 }
 
-echo "Instruction counts (callgrind, N = $N1 and $N2 iterations):"
-pair=$(per_iteration spans)
-clock=$(per_iteration clock)
-inactive=$(per_iteration inactive)
-rec=$(awk -v p="$pair" 'BEGIN { printf "%.2f", p / 2 }')
-ex=$(awk -v r="$rec" -v c="$clock" 'BEGIN { printf "%.2f", r - c }')
-for line in "span_pair_ir $pair" "span_record_ir $rec" "clock_read_ir $clock" \
-  "span_record_ir_ex_clock $ex" "inactive_span_pair_ir $inactive"; do
-  echo "METRIC $line instructions" >>"$raw"
-  # shellcheck disable=SC2086
-  set -- $line
-  show "$1" "$2" "$2" "$2" instructions
-done
-
-# The writer's instructions per ring record (bench/writer_ir.sh; issue 8).
-if [ -x "$BUILD/bench/bench_writer" ]; then
-  if wout=$(BUILD=$BUILD sh "$(dirname "$0")/writer_ir.sh"); then :; else status=1; fi
-  printf '%s\n' "$wout" | grep '^METRIC ' >>"$raw"
-  printf '%s\n' "$wout" | grep '^METRIC ' | while read -r _ wname wvalue wunit; do
-    show "$wname" "$wvalue" "$wvalue" "$wvalue" "$wunit"
+instruction_counts () {
+  echo "Instruction counts (callgrind, N = $N1 and $N2 iterations):"
+  pair=$(per_iteration spans)
+  clock=$(per_iteration clock)
+  inactive=$(per_iteration inactive)
+  rec=$(awk -v p="$pair" 'BEGIN { printf "%.2f", p / 2 }')
+  ex=$(awk -v r="$rec" -v c="$clock" 'BEGIN { printf "%.2f", r - c }')
+  for line in "span_pair_ir $pair" "span_record_ir $rec" "clock_read_ir $clock" \
+    "span_record_ir_ex_clock $ex" "inactive_span_pair_ir $inactive"; do
+    echo "METRIC $line instructions" >>"$raw"
+    # shellcheck disable=SC2086
+    set -- $line
+    show "$1" "$2" "$2" "$2" instructions
   done
+}
+
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "Instruction counts: skipped, valgrind is not installed (scripts/deps.sh bench)"
+elif [ ! -x "$BUILD/bench/bench_producer" ]; then
+  echo "Instruction counts: skipped, no $BUILD/bench/bench_producer"
+else
+  instruction_counts
+
+  # The writer's instructions per ring record (bench/writer_ir.sh; issue 8).
+  if [ -x "$BUILD/bench/bench_writer" ]; then
+    if wout=$(BUILD=$BUILD sh "$(dirname "$0")/writer_ir.sh"); then :; else status=1; fi
+    printf '%s\n' "$wout" | grep '^METRIC ' >>"$raw"
+    printf '%s\n' "$wout" | grep '^METRIC ' | while read -r _ wname wvalue wunit; do
+      show "$wname" "$wvalue" "$wvalue" "$wvalue" "$wunit"
+    done
+  fi
 fi
+
+# 4. The overhead gate.
+echo
+gate=$BUILD/bench/bench_gate
+case ${BENCH_GATE:-quick} in
+  off) echo "Overhead gate: skipped (BENCH_GATE=off)" ;;
+  quick | full)
+    if [ ! -x "$gate" ]; then
+      echo "Overhead gate: skipped, no $gate"
+    else
+      mode=
+      [ "${BENCH_GATE:-quick}" = quick ] && mode=--quick
+      echo "Overhead gate (bench_gate $mode${BENCH_GATE_ARGS:+ $BENCH_GATE_ARGS}):"
+      # shellcheck disable=SC2086
+      if ! out=$("$gate" $mode ${BENCH_GATE_ARGS:-}); then
+        echo "bench/run.sh: bench_gate failed" >&2
+        status=1
+      fi
+      printf '%s\n' "$out" | grep -v '^METRIC '
+      printf '%s\n' "$out" | grep '^METRIC ' >>"$raw"
+    fi ;;
+  *) echo "bench/run.sh: BENCH_GATE must be quick, full or off" >&2
+     status=1 ;;
+esac
 exit "$status"

@@ -1,11 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# build.sh -- build the profiled Emacs 28.2 (called by `make emacs`).
+# build.sh -- build the profiled Emacs 28.2 (called by `make emacs`), or the
+# same Emacs without emlat's changes (`make emacs-vanilla`, the baseline of
+# bench/bench_gate.c).
 #
 # Environment:
 #   EMLAT_ROOT         the emlat clone (emacs/patches, emacs/src, include/)
-#   EMLAT_LIB          libemlat.a to link
+#   EMLAT_LIB          libemlat.a to link (not used by the vanilla variant)
+#   EMLAT_EMACS_VARIANT  profiled (default): emlat's patch series, its files
+#                      under emacs/src and emacs/lisp, libemlat linked in;
+#                      vanilla: the same source (Debian's patches applied),
+#                      configure line and Lisp, and none of emlat's changes:
+#                      no patch, no added file, no libemlat
 #   EMLAT_EMACS_CACHE  where source, build tree and stamps live (outside the
 #                      clone, so that every clone shares one warm build)
 #   EMACS_SRC          optional: an Emacs 28.2 source tree to use instead of
@@ -28,13 +35,21 @@
 #  - libemlat and its headers are copied into $cache/emlat (by content too),
 #    so the configure line does not depend on where the clone lives; a new
 #    libemlat.a forces temacs to be relinked and the dump to be redone.
+#  - A cache holds one variant (recorded in $cache/state/variant): asking
+#    for the other one in the same cache is refused before anything is
+#    touched, so a vanilla build can never be mistaken for a profiled one.
 #  - One build per cache at a time: the whole build runs under the cache's
 #    exclusive lock ($cache/build.lock, emacs/cache-lock.sh), so clones
 #    sharing the default cache take turns; a second build waits, saying so.
 set -eu
 
 root=${EMLAT_ROOT:?}
-lib=${EMLAT_LIB:?}
+variant=${EMLAT_EMACS_VARIANT:-profiled}
+case $variant in
+  profiled) lib=${EMLAT_LIB:?} ;;
+  vanilla) lib= ;;
+  *) echo "emacs/build.sh: EMLAT_EMACS_VARIANT must be profiled or vanilla" >&2; exit 2 ;;
+esac
 cache=${EMLAT_EMACS_CACHE:?}
 jobs=${EMLAT_EMACS_JOBS:-2}
 lisp_mode=${EMLAT_EMACS_LISP:-debian}
@@ -61,8 +76,13 @@ copy_if_changed () {
   return 0
 }
 
-[ -f "$lib" ] || die "no $lib: build libemlat first (make lib)"
+[ "$variant" = vanilla ] || [ -f "$lib" ] || die "no $lib: build libemlat first (make lib)"
 mkdir -p "$cache" "$state"
+# A cache built before variants existed is a profiled one.
+if [ -d "$tree" ] && [ ! -f "$state/variant" ]; then echo profiled > "$state/variant"; fi
+if [ -f "$state/variant" ] && [ "$(cat "$state/variant")" != "$variant" ]; then
+  die "$cache holds a $(cat "$state/variant") Emacs, not a $variant one: use another EMACS_CACHE"
+fi
 t_start=$(date +%s)
 
 # 1. The source.
@@ -89,9 +109,15 @@ if [ ! -d "$tree" ] || [ "$(cat "$state/source" 2>/dev/null)" != "$src" ]; then
   mv "$tree.tmp" "$tree"
   echo "$src" > "$state/source"
 fi
+echo "$variant" > "$state/variant"
 
-# 3. emlat's changes: the patch series and the new files under emacs/src.
-patches=$(ls "$here"/patches/*.patch 2>/dev/null | LC_ALL=C sort || true)
+# 3. emlat's changes: the patch series and the new files under emacs/src
+#    (none for the vanilla variant).
+if [ "$variant" = vanilla ]; then
+  patches=
+else
+  patches=$(ls "$here"/patches/*.patch 2>/dev/null | LC_ALL=C sort || true)
+fi
 new_touched=$(for p in $patches; do
   sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*$|\1|p' "$p"; done | LC_ALL=C sort -u)
 old_touched=$(cat "$state/patched-files" 2>/dev/null || true)
@@ -116,7 +142,12 @@ for f in $(printf '%s\n%s\n' "$new_touched" "$old_touched" | LC_ALL=C sort -u); 
 done
 printf '%s\n' "$new_touched" > "$state/patched-files"
 
-new_added=$(cd "$here/src" && ls -1 *.c *.h 2>/dev/null | LC_ALL=C sort || true)
+new_added=
+[ "$variant" = vanilla ] \
+  || new_added=$(cd "$here/src" && ls -1 *.c *.h 2>/dev/null | LC_ALL=C sort || true)
+emlat_lisp=
+[ "$variant" = vanilla ] \
+  || emlat_lisp=$(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true)
 for f in $(cat "$state/added-files" 2>/dev/null || true); do
   case " $(echo $new_added) " in *" $f "*) ;; *)
     if [ -e "$src/src/$f" ]; then cp "$src/src/$f" "$tree/src/$f"; else rm -f "$tree/src/$f"; fi ;;
@@ -130,31 +161,41 @@ printf '%s\n' "$new_added" > "$state/added-files"
 # Lisp libraries of emlat (emacs/lisp/*.el) go to the tree's lisp/.  A
 # changed one drops its stale .elc and loaddefs.el, so that `make src'
 # regenerates the autoloads (its ;;;###autoload cookies) and redumps.
-for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
+for f in $emlat_lisp; do
   if copy_if_changed "$here/lisp/$f" "$tree/lisp/$f"; then
     say "updated lisp/$f"
     rm -f "$tree/lisp/${f}c" "$tree/lisp/loaddefs.el"
   fi
 done
 
-# 4. libemlat, at a path that does not depend on the clone.
-mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
-for h in "$root"/include/emlat/*.h; do
-  copy_if_changed "$h" "$cache/emlat/include/emlat/$(basename "$h")" || true
-done
-# (The analysis API latencysum.c uses is the public emlat_report.h; older
-# caches held internal headers here.)
-rm -rf "$cache/emlat/include/analysis"
-if copy_if_changed "$lib" "$cache/emlat/lib/libemlat.a"; then
-  say "new libemlat.a: relinking temacs"
-  rm -f "$tree/src/temacs"
+# 4. libemlat, at a path that does not depend on the clone (profiled only).
+if [ "$variant" = profiled ]; then
+  mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
+  for h in "$root"/include/emlat/*.h; do
+    copy_if_changed "$h" "$cache/emlat/include/emlat/$(basename "$h")" || true
+  done
+  # (The analysis API latencysum.c uses is the public emlat_report.h; older
+  # caches held internal headers here.)
+  rm -rf "$cache/emlat/include/analysis"
+  if copy_if_changed "$lib" "$cache/emlat/lib/libemlat.a"; then
+    say "new libemlat.a: relinking temacs"
+    rm -f "$tree/src/temacs"
+  fi
 fi
 
 # 5. Configure (again only when the configure line or configure.ac changed).
 conf_args="--without-all --without-x --with-x-toolkit=no --with-threads
  --with-file-notification=inotify --with-dumping=pdumper
  --without-native-compilation --without-compress-install"
-conf_env="CPPFLAGS=-I$cache/emlat/include"
+# The vanilla variant configures with the same options and no emlat
+# include directory (its conf_id differs, so a cache never mixes the two).
+if [ "$variant" = profiled ]; then
+  conf_env="CPPFLAGS=-I$cache/emlat/include"
+  make_vars="LATENCY_LIBS=$cache/emlat/lib/libemlat.a -lm -lpthread"
+else
+  conf_env=
+  make_vars=
+fi
 conf_id=$(printf '%s|%s' "$conf_args" "$conf_env" | tr -s ' \n' '  ')
 cd "$tree"
 if [ ! -x configure ] || [ configure.ac -nt configure ]; then
@@ -165,8 +206,8 @@ fi
 if [ ! -f config.status ] || [ "$(cat "$state/configure-id" 2>/dev/null)" != "$conf_id" ]; then
   say "configure (log: $state/configure.log)"
   # shellcheck disable=SC2086
-  nice -n 10 ./configure $conf_args \
-    CPPFLAGS="-I$cache/emlat/include" >"$state/configure.log" 2>&1 \
+  nice -n 10 ./configure $conf_args ${conf_env:+"$conf_env"} \
+    >"$state/configure.log" 2>&1 \
     || die "configure failed: see $state/configure.log"
   echo "$conf_id" > "$state/configure-id"
 fi
@@ -187,8 +228,7 @@ done
 # 6. Build the C core and the dump; the Lisp the dump preloads is compiled
 #    by this step too.  LATENCY_LIBS is the patch's link variable.
 say "make src (log: $state/make.log)"
-nice -n 10 make -j"$jobs" src \
-  LATENCY_LIBS="$cache/emlat/lib/libemlat.a -lm -lpthread" >"$state/make.log" 2>&1 \
+nice -n 10 make -j"$jobs" src ${make_vars:+"$make_vars"} >"$state/make.log" 2>&1 \
   || { tail -n 30 "$state/make.log" >&2; die "make src failed: see $state/make.log"; }
 
 # 7. The other Lisp libraries.
@@ -229,7 +269,7 @@ esac
 
 [ -x "$tree/src/emacs" ] || die "no $tree/src/emacs after the build"
 # Byte-compile emlat's Lisp libraries (warnings are errors).
-for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
+for f in $emlat_lisp; do
   if [ ! -f "$tree/lisp/${f}c" ]; then
     say "byte-compiling lisp/$f"
     "$tree/src/emacs" -Q --batch --eval '(setq byte-compile-error-on-warn t)' \
@@ -245,4 +285,4 @@ for f in "$tree"/src/emacs-28.2.*; do
   [ "$f" -ef "$cur" ] || rm -f "$f"
 done
 t_end=$(date +%s)
-say "profiled Emacs: $tree/src/emacs ($((t_end - t_start)) s)"
+say "$variant Emacs: $tree/src/emacs ($((t_end - t_start)) s)"
