@@ -7,8 +7,9 @@
  * one: on a long buffer the SSE4.2 path runs three independent CRCs over
  * three consecutive blocks and combines them (the CRC of A||B is the CRC of
  * A shifted over |B| zero bytes, xor the CRC of B from zero), the method of
- * Mark Adler's crc32c.c; the shift is a table lookup per byte, built once
- * for each block size.  The writer's chunks and checkpoints are tens of
+ * Mark Adler's crc32c.c; the shift is a table lookup per byte, built for
+ * each block size on the first buffer that needs it (a process that only
+ * checks short records never builds them).  The writer's chunks and checkpoints are tens of
  * kilobytes (docs/PERFORMANCE.md, "Writer").
  *
  * Invariant: for every input, emlat_crc32c_portable and emlat_crc32c_hw
@@ -30,72 +31,13 @@ static pthread_once_t crc_hw_once = PTHREAD_ONCE_INIT; /* crc_hw */
 static int crc_hw; /* written once inside pthread_once, read after it */
 
 /* The blocks of the three-way SSE4.2 loop, and the operators that shift a
-   CRC over that many zero bytes (built with the tables). */
+   CRC over that many zero bytes (built on the first buffer long enough to
+   need them, under crc_zeros_once). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC_LONG 8192
 #define CRC_SHORT 256
 static uint32_t crc_zeros_long[4][256], crc_zeros_short[4][256];
-
-/* Multiply the 32x32 GF(2) matrix MAT by the vector VEC. */
-static uint32_t
-gf2_times (const uint32_t *mat, uint32_t vec)
-{
-  uint32_t sum = 0;
-  while (vec)
-    {
-      if (vec & 1)
-        sum ^= *mat;
-      vec >>= 1;
-      mat++;
-    }
-  return sum;
-}
-
-static void
-gf2_square (uint32_t *square, const uint32_t *mat)
-{
-  for (int n = 0; n < 32; n++)
-    square[n] = gf2_times (mat, mat[n]);
-}
-
-/* ZEROS: the operator that appends LEN zero bytes to a (non-inverted) CRC,
-   LEN a power of two, as four byte-indexed tables. */
-static void
-crc_zeros (uint32_t zeros[4][256], size_t len)
-{
-  uint32_t odd[32], even[32];
-  odd[0] = CRC32C_POLY; /* one zero bit */
-  for (int n = 1; n < 32; n++)
-    odd[n] = 1u << (n - 1);
-  gf2_square (even, odd); /* two zero bits */
-  gf2_square (odd, even); /* four */
-  /* Each squaring doubles: one byte in EVEN, two in ODD, ... until LEN
-     is shifted out. */
-  const uint32_t *op = 0;
-  for (;;)
-    {
-      gf2_square (even, odd);
-      len >>= 1;
-      if (len == 0)
-        {
-          op = even;
-          break;
-        }
-      gf2_square (odd, even);
-      len >>= 1;
-      if (len == 0)
-        {
-          op = odd;
-          break;
-        }
-    }
-  for (uint32_t n = 0; n < 256; n++)
-    {
-      zeros[0][n] = gf2_times (op, n);
-      zeros[1][n] = gf2_times (op, n << 8);
-      zeros[2][n] = gf2_times (op, n << 16);
-      zeros[3][n] = gf2_times (op, n << 24);
-    }
-}
+static pthread_once_t crc_zeros_once = PTHREAD_ONCE_INIT;
 
 static uint32_t
 crc_shift (const uint32_t zeros[4][256], uint32_t crc)
@@ -104,7 +46,16 @@ crc_shift (const uint32_t zeros[4][256], uint32_t crc)
          ^ zeros[3][crc >> 24];
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+/* glibc found the CPU's features at start-up: asking it costs no CPUID
+   instruction (each one leaves the guest under a hypervisor). */
+static int
+cpu_has_sse42 (void)
+{
+  return CPU_FEATURE_ACTIVE (SSE4_2) != 0;
+}
+#else
 #include <cpuid.h>
 static int
 cpu_has_sse42 (void)
@@ -114,6 +65,7 @@ cpu_has_sse42 (void)
     return 0;
   return (c & bit_SSE4_2) != 0;
 }
+#endif
 #else
 static int cpu_has_sse42 (void) { return 0; }
 #endif
@@ -137,8 +89,6 @@ static void
 crc_hw_init (void)
 {
   crc_hw = cpu_has_sse42 ();
-  crc_zeros (crc_zeros_long, CRC_LONG);
-  crc_zeros (crc_zeros_short, CRC_SHORT);
 }
 
 uint32_t
@@ -169,6 +119,52 @@ emlat_crc32c_portable (uint32_t crc, const void *buf, size_t len)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The raw (non-inverted) CRC state S carried over LEN zero bytes, LEN a
+   multiple of 8: the crc32 instruction with zero data does exactly that. */
+__attribute__ ((target ("sse4.2"))) static uint32_t
+crc_over_zeros (uint32_t s, size_t len)
+{
+  uint64_t c = s;
+  for (size_t i = 0; i < len; i += 8)
+    c = __builtin_ia32_crc32di (c, 0);
+  return (uint32_t)c;
+}
+
+/* Carrying a state over zeros is linear in the state: an entry of a
+   byte-indexed table is the xor of the entries of its bits. */
+static void
+crc_zeros_fill (uint32_t zeros[4][256])
+{
+  for (int k = 0; k < 4; k++)
+    {
+      zeros[k][0] = 0;
+      for (uint32_t n = 3; n < 256; n++)
+        if (n & (n - 1))
+          zeros[k][n] = zeros[k][n & (n - 1)] ^ zeros[k][n & -n];
+    }
+}
+
+/* The shift tables: the 32 single-bit states carried over CRC_SHORT zero
+   bytes by the instruction, then over CRC_LONG as CRC_LONG / CRC_SHORT
+   short shifts (about 6,000 instructions in all, once per process). */
+static void
+crc_zeros_init (void)
+{
+  for (int k = 0; k < 4; k++)
+    for (uint32_t bit = 1; bit < 256; bit <<= 1)
+      crc_zeros_short[k][bit] = crc_over_zeros (bit << (8 * k), CRC_SHORT);
+  crc_zeros_fill (crc_zeros_short);
+  for (int k = 0; k < 4; k++)
+    for (uint32_t bit = 1; bit < 256; bit <<= 1)
+      {
+        uint32_t v = bit << (8 * k);
+        for (int i = 0; i < CRC_LONG / CRC_SHORT; i++)
+          v = crc_shift (crc_zeros_short, v);
+        crc_zeros_long[k][bit] = v;
+      }
+  crc_zeros_fill (crc_zeros_long);
+}
+
 /* Three CRCs over the three BLOCK-byte blocks at P, combined into C. */
 #define CRC_3WAY(block, zeros)                                                 \
   while (len >= 3 * (block))                                                   \
@@ -205,7 +201,7 @@ emlat_crc32c_hw (uint32_t crc, const void *buf, size_t len)
     }
   if (len >= 3 * CRC_SHORT)
     {
-      pthread_once (&crc_once, crc_init); /* the shift tables */
+      pthread_once (&crc_zeros_once, crc_zeros_init);
       CRC_3WAY (CRC_LONG, crc_zeros_long)
       CRC_3WAY (CRC_SHORT, crc_zeros_short)
     }

@@ -126,14 +126,9 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
         }
       p->slab = m;
     }
-  for (uint32_t i = 0; i < nrings; i++)
-    {
-      struct emlat_ring *r = &p->rings[i];
-      r->slots = p->slab + (size_t)i * nslots;
-      r->nslots = nslots;
-      r->mask = nslots - 1;
-      atomic_init (&r->state, EMLAT_RING_FREE);
-    }
+  /* The ring blocks are zero (FREE, ring.h) in a new ring file or after
+     the memset above; a claim fills in the rest, so that a session
+     touches the pages of the rings its threads use, not of all of them. */
   p->older = all_pools;
   all_pools = p;
   return p;
@@ -188,7 +183,11 @@ emlat_ring_claim_slow (unsigned n)
       if (!atomic_compare_exchange_strong_explicit (&r->state, &expected, EMLAT_RING_CLAIMING,
                                                     memory_order_acq_rel, memory_order_relaxed))
         continue;
-      /* Relaxed stores: published by the release store of OWNED below. */
+      /* Plain and relaxed stores: published by the release store of OWNED
+         below. */
+      r->slots = p->slab + (size_t)i * p->nslots;
+      r->nslots = p->nslots;
+      r->mask = p->nslots - 1;
       atomic_store_explicit (&r->head, 0, memory_order_relaxed);
       atomic_store_explicit (&r->tail, 0, memory_order_relaxed);
       r->cached_tail = 0;

@@ -105,11 +105,16 @@ static int
 cpu_brand (char *out, size_t cap)
 {
   unsigned r[12], a, b, c, d;
-  if (cap < 49 || !__get_cpuid (0x80000000u, &a, &b, &c, &d) || a < 0x80000004u)
+  /* Four CPUID instructions, not the eight of __get_cpuid (which asks
+     for the highest leaf each time): under a hypervisor each one is a
+     trip out of the guest, microseconds. */
+  if (cap < 49)
+    return 0;
+  __cpuid (0x80000000u, a, b, c, d);
+  if (a < 0x80000004u)
     return 0;
   for (unsigned leaf = 0; leaf < 3; leaf++)
-    __get_cpuid (0x80000002u + leaf, &r[4 * leaf], &r[4 * leaf + 1], &r[4 * leaf + 2],
-                 &r[4 * leaf + 3]);
+    __cpuid (0x80000002u + leaf, r[4 * leaf], r[4 * leaf + 1], r[4 * leaf + 2], r[4 * leaf + 3]);
   char s[49];
   memcpy (s, r, 48);
   s[48] = 0;
