@@ -327,13 +327,16 @@ pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, ui
   *has_q = qm != 0;
   if (qm)
     {
-      /* Nibble k of the pair: the quality of the k-th set time field. */
+      /* Nibble k of the pair: the quality of the k-th set time field
+         (counted along the walk: no popcount, which is a libgcc call on
+         the baseline x86-64). */
       words[0] = words[1] = 0;
-      for (uint32_t b = qm; b; b &= b - 1)
+      unsigned k = 0;
+      for (uint32_t b = tm; b; b &= b - 1, k++)
         {
           unsigned i = (unsigned)__builtin_ctz (b);
-          unsigned k = (unsigned)__builtin_popcount (tm & ((1u << i) - 1));
-          words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
+          if (qm & (1u << i))
+            words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
         }
       n = 2;
     }
