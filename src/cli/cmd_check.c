@@ -27,7 +27,6 @@
  * or one JSON object per set with --json.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +36,7 @@
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "common/input_open.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
@@ -133,7 +133,9 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
       printf ("%s: %s%s\n", f[i].path, f[i].ignored ? "ignored, " : "", verdict_name (fv));
       if (f[i].read_error)
         {
-          emlat_cli_error (f[i].path, UINT64_MAX, "%s", strerror (f[i].read_error));
+          char why[160];
+          emlat_cli_error (f[i].path, UINT64_MAX, "%s",
+                           cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
           continue;
         }
       if (!s->header_ok)
@@ -202,7 +204,9 @@ static void json_file (struct emlat_json *j, const struct emlat_profile *p, size
   emlat_json_kv_str (j, "verdict", verdict_key (file_verdict (&f[i])));
   emlat_json_key (j, "ignored");
   emlat_json_bool (j, f[i].ignored);
-  emlat_json_kv_str (j, "read_error", read ? NULL : strerror (f[i].read_error));
+  char why[160];
+  emlat_json_kv_str (j, "read_error",
+                     read ? NULL : cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
   emlat_json_kv_u64_opt (j, "rotation", read && s->header_ok, s->header.rotation);
   emlat_json_kv_u64_opt (j, "bytes", read, s->file_bytes);
   emlat_json_kv_str (j, "stop", read ? emlat_stop_name (s->stop) : NULL);
@@ -303,10 +307,11 @@ static int read_uuid (const char *path, uint8_t uuid[16])
     }
   else
     {
-      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      int fd = emlat_input_open (path, &st); /* never blocks on a FIFO */
       if (fd < 0)
         return -1;
-      n = read (fd, h, sizeof h);
+      n = pread (fd, h, sizeof h, 0);
       close (fd);
     }
   struct emlat_file_header fh;

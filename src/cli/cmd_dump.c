@@ -433,7 +433,8 @@ static int run_dump (int argc, char **argv)
         buf = owned;
       if (e)
         {
-          emlat_cli_error (argv[i], UINT64_MAX, "%s", strerror (-e));
+          char why[160];
+          emlat_cli_error (argv[i], UINT64_MAX, "%s", cli_read_error (argv[i], -e, why, sizeof why));
           rc = EMLAT_EXIT_USAGE;
           continue;
         }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/input_open.h"
 
 struct load_job
 {
@@ -182,6 +183,21 @@ report_load (const char *const *paths, size_t n, unsigned flags, int progress,
   return j.rc;
 }
 
+const char *
+cli_read_error (const char *path, int err, char *buf, size_t n)
+{
+  struct stat st;
+  const char *what = NULL;
+  /* stat(2) only looks: it never opens, so it cannot block on a FIFO. */
+  if ((err == EISDIR || err == ENODEV) && path && !cli_is_stdin (path) && stat (path, &st) == 0)
+    what = emlat_input_type_name (st.st_mode);
+  if (what)
+    snprintf (buf, n, "is %s, not a regular file (- reads standard input)", what);
+  else
+    snprintf (buf, n, "%s", strerror (err));
+  return buf;
+}
+
 size_t
 report_print_problems (const struct emlat_profile *p)
 {
@@ -191,7 +207,9 @@ report_print_problems (const struct emlat_profile *p)
   for (size_t i = 0; i < nf; i++)
     if (f[i].read_error)
       {
-        emlat_cli_error (f[i].path, UINT64_MAX, "cannot read: %s", strerror (f[i].read_error));
+        char why[160];
+        emlat_cli_error (f[i].path, UINT64_MAX, "cannot read: %s",
+                         cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
         printed++;
       }
   for (size_t i = 0; i < nd; i++)

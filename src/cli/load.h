@@ -38,6 +38,13 @@ int cli_is_stdin (const char *path);
    errno (-EFBIG past the limit). */
 int cli_stdin (const uint8_t **buf, size_t *len);
 
+/* ERR (an errno) of reading PATH as a message, into BUF: a path the
+   reader refused for its type (EISDIR, ENODEV: emlat reads regular files
+   and, as -, standard input) says what it is ("is a FIFO, not a regular
+   file (- reads standard input)"); any other error is strerror's text.
+   Returns BUF. */
+const char *cli_read_error (const char *path, int err, char *buf, size_t n);
+
 /* Print every file error and damage of P to stderr; returns how many
    messages were printed. */
 size_t report_print_problems (const struct emlat_profile *p);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/input_open.h"
 #include "emlat/emlat_reader.h"
 #include "reader/limits.h"
 
@@ -127,9 +128,10 @@ int emlat_read_path_max (const char *path, uint64_t max, uint8_t **out, size_t *
 {
   *out = NULL;
   *out_len = 0;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  int fd = emlat_input_open (path, &st);
   if (fd < 0)
-    return -errno;
+    return fd;
   int rc = emlat_read_fd_max (fd, max, out, out_len);
   close (fd);
   return rc;
