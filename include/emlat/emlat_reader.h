@@ -57,9 +57,12 @@ extern "C" {
    field means "use the default".  The fuzzer uses small ones. */
 struct emlat_limits
 {
-  uint64_t max_file_bytes;     /* one file in memory, read from a path or a
-                                  stream or handed over (default 4 GiB); a
-                                  stream read allocates no more */
+  uint64_t max_file_bytes;     /* one file held in memory: a stream read to
+                                  its end or a buffer handed over (default
+                                  4 GiB); a stream read allocates no more.
+                                  A regular file is streamed through one
+                                  chunk's window, never held, and not
+                                  bounded by it */
   uint32_t max_chunk_payload;  /* stored payload bytes, <= 16 MiB (F-22) */
   uint64_t max_files;          /* files in one rotated set (default 100000) */
   uint64_t max_interactions;   /* distinct cause ids (default 20 M) */
@@ -384,6 +387,19 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len,
                           const struct emlat_scan_params *p,
                           struct emlat_scan_result *res);
 
+/* Scan the file open on FD as emlat_scan scans a buffer, without holding
+   it in memory: a regular file is read with pread(2) from the
+   descriptor's current offset to the size it has now (the offset is not
+   moved), anything else with read(2) to its end; through one buffer of at
+   most one chunk plus 1 MiB read ahead (charged to p->limits'
+   max_alloc_bytes), the 64-byte file header read alone first, so an input
+   that is not a profile costs one small read.  Pointers in the records
+   (keys, strings) are valid during the visitor's call only.  A read error
+   stops the scan with EMLAT_STOP_IO_ERROR.  Returns 0 when the scan ran,
+   -EINVAL, -EISDIR, or the errno of fstat. */
+EMLAT_API int emlat_scan_fd (int fd, const struct emlat_scan_params *p,
+                             struct emlat_scan_result *res);
+
 /* Read PATH into memory (at most lim->max_file_bytes).  Returns 0 and sets
    *BUF (free with free()) and *LEN, or a negative errno: -EFBIG past the
    limit (no more than the limit was allocated), -EISDIR. */
@@ -608,6 +624,25 @@ EMLAT_API int emlat_profile_load_buffers (const struct emlat_buffer *files, size
    Returns as emlat_profile_load does. */
 EMLAT_API int emlat_profile_load_fd (int fd, const char *name, const struct emlat_limits *lim,
                                      unsigned flags, struct emlat_profile **out);
+
+/* One input of emlat_profile_load_inputs: a path, read as
+   emlat_profile_load reads it (FD < 0), or a descriptor, read as
+   emlat_profile_load_fd reads it (FD >= 0; left open; a duplicate is kept
+   while the profile lives when it is a regular file).  NAME is the
+   display name (NULL: PATH, or "-" for a descriptor). */
+struct emlat_input
+{
+  const char *path;
+  int fd;
+  const char *name;
+};
+
+/* Load INPUTS[0..N) as one session, each as the entry point for its kind
+   would load it (the ring files of paths recovered first unless
+   EMLAT_LOAD_NO_RECOVER).  Returns as emlat_profile_load does. */
+EMLAT_API int emlat_profile_load_inputs (const struct emlat_input *inputs, size_t n,
+                                         const struct emlat_limits *lim, unsigned flags,
+                                         struct emlat_profile **out);
 EMLAT_API void emlat_profile_free (struct emlat_profile *p);
 
 EMLAT_API const struct emlat_profile_totals *
@@ -616,11 +651,24 @@ EMLAT_API const struct emlat_file_summary *
 emlat_profile_files (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_diag *
 emlat_profile_diags (const struct emlat_profile *p, size_t *n);
-/* The bytes of file I (rotation order, as emlat_profile_files) as the
-   profile holds them, or NULL (*LEN = 0) when it was not read; valid until
-   emlat_profile_free.  For re-scanning a set whatever it was loaded from. */
+/* The bytes of file I (rotation order, as emlat_profile_files) when the
+   profile holds them in memory (a buffer handed over, a stream read to its
+   end), valid until emlat_profile_free; NULL (*LEN = 0) for a regular
+   file, which is streamed, never held, and for a file not read. */
 EMLAT_API const uint8_t *emlat_profile_file_data (const struct emlat_profile *p, size_t i,
                                                   size_t *len);
+/* Scan file I of P again with PARAMS (emlat_scan's contract), from
+   wherever the load read it: memory, the descriptor it keeps, or the path,
+   opened again, which must still name the same file (device and inode)
+   with at least the length the load read; exactly the bytes the load read
+   are scanned.  The window is charged to a budget of its own
+   (max_alloc_bytes), so that re-scans of one profile may run on several
+   threads.  Returns 0 (the scan ran: see RES), -EINVAL (no such file, or
+   one that was not read), -ESTALE (the path names another file now, or a
+   shorter one) or the errno of opening it. */
+EMLAT_API int emlat_profile_rescan (const struct emlat_profile *p, size_t i,
+                                    const struct emlat_scan_params *params,
+                                    struct emlat_scan_result *res);
 /* The session's header (of its first file read), or NULL if none. */
 EMLAT_API const struct emlat_file_header *
 emlat_profile_header (const struct emlat_profile *p);

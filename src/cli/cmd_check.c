@@ -294,16 +294,13 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
 static int read_uuid (const char *path, uint8_t uuid[16])
 {
   uint8_t h[EMLAT_FILE_HEADER_SIZE];
-  const uint8_t *in;
-  size_t len;
   ssize_t n = -1;
   if (cli_is_stdin (path))
     {
-      if (cli_stdin (&in, &len) == 0)
-        {
-          n = len < sizeof h ? (ssize_t)len : (ssize_t)sizeof h;
-          memcpy (h, in, (size_t)n);
-        }
+      int fd = cli_stdin_fd ();
+      off_t base = fd >= 0 ? lseek (fd, 0, SEEK_CUR) : -1;
+      if (base >= 0)
+        n = pread (fd, h, sizeof h, base);
     }
   else
     {

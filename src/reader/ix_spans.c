@@ -2,8 +2,9 @@
 /*
  * ix_spans.c -- every span of one interaction, for a waterfall, without
  * keeping every span of the session in memory: the profile's files are
- * re-scanned and only spans whose cause matches are kept (their begin and
- * end records joined as in the load).
+ * re-scanned (emlat_profile_rescan: read again, one chunk at a time) and
+ * only spans whose cause matches are kept (their begin and end records
+ * joined as in the load).
  *
  * Bounded by limits.max_spans (result, and the words of the span-id set)
  * and max_open_spans; the scan itself validates everything again, so a file
@@ -100,7 +101,7 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
   f.join.filter_cause = cause;
   for (size_t i = 0; i < p->n_files && !f.err; i++)
     {
-      if (p->summaries[i].ignored || !p->files[i].buf)
+      if (p->summaries[i].ignored || p->summaries[i].read_error)
         continue;
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
@@ -110,7 +111,9 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
       sp.visitor.ctx = &f;
       sp.visitor.on_record = f_record;
       f.file = (uint32_t)i;
-      emlat_scan (p->files[i].buf, p->files[i].len, &sp, &res);
+      int rc = emlat_profile_rescan (p, i, &sp, &res);
+      if (rc < 0 && rc != -EINVAL)
+        f.err = rc;
     }
   if (!f.err)
     emlat_spanjoin_each_open (&f.join, f_incomplete, &f);

@@ -233,6 +233,8 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   free (p->summaries);
   emlat_vec_free (NULL, &p->session, 0);
   emlat_vec_free (NULL, &p->stats, 0);
+  emlat_bytestore_free (&p->bytes, NULL);
+  emlat_bytestore_free (&p->stats_bytes, NULL);
   emlat_vec_free (NULL, &p->strings, 0);
   emlat_u64map_free (&p->string_ids, NULL);
   emlat_vec_free (NULL, &p->ix, 0);

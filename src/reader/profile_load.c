@@ -313,14 +313,20 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
 /* ------------------------------------------------------------------ */
 /* Other records                                                       */
 
-static int push_kv (struct emlat_profile *p, struct emlat_vec *v, const struct emlat_kv *kv)
+/* Keep KV in V, its key and string value copied into STORE (the record
+   points into a chunk that does not outlive the scan). */
+static int push_kv (struct emlat_profile *p, struct emlat_vec *v, struct emlat_bytestore *store,
+                    const struct emlat_kv *kv)
 {
-  if (emlat_vec_reserve (&p->budget, v, v->n + 1, sizeof *kv, SIZE_MAX / 64))
+  struct emlat_kv copy = *kv;
+  if (emlat_vec_reserve (&p->budget, v, v->n + 1, sizeof *kv, SIZE_MAX / 64)
+      || !(copy.key = emlat_bytestore_copy (store, &p->budget, kv->key, kv->key_len))
+      || (kv->s && !(copy.s = emlat_bytestore_copy (store, &p->budget, kv->s, kv->s_len))))
     {
       emlat_profile_limit (p, "max_alloc_bytes (key/value entries)");
       return 1;
     }
-  EMLAT_VEC_AT (*v, struct emlat_kv, v->n++) = *kv;
+  EMLAT_VEC_AT (*v, struct emlat_kv, v->n++) = copy;
   return 0;
 }
 
@@ -348,8 +354,10 @@ static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci
       return 1;
     }
   int added;
+  const uint8_t *bytes = NULL;
   if (emlat_vec_reserve (&p->budget, &p->strings, p->strings.n + 1,
                          sizeof (struct emlat_string_entry), p->lim.max_strings)
+      || !(bytes = emlat_bytestore_copy (&p->bytes, &p->budget, r->u.str.bytes, r->u.str.len))
       || emlat_u64map_put (&p->string_ids, &p->budget, r->u.str.id, &v, &added))
     {
       emlat_profile_limit (p, "max_alloc_bytes (strings)");
@@ -358,7 +366,7 @@ static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci
   struct emlat_string_entry *e = &EMLAT_VEC_AT (p->strings, struct emlat_string_entry,
                                                 p->strings.n++);
   e->id = r->u.str.id;
-  e->bytes = r->u.str.bytes;
+  e->bytes = bytes;
   e->len = r->u.str.len;
   *v = p->strings.n;
   p->string_bytes += r->u.str.len;
@@ -373,9 +381,9 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
     {
     case EMLAT_REC_KV:
       if (ci->type == EMLAT_CHUNK_STATS)
-        return push_kv (p, &p->stats, &r->u.kv);
+        return push_kv (p, &p->stats, &p->stats_bytes, &r->u.kv);
       if (p->taking_session)
-        return push_kv (p, &p->session, &r->u.kv);
+        return push_kv (p, &p->session, &p->bytes, &r->u.kv);
       return 0;
     case EMLAT_REC_STRING:
       return on_string (p, ci, r);
@@ -437,7 +445,10 @@ static int v_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
   if (!decoded)
     return 0;
   if (ci->type == EMLAT_CHUNK_STATS)
-    p->stats.n = 0; /* keep only the last STATS chunk's entries */
+    {
+      p->stats.n = 0; /* keep only the last STATS chunk's entries */
+      emlat_bytestore_clear (&p->stats_bytes, &p->budget);
+    }
   else if (ci->type == EMLAT_CHUNK_SESSION && !p->session_done)
     {
       p->session_done = 1;
