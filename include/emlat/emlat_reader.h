@@ -459,6 +459,15 @@ struct emlat_profile; /* opaque */
 #define EMLAT_LOAD_NO_RECOVER 0x2u /* emlat_profile_load: read the files as
                                       they are, even when a ring file holds
                                       more (emlat_recover) */
+#define EMLAT_LOAD_STREAM 0x4u  /* keep no interaction (nor input batch,
+                                   nor span: EMLAT_LOAD_SPANS is ignored):
+                                   the load counts, checks and diagnoses
+                                   them exactly as without this flag, so
+                                   the totals and diagnostics are the same,
+                                   in memory that does not grow with the
+                                   interactions; read them with
+                                   emlat_profile_each_interaction (or
+                                   emlat_profile_load_each) */
 
 /* Per-file summary of a loaded set, in rotation order. */
 struct emlat_file_summary
@@ -643,6 +652,39 @@ struct emlat_input
 EMLAT_API int emlat_profile_load_inputs (const struct emlat_input *inputs, size_t n,
                                          const struct emlat_limits *lim, unsigned flags,
                                          struct emlat_profile **out);
+
+/* Receives one interaction of a profile: IX and its fields (read with
+   emlat_profile_ix_time and the other accessors, with P) are valid during
+   the call only.  A nonzero return stops the iteration and is returned. */
+typedef int (*emlat_interaction_fn) (void *ctx, const struct emlat_profile *p,
+                                     const struct emlat_interaction *ix);
+
+/* Load INPUTS as emlat_profile_load_inputs does with EMLAT_LOAD_STREAM,
+   and hand each interaction of the session to FN once, as it becomes
+   final: at its (first) complete record, or at the end of the set for an
+   open one (a begin record only), in the order its cause was first seen.
+   The interactions are those a load keeping them would keep, field for
+   field (emlat_profile_interactions), in file order instead of cause
+   order.  When a limit stops the load, FN has seen only part of them.
+   Returns as emlat_profile_load does, or FN's nonzero return (then *OUT
+   is NULL). */
+EMLAT_API int emlat_profile_load_each (const struct emlat_input *inputs, size_t n,
+                                       const struct emlat_limits *lim, unsigned flags,
+                                       emlat_interaction_fn fn, void *ctx,
+                                       struct emlat_profile **out);
+/* Every interaction of P, once each, to FN: of a profile that keeps them,
+   in cause order; of a streamed one (EMLAT_LOAD_STREAM), by scanning its
+   files again (emlat_profile_rescan), in the order emlat_profile_load_each
+   gives, with the interactions whose cause is in KEEP[0..N_KEEP) kept in
+   P from then on (emlat_profile_find_interaction and
+   emlat_profile_interactions see them, sorted by cause).  Memory: what
+   the load needed for interactions, for the scan's time.  Not to be run
+   while another thread uses P's interactions (other re-scans may run).
+   Returns 0, FN's nonzero return, -ECANCELED (a limit stopped the load:
+   the set is not whole), -ENOMEM (keeping), -EFBIG (a limit of the scan)
+   or emlat_profile_rescan's error. */
+EMLAT_API int emlat_profile_each_interaction (struct emlat_profile *p, const uint64_t *keep,
+                                              size_t n_keep, emlat_interaction_fn fn, void *ctx);
 EMLAT_API void emlat_profile_free (struct emlat_profile *p);
 
 EMLAT_API const struct emlat_profile_totals *
@@ -687,7 +729,8 @@ EMLAT_API const struct emlat_kv *emlat_kv_find (const struct emlat_kv *kv, size_
 EMLAT_API const uint8_t *emlat_profile_string (const struct emlat_profile *p,
                                                uint64_t id, size_t *len);
 
-/* Interactions, sorted by cause id. */
+/* Interactions, sorted by cause id (of a streamed profile only those
+   kept by emlat_profile_each_interaction). */
 EMLAT_API const struct emlat_interaction *
 emlat_profile_interactions (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_interaction *

@@ -393,7 +393,7 @@ static int run_check (int argc, char **argv)
             done[k] = 1;
           }
       struct emlat_profile *p;
-      int rc = report_load (group, g, 0, 0, &p);
+      int rc = report_load (group, g, EMLAT_LOAD_STREAM, 0, &p);
       if (rc)
         {
           emlat_cli_error (files[i], UINT64_MAX, "cannot load: %s", strerror (-rc));

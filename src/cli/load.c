@@ -39,6 +39,8 @@ struct load_job
   const struct emlat_input *in;
   size_t n;
   unsigned flags;
+  emlat_interaction_fn fn;   /* a streamed load handing over interactions */
+  void *ctx;
   struct emlat_profile *p;
   int rc;
   atomic_int done;
@@ -47,6 +49,8 @@ struct load_job
 static int
 load_now (struct load_job *j)
 {
+  if (j->fn)
+    return emlat_profile_load_each (j->in, j->n, NULL, j->flags, j->fn, j->ctx, &j->p);
   return emlat_profile_load_inputs (j->in, j->n, NULL, j->flags, &j->p);
 }
 
@@ -215,6 +219,13 @@ int
 report_load (const char *const *paths, size_t n, unsigned flags, int progress,
              struct emlat_profile **out)
 {
+  return report_load_each (paths, n, flags, NULL, NULL, progress, out);
+}
+
+int
+report_load_each (const char *const *paths, size_t n, unsigned flags, emlat_interaction_fn fn,
+                  void *ctx, int progress, struct emlat_profile **out)
+{
   *out = NULL;
   struct emlat_input *in = calloc (n ? n : 1, sizeof *in);
   if (!in)
@@ -237,7 +248,7 @@ report_load (const char *const *paths, size_t n, unsigned flags, int progress,
           has_stdin = 1;
         }
     }
-  struct load_job j = { .in = in, .n = n, .flags = flags };
+  struct load_job j = { .in = in, .n = n, .flags = flags, .fn = fn, .ctx = ctx };
   int threaded = 0;
   pthread_t th;
   if (progress && !has_stdin)
@@ -341,9 +352,16 @@ int
 report_load_usable (const char *const *paths, size_t n, unsigned flags,
                     struct emlat_profile **out)
 {
+  return report_load_each_usable (paths, n, flags, NULL, NULL, out);
+}
+
+int
+report_load_each_usable (const char *const *paths, size_t n, unsigned flags,
+                         emlat_interaction_fn fn, void *ctx, struct emlat_profile **out)
+{
   struct emlat_profile *p = NULL;
   *out = NULL;
-  int rc = report_load (paths, n, flags, isatty (STDERR_FILENO), &p);
+  int rc = report_load_each (paths, n, flags, fn, ctx, isatty (STDERR_FILENO), &p);
   if (rc != 0)
     {
       emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX, "cannot load: %s", strerror (-rc));

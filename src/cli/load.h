@@ -29,6 +29,14 @@
 int report_load (const char *const *paths, size_t n, unsigned flags, int progress,
                  struct emlat_profile **out);
 
+/* report_load streaming the interactions (EMLAT_LOAD_STREAM): each is
+   handed to FN with CTX as it becomes final (emlat_profile_load_each),
+   none is kept.  FN runs on the loading thread; the caller reads what it
+   built only after the return.  Returns as report_load, or FN's nonzero
+   return. */
+int report_load_each (const char *const *paths, size_t n, unsigned flags, emlat_interaction_fn fn,
+                      void *ctx, int progress, struct emlat_profile **out);
+
 /* PATH is the operand "-": standard input. */
 int cli_is_stdin (const char *path);
 
@@ -61,5 +69,10 @@ size_t report_print_problems (const struct emlat_profile *p);
    stderr. */
 int report_load_usable (const char *const *paths, size_t n, unsigned flags,
                         struct emlat_profile **out);
+/* report_load_usable streaming the interactions to FN (report_load_each);
+   FN's nonzero return (a negative errno) is reported as the load's error
+   ("cannot load: ..."; EMLAT_EXIT_FAIL for -ENOMEM). */
+int report_load_each_usable (const char *const *paths, size_t n, unsigned flags,
+                             emlat_interaction_fn fn, void *ctx, struct emlat_profile **out);
 
 #endif /* EMLAT_CLI_LOAD_H */

@@ -23,6 +23,7 @@
 #include "reader/budget.h"
 #include "reader/bytestore.h"
 #include "reader/idset.h"
+#include "reader/ixstream.h"
 #include "reader/spanjoin.h"
 #include "reader/u64map.h"
 
@@ -106,6 +107,13 @@ struct emlat_profile
 
   struct emlat_profile_totals totals;
 
+  /* EMLAT_LOAD_STREAM: interactions go through IXS, each handed to
+     DELIVER (may be NULL) as it becomes final; none is kept. */
+  struct emlat_ixstream ixs;
+  int (*deliver) (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix);
+  void *deliver_ctx;
+  int deliver_rc;             /* DELIVER's nonzero return, which stopped the load */
+
   /* Loading state. */
   uint32_t cur_file;
   int taking_session;         /* the current chunk is the SESSION kept */
@@ -156,6 +164,16 @@ int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, ui
 void emlat_profile_visitor (struct emlat_profile *p, struct emlat_scan_visitor *v);
 /* After all files: open spans and interactions, sorting, compaction. */
 void emlat_profile_finish (struct emlat_profile *p);
+/* Set up P->ixs for a streaming load (profile_load.c). */
+void emlat_profile_stream_init (struct emlat_profile *p);
+/* The packed fields of IX (an arena slot, or a streamed interaction's). */
+static inline const uint64_t *emlat_ix_words (const struct emlat_profile *p,
+                                              const struct emlat_interaction *ix)
+{
+  if (ix->flags & EMLAT_IX_PRIV_DIRECT)
+    return (const uint64_t *)(uintptr_t)ix->priv_slot;
+  return &EMLAT_VEC_AT (p->arena, uint64_t, ix->priv_slot);
+}
 
 /* Number of uint64_t words of an interaction's packed slot. */
 static inline uint32_t emlat_ix_slot_words (uint32_t tmask, uint32_t vmask, uint32_t cmask,

@@ -58,7 +58,7 @@ EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
     recover_first (paths[i], flags);
   if (!(flags & EMLAT_LOAD_NO_RECOVER))
     emlat_recover_sweep ();
-  struct emlat_source src = { (void *)paths, n, path_fetch, path_skip };
+  struct emlat_source src = { (void *)paths, n, path_fetch, path_skip, NULL, NULL };
   return emlat_profile_load_source (&src, lim, flags, out);
 }
 
@@ -89,7 +89,7 @@ EMLAT_API int emlat_profile_load_buffers (const struct emlat_buffer *files, size
 {
   if (!files)
     return -EINVAL;
-  struct emlat_source src = { (void *)files, n, buffer_fetch, buffer_skip };
+  struct emlat_source src = { (void *)files, n, buffer_fetch, buffer_skip, NULL, NULL };
   return emlat_profile_load_source (&src, lim, flags, out);
 }
 
@@ -123,7 +123,7 @@ EMLAT_API int emlat_profile_load_fd (int fd, const char *name, const struct emla
   if (fd < 0)
     return -EINVAL;
   struct stream s = { fd, name ? name : "-" };
-  struct emlat_source src = { &s, 1, stream_fetch, stream_skip };
+  struct emlat_source src = { &s, 1, stream_fetch, stream_skip, NULL, NULL };
   return emlat_profile_load_source (&src, lim, flags, out);
 }
 
@@ -166,8 +166,24 @@ EMLAT_API int emlat_profile_load_inputs (const struct emlat_input *inputs, size_
       recover_first (inputs[i].path, flags);
   if (!(flags & EMLAT_LOAD_NO_RECOVER))
     emlat_recover_sweep ();
-  struct emlat_source src = { (void *)inputs, n, input_fetch, input_skip };
+  struct emlat_source src = { (void *)inputs, n, input_fetch, input_skip, NULL, NULL };
   return emlat_profile_load_source (&src, lim, flags, out);
+}
+
+EMLAT_API int emlat_profile_load_each (const struct emlat_input *inputs, size_t n,
+                                       const struct emlat_limits *lim, unsigned flags,
+                                       emlat_interaction_fn fn, void *ctx,
+                                       struct emlat_profile **out)
+{
+  if (!inputs)
+    return -EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (inputs[i].fd < 0)
+      recover_first (inputs[i].path, flags);
+  if (!(flags & EMLAT_LOAD_NO_RECOVER))
+    emlat_recover_sweep ();
+  struct emlat_source src = { (void *)inputs, n, input_fetch, input_skip, fn, ctx };
+  return emlat_profile_load_source (&src, lim, flags | EMLAT_LOAD_STREAM, out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -381,6 +381,12 @@ int emlat_profile_load_source (const struct emlat_source *src, const struct emla
       skip_from (src, 0);
       return -ENOMEM;
     }
+  if (flags & EMLAT_LOAD_STREAM)
+    {
+      emlat_profile_stream_init (p);
+      p->deliver = src->deliver;
+      p->deliver_ctx = src->deliver_ctx;
+    }
   int rc = take_files (p, src);
   if (rc == 0)
     rc = order_by_rotation (p);
@@ -396,7 +402,15 @@ int emlat_profile_load_source (const struct emlat_source *src, const struct emla
       place_in_set (p, i, &w);
       scan_file (p, i, &w);
     }
-  emlat_profile_finish (p);
+  if (!p->deliver_rc)
+    emlat_profile_finish (p);
+  if (p->deliver_rc)
+    {
+      /* The receiver of the interactions stopped the load. */
+      rc = p->deliver_rc;
+      emlat_profile_free (p);
+      return rc;
+    }
   *out = p;
   return 0;
 }

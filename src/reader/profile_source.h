@@ -48,11 +48,16 @@ struct emlat_source
   /* File I will not be read (loading stopped at a limit): release what
      the source holds of it and return its display name (NULL: ""). */
   const char *(*skip) (void *ctx, size_t i);
+  /* With EMLAT_LOAD_STREAM: the receiver of each interaction (may be
+     NULL); its nonzero return stops the load, which then returns it. */
+  int (*deliver) (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix);
+  void *deliver_ctx;
 };
 
 /* Load the files of SRC as one session (emlat_profile_load and the other
-   entry points of emlat_reader.h).  Returns 0 with *OUT set, -EINVAL or
-   -ENOMEM; on every return each file of SRC was fetched or skipped. */
+   entry points of emlat_reader.h).  Returns 0 with *OUT set, -EINVAL,
+   -ENOMEM or the receiver's nonzero return; on every return each file of
+   SRC was fetched or skipped. */
 int emlat_profile_load_source (const struct emlat_source *src, const struct emlat_limits *lim,
                                unsigned flags, struct emlat_profile **out);
 
