@@ -776,6 +776,18 @@ EMLAT_API const struct emlat_span *emlat_profile_spans (const struct emlat_profi
    or limits.max_open_spans, -ENOMEM. */
 EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t cause,
                                       struct emlat_span_set *set);
+/* Receives one span: S and POOL (its counters: emlat_span_counter (S,
+   POOL, ...)) are valid during the call only.  A nonzero return stops the
+   walk and is returned. */
+typedef int (*emlat_span_fn) (void *ctx, const struct emlat_span *s, const uint64_t *pool);
+/* Every span of P, once each, found by re-scanning its files as
+   emlat_profile_ix_spans does: the spans EMLAT_LOAD_SPANS would keep (a
+   begin without end last, as incomplete), in the order they finish, not
+   by id; memory for the spans still open and the span-id set only.
+   Returns 0, FN's nonzero return, -E2BIG (max_spans words of the id set,
+   max_open_spans), -ECANCELED (a limit stopped the load) or
+   emlat_profile_rescan's error. */
+EMLAT_API int emlat_profile_each_span (const struct emlat_profile *p, emlat_span_fn fn, void *ctx);
 
 EMLAT_API const struct emlat_rd_input *
 emlat_profile_inputs (const struct emlat_profile *p, size_t *n);

@@ -93,7 +93,7 @@ export_main (int argc, char **argv)
   const char *const *paths = (const char *const *)(argv + optind);
   size_t n = (size_t)(argc - optind);
   struct emlat_profile *p = NULL;
-  int result = report_load_usable (paths, n, chrome ? EMLAT_LOAD_SPANS : EMLAT_LOAD_STREAM, &p);
+  int result = report_load_usable (paths, n, EMLAT_LOAD_STREAM, &p);
   if (result != 0)
     goto out;
   result = EMLAT_EXIT_FAIL;
