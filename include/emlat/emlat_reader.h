@@ -74,9 +74,12 @@ struct emlat_limits
   uint64_t max_input_batches;  /* default 50 M */
   uint64_t max_losses;         /* LOSS records kept (default 1 M) */
   uint64_t max_diagnostics;    /* kept; more are only counted (100000) */
-  uint64_t max_alloc_bytes;    /* every allocation of a load, and every file
-                                  buffer it keeps, read by the reader or
-                                  handed over (default 16 GiB) */
+  uint64_t max_alloc_bytes;    /* the memory limit of a load: every
+                                  allocation it makes (the window a file is
+                                  read through included) and every buffer
+                                  it keeps, read by the reader or handed
+                                  over; also bounds each re-scan (default
+                                  1 GiB) */
 };
 
 EMLAT_API void emlat_limits_default (struct emlat_limits *lim);

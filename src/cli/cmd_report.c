@@ -12,7 +12,8 @@
  * the tail is then known, and a second thread fetches its spans (a
  * re-scan of the files) while this one runs the model's remaining pass,
  * which also keeps the few interactions the report shows (the tail's, the
- * slowest).  --per-interaction, which lists them all, loads them all.
+ * slowest).  --per-interaction, which lists them all by cause, spools
+ * them in the first pass (render/spool.h: a temporary file past 64 MiB).
  *
  * Exit codes: 0 the report covers a profile that was read completely;
  * 1 the report was produced but reading lost data (damage, missing
@@ -33,6 +34,7 @@
 #include "cli/cli.h"
 #include "cli/load.h"
 #include "render/report_render.h"
+#include "render/spool.h"
 
 static void
 usage (FILE *f)
@@ -174,6 +176,8 @@ struct report
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
   int have_model, have_w;
+  int per_ix;                 /* --per-interaction: every interaction spooled */
+  struct spool per_ix_spool;
   struct report_ctx ctx;
 };
 
@@ -181,6 +185,18 @@ static int
 model_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
 {
   return emlat_report_model_add (ctx, p, ix);
+}
+
+/* The first pass: the model, and every interaction's metrics for
+   --per-interaction. */
+static int
+first_pass_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  struct report *r = ctx;
+  int rc = emlat_report_model_add (&r->m, p, ix);
+  if (rc == 0 && r->per_ix)
+    rc = report_per_ix_put (&r->per_ix_spool, p, ix);
+  return rc;
 }
 
 /* The causes whose interactions the report shows: the waterfall's and the
@@ -229,20 +245,18 @@ model_passes (struct report *r, int mrc, const uint64_t *keep, size_t n_keep)
 static int
 build (const struct report_opts *o, struct report *r)
 {
-  /* --per-interaction lists every interaction, in cause order: the load
-     keeps them (memory grows with them; docs/REPORT.md). */
-  unsigned load_flags = o->per_ix ? 0 : EMLAT_LOAD_STREAM;
-  unsigned model_flags = EMLAT_REPORT_MODEL_TAIL | (o->per_ix ? 0 : EMLAT_REPORT_MODEL_LEAD_ONLY);
-  if (emlat_report_model_begin (&r->m, NULL, model_flags) != 0)
+  if (emlat_report_model_begin (&r->m, NULL,
+                                EMLAT_REPORT_MODEL_TAIL | EMLAT_REPORT_MODEL_LEAD_ONLY)
+      != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;
     }
-  int rc = load_flags ? report_load_each_usable (o->paths, o->n, load_flags, model_add, &r->m,
-                                                 &r->p)
-                      : report_load_usable (o->paths, o->n, load_flags, &r->p);
-  if (rc == 0 && !load_flags && emlat_profile_each_interaction (r->p, NULL, 0, model_add, &r->m))
-    rc = EMLAT_EXIT_FAIL;
+  /* --per-interaction lists every interaction by cause: spooled (spool.h). */
+  r->per_ix = o->per_ix;
+  spool_init (&r->per_ix_spool);
+  int rc = report_load_each_usable (o->paths, o->n, EMLAT_LOAD_STREAM, first_pass_add, r,
+                                    &r->p);
   if (rc != 0)
     {
       emlat_report_model_free (&r->m);
@@ -281,7 +295,8 @@ build (const struct report_opts *o, struct report *r)
   r->have_model = 1;
   r->have_w = wrc == 0;
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
-                                .unicode = o->unicode, .per_interaction = o->per_ix };
+                                .unicode = o->unicode, .per_interaction = o->per_ix,
+                                .per_ix = o->per_ix ? &r->per_ix_spool : NULL };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
   if (!want_w)
     return -1;
@@ -330,6 +345,7 @@ render (const struct report_opts *o, const struct report *r)
 static void
 report_free (struct report *r)
 {
+  spool_free (&r->per_ix_spool);
   if (r->have_w)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)
