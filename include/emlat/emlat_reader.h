@@ -381,6 +381,12 @@ struct emlat_scan_params
   /* Expected sequence of the first chunk: 0 derives it (1 when the header's
      rotation is 0, else unchecked). */
   uint64_t expect_sequence;
+  /* 0: decode every chunk.  Else bit T set: decode the chunks of type T
+     only; the others are framed and checked (their CRCs: damage still
+     stops the scan where it would) but neither decoded nor shown to the
+     visitor, and the result's counters do not count them.  For a re-scan
+     that wants one kind of record (the spans, the interactions). */
+  uint32_t decode_types;
 };
 
 /* Scan LEN bytes at BUF as one .emlat file.  Fills *RES.  Returns 0 when

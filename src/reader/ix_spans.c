@@ -112,6 +112,7 @@ static int walk_spans (const struct emlat_profile *p, uint64_t cause, emlat_span
       sp.file_index = (uint32_t)i;
       sp.visitor.ctx = &w;
       sp.visitor.on_record = w_record;
+      sp.decode_types = 1u << EMLAT_CHUNK_SPAN;
       w.file = (uint32_t)i;
       int rc = emlat_profile_rescan (p, i, &sp, &res);
       if (rc < 0 && rc != -EINVAL && !w.rc)

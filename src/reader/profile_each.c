@@ -131,6 +131,7 @@ static int each_streamed (struct each *e)
       sp.file_index = (uint32_t)i;
       sp.visitor.ctx = e;
       sp.visitor.on_record = each_record;
+      sp.decode_types = 1u << EMLAT_CHUNK_INTERACTION;
       e->file = (uint32_t)i;
       int rc = emlat_pfile_scan (f, &sp, &res, &e->budget);
       if (rc < 0 && !e->rc)

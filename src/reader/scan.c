@@ -334,6 +334,11 @@ void emlat_scan_window (struct emlat_window *w, const struct emlat_scan_params *
             why = w->err == ENOMEM ? EMLAT_STOP_LIMIT : EMLAT_STOP_IO_ERROR;
           break;
         }
+      if (p->decode_types && (ci.type >= 32 || !(p->decode_types >> ci.type & 1u)))
+        {
+          off = next; /* a type this scan does not want: framed only */
+          continue;
+        }
       res->chunks++;
       if (res->chunks == 1)
         res->first_sequence = ci.sequence;
