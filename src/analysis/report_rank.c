@@ -24,17 +24,18 @@ struct emlat_rank_target
   uint64_t lo, hi, below, count;
   int known;
   uint64_t value;
-  long alias;                 /* the target whose collection or count this shares, or -1 */
-  uint64_t *vals;             /* collecting: COUNT values */
+  long alias;     /* the target whose collection or count this shares, or -1 */
+  uint64_t *vals; /* collecting: COUNT values */
   size_t nvals;
-  uint64_t *parts;            /* counting: EMLAT_RANK_PARTS counts of width STEP */
+  uint64_t *parts; /* counting: EMLAT_RANK_PARTS counts of width STEP */
   uint64_t step;
 };
 
 /* ------------------------------------------------------------------ */
 /* Buckets                                                             */
 
-static unsigned bucket_of (uint64_t v)
+static unsigned
+bucket_of (uint64_t v)
 {
   if (v < 2u << EMLAT_RANK_SUB_BITS)
     return (unsigned)v;
@@ -42,7 +43,8 @@ static unsigned bucket_of (uint64_t v)
   return (shift << EMLAT_RANK_SUB_BITS) + (unsigned)(v >> shift);
 }
 
-static void bucket_range (unsigned b, uint64_t *lo, uint64_t *hi)
+static void
+bucket_range (unsigned b, uint64_t *lo, uint64_t *hi)
 {
   if (b < 2u << EMLAT_RANK_SUB_BITS)
     {
@@ -55,7 +57,8 @@ static void bucket_range (unsigned b, uint64_t *lo, uint64_t *hi)
   *hi = *lo + (((uint64_t)1 << shift) - 1);
 }
 
-int emlat_rank_add (struct emlat_rank_series *s, uint64_t v)
+int
+emlat_rank_add (struct emlat_rank_series *s, uint64_t v)
 {
   if (!s->hist && !(s->hist = calloc (EMLAT_RANK_BUCKETS, sizeof *s->hist)))
     return -1;
@@ -71,7 +74,8 @@ int emlat_rank_add (struct emlat_rank_series *s, uint64_t v)
   return 0;
 }
 
-void emlat_rank_series_free (struct emlat_rank_series *s)
+void
+emlat_rank_series_free (struct emlat_rank_series *s)
 {
   free (s->hist);
   s->hist = NULL;
@@ -80,8 +84,9 @@ void emlat_rank_series_free (struct emlat_rank_series *s)
 /* ------------------------------------------------------------------ */
 /* Targets                                                             */
 
-long emlat_rank_want (struct emlat_rank_set *rs, uint32_t series,
-                      const struct emlat_rank_series *s, uint64_t rank)
+long
+emlat_rank_want (struct emlat_rank_set *rs, uint32_t series, const struct emlat_rank_series *s,
+                 uint64_t rank)
 {
   if (rs->n == rs->cap)
     {
@@ -122,7 +127,8 @@ long emlat_rank_want (struct emlat_rank_set *rs, uint32_t series,
   return (long)rs->n++;
 }
 
-static void target_free (struct emlat_rank_target *t)
+static void
+target_free (struct emlat_rank_target *t)
 {
   free (t->vals);
   free (t->parts);
@@ -131,7 +137,8 @@ static void target_free (struct emlat_rank_target *t)
 }
 
 /* Index the targets that take values in this pass by series. */
-static int index_active (struct emlat_rank_set *rs)
+static int
+index_active (struct emlat_rank_set *rs)
 {
   free (rs->active);
   free (rs->first);
@@ -163,7 +170,8 @@ static int index_active (struct emlat_rank_set *rs)
   return 0;
 }
 
-int emlat_rank_pass_begin (struct emlat_rank_set *rs)
+int
+emlat_rank_pass_begin (struct emlat_rank_set *rs)
 {
   size_t collect = 0, max = rs->collect_max ? rs->collect_max : EMLAT_RANK_COLLECT_MAX;
   int open = 0;
@@ -203,12 +211,14 @@ int emlat_rank_pass_begin (struct emlat_rank_set *rs)
   return open ? 0 : 1;
 }
 
-int emlat_rank_wants_series (const struct emlat_rank_set *rs, uint32_t series)
+int
+emlat_rank_wants_series (const struct emlat_rank_set *rs, uint32_t series)
 {
   return rs->pass_open && series < rs->n_series && rs->first[series] < rs->first[series + 1];
 }
 
-void emlat_rank_feed (struct emlat_rank_set *rs, uint32_t series, uint64_t v)
+void
+emlat_rank_feed (struct emlat_rank_set *rs, uint32_t series, uint64_t v)
 {
   if (!rs->pass_open || series >= rs->n_series)
     return;
@@ -228,7 +238,8 @@ void emlat_rank_feed (struct emlat_rank_set *rs, uint32_t series, uint64_t v)
 }
 
 /* Narrow or settle T from the pass's collection or count in OWNER. */
-static int settle (struct emlat_rank_target *t, struct emlat_rank_target *owner)
+static int
+settle (struct emlat_rank_target *t, struct emlat_rank_target *owner)
 {
   uint64_t r = t->rank - t->below;
   if (owner->vals)
@@ -260,7 +271,8 @@ static int settle (struct emlat_rank_target *t, struct emlat_rank_target *owner)
   return 0;
 }
 
-int emlat_rank_pass_end (struct emlat_rank_set *rs)
+int
+emlat_rank_pass_end (struct emlat_rank_set *rs)
 {
   int rc = 0;
   /* Sort each collection once, before any target reads it. */
@@ -291,12 +303,14 @@ int emlat_rank_pass_end (struct emlat_rank_set *rs)
   return 1;
 }
 
-uint64_t emlat_rank_value (const struct emlat_rank_set *rs, long t)
+uint64_t
+emlat_rank_value (const struct emlat_rank_set *rs, long t)
 {
   return t >= 0 && (size_t)t < rs->n ? rs->t[t].value : 0;
 }
 
-void emlat_rank_set_free (struct emlat_rank_set *rs)
+void
+emlat_rank_set_free (struct emlat_rank_set *rs)
 {
   for (size_t i = 0; i < rs->n; i++)
     target_free (&rs->t[i]);

@@ -138,6 +138,7 @@ EMLAT_API int emlat_profile_each_span (const struct emlat_profile *p, emlat_span
 struct collect
 {
   const struct emlat_profile *p;
+  struct emlat_budget budget; /* max_alloc_bytes, for the result */
   struct emlat_vec spans;     /* struct emlat_span */
   struct emlat_vec counters;  /* uint64_t */
 };
@@ -150,9 +151,7 @@ static int collect_one (void *ctx, const struct emlat_span *s, const uint64_t *p
   for (unsigned k = 0; k < EMLAT_C_COUNTER_COUNT; k++)
     if (s->counter_mask & (1u << k))
       by_index[k] = pool[n++];
-  /* The result is the caller's: not charged to a budget of the load. */
-  struct emlat_budget unbounded = { 0, UINT64_MAX, 0 };
-  if (emlat_spanset_push (&unbounded, &c->spans, &c->counters, s, by_index, c->p->lim.max_spans))
+  if (emlat_spanset_push (&c->budget, &c->spans, &c->counters, s, by_index, c->p->lim.max_spans))
     return -E2BIG;
   return 0;
 }
@@ -174,6 +173,7 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
   struct collect c;
   memset (&c, 0, sizeof c);
   c.p = p;
+  c.budget.limit = p->lim.max_alloc_bytes;
   int rc = walk_spans (p, cause, collect_one, &c);
   if (rc)
     {

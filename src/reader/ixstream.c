@@ -30,28 +30,32 @@ struct emlat_ixs_open
   uint32_t file;
 };
 
-static void tell (struct emlat_ixstream *s, enum emlat_diag_kind k, uint32_t file,
-                  uint64_t offset, uint64_t cause)
+static void
+tell (struct emlat_ixstream *s, enum emlat_diag_kind k, uint32_t file, uint64_t offset,
+      uint64_t cause)
 {
   if (s->diag)
     s->diag (s->ctx, k, file, offset, cause);
 }
 
-static int limit (struct emlat_ixstream *s, const char *what)
+static int
+limit (struct emlat_ixstream *s, const char *what)
 {
   s->limit = what;
   return -1;
 }
 
 /* The pending entry of CAUSE, or NULL. */
-static struct emlat_ixs_entry *find (struct emlat_ixstream *s, uint64_t cause)
+static struct emlat_ixs_entry *
+find (struct emlat_ixstream *s, uint64_t cause)
 {
   uint64_t *v = emlat_u64map_get (&s->pending, cause);
   return v ? &EMLAT_VEC_AT (s->entries, struct emlat_ixs_entry, *v - 1) : NULL;
 }
 
 /* A new pending entry for CAUSE (unseen so far); NULL at a limit. */
-static struct emlat_ixs_entry *create (struct emlat_ixstream *s, uint64_t cause)
+static struct emlat_ixs_entry *
+create (struct emlat_ixstream *s, uint64_t cause)
 {
   if (s->created >= s->max_interactions)
     {
@@ -71,7 +75,7 @@ static struct emlat_ixs_entry *create (struct emlat_ixstream *s, uint64_t cause)
   else if (s->entries.n < UINT32_MAX - 1
            && emlat_vec_reserve (s->budget, &s->entries, s->entries.n + 1,
                                  sizeof (struct emlat_ixs_entry), UINT32_MAX - 1)
-                == 0)
+                  == 0)
     at = (uint32_t)s->entries.n++;
   else
     {
@@ -89,7 +93,8 @@ static struct emlat_ixs_entry *create (struct emlat_ixstream *s, uint64_t cause)
 }
 
 /* Return E's span aggregate nodes to the free list. */
-static void drop_aggs (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
+static void
+drop_aggs (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
 {
   while (e->agg)
     {
@@ -102,7 +107,8 @@ static void drop_aggs (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
 }
 
 /* Forget pending entry E (its cause completed). */
-static void release (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
+static void
+release (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
 {
   drop_aggs (s, e);
   uint32_t at = (uint32_t)(e - (struct emlat_ixs_entry *)s->entries.p);
@@ -115,8 +121,9 @@ static void release (struct emlat_ixstream *s, struct emlat_ixs_entry *e)
     EMLAT_VEC_AT (s->free_entries, uint32_t, s->free_entries.n++) = at;
 }
 
-int emlat_ixs_begin (struct emlat_ixstream *s, const struct emlat_rd_ix_begin *b,
-                     uint64_t thread, uint32_t file, uint64_t offset)
+int
+emlat_ixs_begin (struct emlat_ixstream *s, const struct emlat_rd_ix_begin *b, uint64_t thread,
+                 uint32_t file, uint64_t offset)
 {
   struct emlat_ixs_entry *e = find (s, b->cause);
   if ((!e && emlat_idset_has (&s->done, b->cause)) || (e && e->has_begin))
@@ -140,7 +147,8 @@ int emlat_ixs_begin (struct emlat_ixstream *s, const struct emlat_rd_ix_begin *b
 }
 
 /* Hand over IX (its packed fields in S->words). */
-static int hand_over (struct emlat_ixstream *s, struct emlat_interaction *ix)
+static int
+hand_over (struct emlat_ixstream *s, struct emlat_interaction *ix)
 {
   ix->flags |= EMLAT_IX_PRIV_DIRECT;
   ix->priv_slot = (uint64_t)(uintptr_t)s->words;
@@ -148,8 +156,9 @@ static int hand_over (struct emlat_ixstream *s, struct emlat_interaction *ix)
   return s->deliver ? s->deliver (s->ctx, ix) : 0;
 }
 
-int emlat_ixs_complete (struct emlat_ixstream *s, const struct emlat_rd_ix *c, uint64_t thread,
-                        uint32_t file, uint64_t offset)
+int
+emlat_ixs_complete (struct emlat_ixstream *s, const struct emlat_rd_ix *c, uint64_t thread,
+                    uint32_t file, uint64_t offset)
 {
   struct emlat_ixs_entry *e = find (s, c->cause);
   if (!e)
@@ -208,8 +217,8 @@ int emlat_ixs_complete (struct emlat_ixstream *s, const struct emlat_rd_ix *c, u
       if (emlat_vec_reserve (s->budget, &s->open_done, s->open_done.n + 1,
                              sizeof (struct emlat_ixs_open), UINT64_MAX / 64))
         return limit (s, "max_alloc_bytes (interaction index)");
-      struct emlat_ixs_open *o = &EMLAT_VEC_AT (s->open_done, struct emlat_ixs_open,
-                                                s->open_done.n++);
+      struct emlat_ixs_open *o
+          = &EMLAT_VEC_AT (s->open_done, struct emlat_ixs_open, s->open_done.n++);
       o->ordinal = e->ordinal;
       o->cause = c->cause;
       o->file = file;
@@ -220,7 +229,8 @@ int emlat_ixs_complete (struct emlat_ixstream *s, const struct emlat_rd_ix *c, u
   return hand_over (s, &ix);
 }
 
-int emlat_ixs_span (struct emlat_ixstream *s, uint64_t cause, uint32_t kind, uint64_t duration)
+int
+emlat_ixs_span (struct emlat_ixstream *s, uint64_t cause, uint32_t kind, uint64_t duration)
 {
   struct emlat_ixs_entry *e = find (s, cause);
   if (!e)
@@ -266,17 +276,19 @@ int emlat_ixs_span (struct emlat_ixstream *s, uint64_t cause, uint32_t kind, uin
 struct ending
 {
   uint64_t ordinal;
-  int64_t entry;        /* pending entry index, or -1 - open_done index */
+  int64_t entry; /* pending entry index, or -1 - open_done index */
 };
 
-static int cmp_ending (const void *a, const void *b)
+static int
+cmp_ending (const void *a, const void *b)
 {
   uint64_t x = ((const struct ending *)a)->ordinal, y = ((const struct ending *)b)->ordinal;
   return x < y ? -1 : x > y;
 }
 
-int emlat_ixs_finish (struct emlat_ixstream *s, struct emlat_span_agg *unattributed,
-                      uint64_t *unknown_spans)
+int
+emlat_ixs_finish (struct emlat_ixstream *s, struct emlat_span_agg *unattributed,
+                  uint64_t *unknown_spans)
 {
   size_t n = s->entries.n + s->open_done.n;
   struct ending *order = malloc ((n ? n : 1) * sizeof *order);
@@ -300,19 +312,19 @@ int emlat_ixs_finish (struct emlat_ixstream *s, struct emlat_span_agg *unattribu
       if (order[i].entry < 0)
         {
           const struct emlat_ixs_open *o
-            = &EMLAT_VEC_AT (s->open_done, struct emlat_ixs_open, (size_t)(-1 - order[i].entry));
+              = &EMLAT_VEC_AT (s->open_done, struct emlat_ixs_open, (size_t)(-1 - order[i].entry));
           tell (s, EMLAT_DIAG_OPEN_INTERACTION, o->file, o->offset, o->cause);
           continue;
         }
       struct emlat_ixs_entry *e
-        = &EMLAT_VEC_AT (s->entries, struct emlat_ixs_entry, (size_t)order[i].entry);
+          = &EMLAT_VEC_AT (s->entries, struct emlat_ixs_entry, (size_t)order[i].entry);
       if (!e->has_begin)
         {
           /* Spans named a cause that no INTERACTION record defines. */
           for (uint32_t a = e->agg; a;)
             {
-              const struct emlat_agg_node *nd = &EMLAT_VEC_AT (s->aggs, struct emlat_agg_node,
-                                                               a - 1);
+              const struct emlat_agg_node *nd
+                  = &EMLAT_VEC_AT (s->aggs, struct emlat_agg_node, a - 1);
               if (unattributed && nd->agg.kind <= EMLAT_SPAN_KIND_MAX)
                 {
                   struct emlat_span_agg *u = &unattributed[nd->agg.kind];
@@ -353,7 +365,8 @@ int emlat_ixs_finish (struct emlat_ixstream *s, struct emlat_span_agg *unattribu
   return rc;
 }
 
-void emlat_ixs_free (struct emlat_ixstream *s)
+void
+emlat_ixs_free (struct emlat_ixstream *s)
 {
   emlat_u64map_free (&s->pending, s->budget);
   emlat_vec_free (s->budget, &s->entries, sizeof (struct emlat_ixs_entry));

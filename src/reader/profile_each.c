@@ -26,35 +26,39 @@ struct each
   struct emlat_profile *p;
   struct emlat_ixstream s;
   struct emlat_budget budget;
-  uint64_t *keep;             /* sorted */
+  uint64_t *keep; /* sorted */
   size_t n_keep;
-  size_t kept_before;         /* P's kept interactions before this call */
-  uint32_t file;              /* the file being scanned */
+  size_t kept_before; /* P's kept interactions before this call */
+  uint32_t file;      /* the file being scanned */
   emlat_interaction_fn fn;
   void *ctx;
-  int rc;                     /* FN's nonzero return, or a negative errno */
+  int rc; /* FN's nonzero return, or a negative errno */
 };
 
-static int cmp_u64 (const void *a, const void *b)
+static int
+cmp_u64 (const void *a, const void *b)
 {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
 }
 
-static int cmp_ix (const void *a, const void *b)
+static int
+cmp_ix (const void *a, const void *b)
 {
   uint64_t x = ((const struct emlat_interaction *)a)->cause;
   uint64_t y = ((const struct emlat_interaction *)b)->cause;
   return x < y ? -1 : x > y;
 }
 
-static int wanted (const struct each *e, uint64_t cause)
+static int
+wanted (const struct each *e, uint64_t cause)
 {
   return e->n_keep && bsearch (&cause, e->keep, e->n_keep, sizeof *e->keep, cmp_u64) != NULL;
 }
 
 /* Keep a copy of IX (handed over by the stream) in P.  0 or -ENOMEM. */
-static int keep (struct each *e, const struct emlat_interaction *ix)
+static int
+keep (struct each *e, const struct emlat_interaction *ix)
 {
   struct emlat_profile *p = e->p;
   size_t n;
@@ -62,8 +66,8 @@ static int keep (struct each *e, const struct emlat_interaction *ix)
   for (size_t i = 0; i < e->kept_before; i++) /* kept by an earlier call */
     if (have[i].cause == ix->cause)
       return 0;
-  uint32_t words = emlat_ix_slot_words (ix->time_mask, ix->value_mask, ix->counter_mask,
-                                        ix->q_mask);
+  uint32_t words
+      = emlat_ix_slot_words (ix->time_mask, ix->value_mask, ix->counter_mask, ix->q_mask);
   if (emlat_vec_reserve (&p->budget, &p->ix, p->ix.n + 1, sizeof *ix, SIZE_MAX / 128)
       || emlat_vec_reserve (&p->budget, &p->arena, p->arena.n + words, sizeof (uint64_t),
                             SIZE_MAX / 16))
@@ -79,7 +83,8 @@ static int keep (struct each *e, const struct emlat_interaction *ix)
   return 0;
 }
 
-static int each_deliver (void *ctx, const struct emlat_interaction *ix)
+static int
+each_deliver (void *ctx, const struct emlat_interaction *ix)
 {
   struct each *e = ctx;
   if (wanted (e, ix->cause) && keep (e, ix) != 0)
@@ -90,32 +95,32 @@ static int each_deliver (void *ctx, const struct emlat_interaction *ix)
 }
 
 /* The stream's return: 0 go on, else stop (E->rc says why). */
-static int stream_rc (struct each *e, int rc)
+static int
+stream_rc (struct each *e, int rc)
 {
   if (rc < 0 && !e->rc)
     e->rc = -EFBIG; /* a limit the load passed: this scan's own budget */
   return rc != 0;
 }
 
-static int each_record (void *ctx, const struct emlat_chunk_info *ci,
-                        const struct emlat_record *r)
+static int
+each_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
 {
   struct each *e = ctx;
   switch (r->kind)
     {
     case EMLAT_REC_IX_BEGIN:
-      return stream_rc (e, emlat_ixs_begin (&e->s, &r->u.ix_begin, r->thread, e->file,
-                                            ci->offset));
+      return stream_rc (e, emlat_ixs_begin (&e->s, &r->u.ix_begin, r->thread, e->file, ci->offset));
     case EMLAT_REC_IX_COMPLETE:
-      return stream_rc (e, emlat_ixs_complete (&e->s, &r->u.ix, r->thread, e->file,
-                                               ci->offset));
+      return stream_rc (e, emlat_ixs_complete (&e->s, &r->u.ix, r->thread, e->file, ci->offset));
     default:
       return 0;
     }
 }
 
 /* Every interaction of the streamed profile E->p through E's stream. */
-static int each_streamed (struct each *e)
+static int
+each_streamed (struct each *e)
 {
   struct emlat_profile *p = e->p;
   for (size_t i = 0; i < p->n_files && !e->rc; i++)
@@ -142,8 +147,9 @@ static int each_streamed (struct each *e)
   return e->rc;
 }
 
-EMLAT_API int emlat_profile_each_interaction (struct emlat_profile *p, const uint64_t *keep_ids,
-                                              size_t n_keep, emlat_interaction_fn fn, void *ctx)
+EMLAT_API int
+emlat_profile_each_interaction (struct emlat_profile *p, const uint64_t *keep_ids, size_t n_keep,
+                                emlat_interaction_fn fn, void *ctx)
 {
   if (!p || (n_keep && !keep_ids))
     return -EINVAL;
