@@ -117,6 +117,9 @@ skip_to (struct emlat_window *w, uint64_t off)
   return 0;
 }
 
+/* What a request returns before the buffer exists: nothing to read. */
+static const uint8_t nothing[1];
+
 const uint8_t *
 emlat_window_get (struct emlat_window *w, uint64_t off, size_t need, size_t *avail)
 {
@@ -131,11 +134,13 @@ emlat_window_get (struct emlat_window *w, uint64_t off, size_t need, size_t *ava
   if (off < w->at)
     {
       w->err = EINVAL; /* the scanner only moves forward */
-      return w->buf;
+      return w->buf ? w->buf : nothing;
     }
   /* What exists of [OFF, OFF + NEED). */
   uint64_t left = w->size == UINT64_MAX ? UINT64_MAX : w->size > off ? w->size - off : 0;
   size_t want = left < need ? (size_t)left : need;
+  if (!w->buf && want == 0)
+    return nothing;
   if (off + want <= w->at + w->have)
     {
       *avail = want;
@@ -151,12 +156,12 @@ emlat_window_get (struct emlat_window *w, uint64_t off, size_t need, size_t *ava
   else
     {
       if (!w->seekable && off > w->at + w->have && skip_to (w, off) != 0)
-        return w->buf;
+        return w->buf ? w->buf : nothing;
       w->have = 0;
     }
   w->at = off;
   if (w->err || want == 0)
-    return w->buf;
+    return w->buf ? w->buf : nothing;
   size_t ahead = off == 0 ? 0 : EMLAT_WINDOW_READ_AHEAD;
   size_t target = left - want < ahead ? (size_t)left : want + ahead;
   size_t room = reserve (w, want, target);
@@ -177,7 +182,7 @@ emlat_window_get (struct emlat_window *w, uint64_t off, size_t need, size_t *ava
       w->consumed = w->at + w->have > w->consumed ? w->at + w->have : w->consumed;
     }
   *avail = w->have < want ? w->have : want;
-  return w->buf;
+  return w->buf ? w->buf : nothing;
 }
 
 uint64_t

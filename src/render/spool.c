@@ -136,7 +136,7 @@ spool_put (struct spool *s, uint64_t key, const void *bytes, size_t len)
   size_t limit = s->run_bytes ? s->run_bytes : SPOOL_RUN_BYTES;
   if (s->len + len > limit && flush_run (s) != 0)
     return -s->error;
-  if (s->len + len > s->cap)
+  if (!s->buf || s->len + len > s->cap)
     {
       size_t cap = s->cap ? s->cap * 2 : 65536;
       while (cap < s->len + len)
@@ -160,7 +160,8 @@ spool_put (struct spool *s, uint64_t key, const void *bytes, size_t len)
       s->at = a;
       s->ncap = cap;
     }
-  memcpy (s->buf + s->len, bytes, len);
+  if (len)
+    memcpy (s->buf + s->len, bytes, len);
   s->keys[s->n] = key;
   s->at[s->n++] = (uint64_t)s->len << 16 | len;
   s->len += len;
