@@ -43,6 +43,7 @@
 
 #include "emlat/emlat.h"
 #include "session_shape.h"
+#include "../tests/lib/craft.h"
 #define HUGE_INPUT_NO_MAIN 1
 #include "../tests/progs/huge_input.c"
 

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/craft.h"
+#ifndef EMLAT_TEST_CRAFT_H /* included already by a bench (no tests/lib path there) */
+#include "craft.h"
+#endif
 
 static int huge_write_all (FILE *f, const void *p, size_t n)
 {
