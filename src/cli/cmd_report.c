@@ -220,6 +220,8 @@ static int
 model_passes (struct report *r, int mrc, const uint64_t *keep, size_t n_keep)
 {
   int first = 1;
+  if (mrc == 0 && n_keep == 0)
+    return 0; /* complete, and nothing to keep: no pass */
   while (mrc >= 0 && (mrc == 1 || first))
     {
       int rc = emlat_profile_each_interaction (r->p, keep, first ? n_keep : 0,
@@ -245,6 +247,9 @@ model_passes (struct report *r, int mrc, const uint64_t *keep, size_t n_keep)
 static int
 build (const struct report_opts *o, struct report *r)
 {
+  /* --per-interaction lists every interaction by cause: spooled (spool.h). */
+  r->per_ix = o->per_ix;
+  spool_init (&r->per_ix_spool);
   if (emlat_report_model_begin (&r->m, NULL,
                                 EMLAT_REPORT_MODEL_TAIL | EMLAT_REPORT_MODEL_LEAD_ONLY)
       != 0)
@@ -252,9 +257,6 @@ build (const struct report_opts *o, struct report *r)
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;
     }
-  /* --per-interaction lists every interaction by cause: spooled (spool.h). */
-  r->per_ix = o->per_ix;
-  spool_init (&r->per_ix_spool);
   int rc = report_load_each_usable (o->paths, o->n, EMLAT_LOAD_STREAM, first_pass_add, r,
                                     &r->p);
   if (rc != 0)
