@@ -4,7 +4,8 @@
  *
  * Two levels, both following docs/FORMAT.md (rules F-n):
  *
- *  1. The scanner (emlat_scan) walks one file held in memory chunk by chunk
+ *  1. The scanner (emlat_scan: a file held in memory; emlat_scan_fd: one
+ *     read through a window of one chunk) walks one file chunk by chunk
  *     and calls a visitor for the file header, each chunk and each decoded
  *     record.  It validates every byte it uses, never reads outside the
  *     buffer, allocates only for the per-file string-id check (bounded by
@@ -24,6 +25,13 @@
  *     last STATS entries and a list of diagnostics.  Every allocation is
  *     counted against struct emlat_limits; reaching a limit stops loading
  *     with an EMLAT_DIAG_LIMIT diagnostic, never an unbounded allocation.
+ *     Only regular files are opened by path (a FIFO, a device, a socket or
+ *     a directory is refused before a byte is read); they are streamed,
+ *     never held.  With EMLAT_LOAD_STREAM a load keeps no interaction at
+ *     all, with the same totals and diagnostics: the interactions and
+ *     spans are then handed over one at a time (emlat_profile_load_each,
+ *     emlat_profile_each_interaction, emlat_profile_each_span), in memory
+ *     that does not grow with them.
  *
  * Timestamps are profiler-clock nanoseconds (F-4); they are returned as
  * decoded, not relative to anything.  Identifiers are 0 when absent (F-5).
@@ -589,12 +597,15 @@ struct emlat_profile_totals
    diagnostics, not errors), -EINVAL for bad arguments or -ENOMEM when the
    profile itself could not be allocated.
 
-   Limits (LIM, NULL for the defaults) bound what is read, not only what is
-   decoded: files are read one after the other, each refused unread past
-   max_file_bytes or past what max_alloc_bytes has left (read_error EFBIG
-   and an EMLAT_DIAG_LIMIT diagnostic naming the limit); a limit stops
-   loading, and the files after it are listed with read_error ECANCELED.
-   More than max_files paths: nothing is read. */
+   Each path must name a regular file: anything else is refused before a
+   byte is read (read_error EISDIR for a directory, ENODEV for a FIFO, a
+   socket or a device).  Files are read one after the other, each through
+   a window of one chunk (its 64-byte header alone first), never held in
+   memory; they are read again, by path, for every later re-scan.  Limits
+   (LIM, NULL for the defaults) bound what is allocated, not only what is
+   decoded; a limit stops loading (an EMLAT_DIAG_LIMIT diagnostic naming
+   it), and the files after it are listed with read_error ECANCELED.  More
+   than max_files paths: nothing is read. */
 EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
                                   const struct emlat_limits *lim, unsigned flags,
                                   struct emlat_profile **out);
