@@ -21,7 +21,8 @@
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
 #
 # Targets: all, demo, check, test, test-lib, test-emacs, asan-test, tsan-test,
-# fuzz-check, bench, bench-gate, install, uninstall, clean, deps.  See README.md.
+# fuzz-check, bench, bench-gate, bench-peers, bench-scale, install, uninstall,
+# clean, deps.  See README.md.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -91,7 +92,7 @@ TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate install uninstall clean deps tests-build
+.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate bench-scale install uninstall clean deps tests-build
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -242,6 +243,11 @@ $(BUILD)/bench/peers/peer_%: bench/peers/peer_%.c bench/peers/peer_harness.h $(S
 $(BUILD)/bench/peers/peer_lttng: bench/peers/peer_lttng.c bench/peers/peers_tp.c bench/peers/peers_tp.h bench/peers/peer_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -Ibench/peers -o $@ bench/peers/peer_lttng.c bench/peers/peers_tp.c -llttng-ust -ldl $(LDLIBS)
+
+# Reading at scale (docs/PERFORMANCE.md): 1 M and 10 M interactions, 1 GiB
+# hostile inputs; about 10 minutes and 4 GB of $$TMPDIR.
+bench-scale: all $(BUILD)/bench/bench_scale
+	$(BUILD)/bench/bench_scale
 
 deps:
 	@sh scripts/deps.sh $(or $(DEPS_GOALS),check)

@@ -8,8 +8,9 @@
 #   BUILD=build BENCH_RUNS=5 BENCH_GATE=quick sh bench/run.sh
 #   BENCH_PEERS=1 ...    also the peers benchmark (bench/peers/run.sh)
 #
-# 1. Every $BUILD/bench/bench_* program but bench_gate (and bench_writer once more with
-#    --threads 2) runs BENCH_RUNS times, interleaved (round 1 runs each
+# 1. Every $BUILD/bench/bench_* program but bench_gate (step 4) and
+#    bench_scale (make bench-scale), and bench_writer once more with
+#    --threads 2, runs BENCH_RUNS times, interleaved (round 1 runs each
 #    program once, then round 2, ...), so slow drift of the machine affects
 #    all alike.  Each program prints "METRIC name value unit" lines; this
 #    script prints, per metric, the median, min and max over the runs.
@@ -42,7 +43,9 @@ status=0
 
 progs=
 for p in "$BUILD"/bench/bench_*; do
-  case $p in */bench_gate) continue ;; esac
+  # bench_gate runs once in step 4; bench_scale records 10 M interactions
+  # and 1 GiB inputs: make bench-scale.
+  case $p in */bench_gate | */bench_scale) continue ;; esac
   [ -f "$p" ] && [ -x "$p" ] && progs="$progs $p"
 done
 if [ -z "$progs" ]; then

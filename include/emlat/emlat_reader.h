@@ -4,7 +4,8 @@
  *
  * Two levels, both following docs/FORMAT.md (rules F-n):
  *
- *  1. The scanner (emlat_scan) walks one file held in memory chunk by chunk
+ *  1. The scanner (emlat_scan: a file held in memory; emlat_scan_fd: one
+ *     read through a window of one chunk) walks one file chunk by chunk
  *     and calls a visitor for the file header, each chunk and each decoded
  *     record.  It validates every byte it uses, never reads outside the
  *     buffer, allocates only for the per-file string-id check (bounded by
@@ -24,6 +25,13 @@
  *     last STATS entries and a list of diagnostics.  Every allocation is
  *     counted against struct emlat_limits; reaching a limit stops loading
  *     with an EMLAT_DIAG_LIMIT diagnostic, never an unbounded allocation.
+ *     Only regular files are opened by path (a FIFO, a device, a socket or
+ *     a directory is refused before a byte is read); they are streamed,
+ *     never held.  With EMLAT_LOAD_STREAM a load keeps no interaction at
+ *     all, with the same totals and diagnostics: the interactions and
+ *     spans are then handed over one at a time (emlat_profile_load_each,
+ *     emlat_profile_each_interaction, emlat_profile_each_span), in memory
+ *     that does not grow with them.
  *
  * Timestamps are profiler-clock nanoseconds (F-4); they are returned as
  * decoded, not relative to anything.  Identifiers are 0 when absent (F-5).
@@ -57,9 +65,12 @@ extern "C" {
    field means "use the default".  The fuzzer uses small ones. */
 struct emlat_limits
 {
-  uint64_t max_file_bytes;     /* one file in memory, read from a path or a
-                                  stream or handed over (default 4 GiB); a
-                                  stream read allocates no more */
+  uint64_t max_file_bytes;     /* one file held in memory: a stream read to
+                                  its end or a buffer handed over (default
+                                  4 GiB); a stream read allocates no more.
+                                  A regular file is streamed through one
+                                  chunk's window, never held, and not
+                                  bounded by it */
   uint32_t max_chunk_payload;  /* stored payload bytes, <= 16 MiB (F-22) */
   uint64_t max_files;          /* files in one rotated set (default 100000) */
   uint64_t max_interactions;   /* distinct cause ids (default 20 M) */
@@ -71,9 +82,12 @@ struct emlat_limits
   uint64_t max_input_batches;  /* default 50 M */
   uint64_t max_losses;         /* LOSS records kept (default 1 M) */
   uint64_t max_diagnostics;    /* kept; more are only counted (100000) */
-  uint64_t max_alloc_bytes;    /* every allocation of a load, and every file
-                                  buffer it keeps, read by the reader or
-                                  handed over (default 16 GiB) */
+  uint64_t max_alloc_bytes;    /* the memory limit of a load: every
+                                  allocation it makes (the window a file is
+                                  read through included) and every buffer
+                                  it keeps, read by the reader or handed
+                                  over; also bounds each re-scan (default
+                                  1 GiB) */
 };
 
 EMLAT_API void emlat_limits_default (struct emlat_limits *lim);
@@ -375,6 +389,12 @@ struct emlat_scan_params
   /* Expected sequence of the first chunk: 0 derives it (1 when the header's
      rotation is 0, else unchecked). */
   uint64_t expect_sequence;
+  /* 0: decode every chunk.  Else bit T set: decode the chunks of type T
+     only; the others are framed and checked (their CRCs: damage still
+     stops the scan where it would) but neither decoded nor shown to the
+     visitor, and the result's counters do not count them.  For a re-scan
+     that wants one kind of record (the spans, the interactions). */
+  uint32_t decode_types;
 };
 
 /* Scan LEN bytes at BUF as one .emlat file.  Fills *RES.  Returns 0 when
@@ -383,6 +403,19 @@ struct emlat_scan_params
 EMLAT_API int emlat_scan (const uint8_t *buf, size_t len,
                           const struct emlat_scan_params *p,
                           struct emlat_scan_result *res);
+
+/* Scan the file open on FD as emlat_scan scans a buffer, without holding
+   it in memory: a regular file is read with pread(2) from the
+   descriptor's current offset to the size it has now (the offset is not
+   moved), anything else with read(2) to its end; through one buffer of at
+   most one chunk plus 1 MiB read ahead (charged to p->limits'
+   max_alloc_bytes), the 64-byte file header read alone first, so an input
+   that is not a profile costs one small read.  Pointers in the records
+   (keys, strings) are valid during the visitor's call only.  A read error
+   stops the scan with EMLAT_STOP_IO_ERROR.  Returns 0 when the scan ran,
+   -EINVAL, -EISDIR, or the errno of fstat. */
+EMLAT_API int emlat_scan_fd (int fd, const struct emlat_scan_params *p,
+                             struct emlat_scan_result *res);
 
 /* Read PATH into memory (at most lim->max_file_bytes).  Returns 0 and sets
    *BUF (free with free()) and *LEN, or a negative errno: -EFBIG past the
@@ -443,6 +476,15 @@ struct emlat_profile; /* opaque */
 #define EMLAT_LOAD_NO_RECOVER 0x2u /* emlat_profile_load: read the files as
                                       they are, even when a ring file holds
                                       more (emlat_recover) */
+#define EMLAT_LOAD_STREAM 0x4u  /* keep no interaction (nor input batch,
+                                   nor span: EMLAT_LOAD_SPANS is ignored):
+                                   the load counts, checks and diagnoses
+                                   them exactly as without this flag, so
+                                   the totals and diagnostics are the same,
+                                   in memory that does not grow with the
+                                   interactions; read them with
+                                   emlat_profile_each_interaction (or
+                                   emlat_profile_load_each) */
 
 /* Per-file summary of a loaded set, in rotation order. */
 struct emlat_file_summary
@@ -555,12 +597,15 @@ struct emlat_profile_totals
    diagnostics, not errors), -EINVAL for bad arguments or -ENOMEM when the
    profile itself could not be allocated.
 
-   Limits (LIM, NULL for the defaults) bound what is read, not only what is
-   decoded: files are read one after the other, each refused unread past
-   max_file_bytes or past what max_alloc_bytes has left (read_error EFBIG
-   and an EMLAT_DIAG_LIMIT diagnostic naming the limit); a limit stops
-   loading, and the files after it are listed with read_error ECANCELED.
-   More than max_files paths: nothing is read. */
+   Each path must name a regular file: anything else is refused before a
+   byte is read (read_error EISDIR for a directory, ENODEV for a FIFO, a
+   socket or a device).  Files are read one after the other, each through
+   a window of one chunk (its 64-byte header alone first), never held in
+   memory; they are read again, by path, for every later re-scan.  Limits
+   (LIM, NULL for the defaults) bound what is allocated, not only what is
+   decoded; a limit stops loading (an EMLAT_DIAG_LIMIT diagnostic naming
+   it), and the files after it are listed with read_error ECANCELED.  More
+   than max_files paths: nothing is read. */
 EMLAT_API int emlat_profile_load (const char *const *paths, size_t n,
                                   const struct emlat_limits *lim, unsigned flags,
                                   struct emlat_profile **out);
@@ -608,6 +653,58 @@ EMLAT_API int emlat_profile_load_buffers (const struct emlat_buffer *files, size
    Returns as emlat_profile_load does. */
 EMLAT_API int emlat_profile_load_fd (int fd, const char *name, const struct emlat_limits *lim,
                                      unsigned flags, struct emlat_profile **out);
+
+/* One input of emlat_profile_load_inputs: a path, read as
+   emlat_profile_load reads it (FD < 0), or a descriptor, read as
+   emlat_profile_load_fd reads it (FD >= 0; left open; a duplicate is kept
+   while the profile lives when it is a regular file).  NAME is the
+   display name (NULL: PATH, or "-" for a descriptor). */
+struct emlat_input
+{
+  const char *path;
+  int fd;
+  const char *name;
+};
+
+/* Load INPUTS[0..N) as one session, each as the entry point for its kind
+   would load it (the ring files of paths recovered first unless
+   EMLAT_LOAD_NO_RECOVER).  Returns as emlat_profile_load does. */
+EMLAT_API int emlat_profile_load_inputs (const struct emlat_input *inputs, size_t n,
+                                         const struct emlat_limits *lim, unsigned flags,
+                                         struct emlat_profile **out);
+
+/* Receives one interaction of a profile: IX and its fields (read with
+   emlat_profile_ix_time and the other accessors, with P) are valid during
+   the call only.  A nonzero return stops the iteration and is returned. */
+typedef int (*emlat_interaction_fn) (void *ctx, const struct emlat_profile *p,
+                                     const struct emlat_interaction *ix);
+
+/* Load INPUTS as emlat_profile_load_inputs does with EMLAT_LOAD_STREAM,
+   and hand each interaction of the session to FN once, as it becomes
+   final: at its (first) complete record, or at the end of the set for an
+   open one (a begin record only), in the order its cause was first seen.
+   The interactions are those a load keeping them would keep, field for
+   field (emlat_profile_interactions), in file order instead of cause
+   order.  When a limit stops the load, FN has seen only part of them.
+   Returns as emlat_profile_load does, or FN's nonzero return (then *OUT
+   is NULL). */
+EMLAT_API int emlat_profile_load_each (const struct emlat_input *inputs, size_t n,
+                                       const struct emlat_limits *lim, unsigned flags,
+                                       emlat_interaction_fn fn, void *ctx,
+                                       struct emlat_profile **out);
+/* Every interaction of P, once each, to FN: of a profile that keeps them,
+   in cause order; of a streamed one (EMLAT_LOAD_STREAM), by scanning its
+   files again (emlat_profile_rescan), in the order emlat_profile_load_each
+   gives, with the interactions whose cause is in KEEP[0..N_KEEP) kept in
+   P from then on (emlat_profile_find_interaction and
+   emlat_profile_interactions see them, sorted by cause).  Memory: what
+   the load needed for interactions, for the scan's time.  Not to be run
+   while another thread uses P's interactions (other re-scans may run).
+   Returns 0, FN's nonzero return, -ECANCELED (a limit stopped the load:
+   the set is not whole), -ENOMEM (keeping), -EFBIG (a limit of the scan)
+   or emlat_profile_rescan's error. */
+EMLAT_API int emlat_profile_each_interaction (struct emlat_profile *p, const uint64_t *keep,
+                                              size_t n_keep, emlat_interaction_fn fn, void *ctx);
 EMLAT_API void emlat_profile_free (struct emlat_profile *p);
 
 EMLAT_API const struct emlat_profile_totals *
@@ -616,11 +713,24 @@ EMLAT_API const struct emlat_file_summary *
 emlat_profile_files (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_diag *
 emlat_profile_diags (const struct emlat_profile *p, size_t *n);
-/* The bytes of file I (rotation order, as emlat_profile_files) as the
-   profile holds them, or NULL (*LEN = 0) when it was not read; valid until
-   emlat_profile_free.  For re-scanning a set whatever it was loaded from. */
+/* The bytes of file I (rotation order, as emlat_profile_files) when the
+   profile holds them in memory (a buffer handed over, a stream read to its
+   end), valid until emlat_profile_free; NULL (*LEN = 0) for a regular
+   file, which is streamed, never held, and for a file not read. */
 EMLAT_API const uint8_t *emlat_profile_file_data (const struct emlat_profile *p, size_t i,
                                                   size_t *len);
+/* Scan file I of P again with PARAMS (emlat_scan's contract), from
+   wherever the load read it: memory, the descriptor it keeps, or the path,
+   opened again, which must still name the same file (device and inode)
+   with at least the length the load read; exactly the bytes the load read
+   are scanned.  The window is charged to a budget of its own
+   (max_alloc_bytes), so that re-scans of one profile may run on several
+   threads.  Returns 0 (the scan ran: see RES), -EINVAL (no such file, or
+   one that was not read), -ESTALE (the path names another file now, or a
+   shorter one) or the errno of opening it. */
+EMLAT_API int emlat_profile_rescan (const struct emlat_profile *p, size_t i,
+                                    const struct emlat_scan_params *params,
+                                    struct emlat_scan_result *res);
 /* The session's header (of its first file read), or NULL if none. */
 EMLAT_API const struct emlat_file_header *
 emlat_profile_header (const struct emlat_profile *p);
@@ -639,7 +749,8 @@ EMLAT_API const struct emlat_kv *emlat_kv_find (const struct emlat_kv *kv, size_
 EMLAT_API const uint8_t *emlat_profile_string (const struct emlat_profile *p,
                                                uint64_t id, size_t *len);
 
-/* Interactions, sorted by cause id. */
+/* Interactions, sorted by cause id (of a streamed profile only those
+   kept by emlat_profile_each_interaction). */
 EMLAT_API const struct emlat_interaction *
 emlat_profile_interactions (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_interaction *
@@ -685,6 +796,18 @@ EMLAT_API const struct emlat_span *emlat_profile_spans (const struct emlat_profi
    or limits.max_open_spans, -ENOMEM. */
 EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t cause,
                                       struct emlat_span_set *set);
+/* Receives one span: S and POOL (its counters: emlat_span_counter (S,
+   POOL, ...)) are valid during the call only.  A nonzero return stops the
+   walk and is returned. */
+typedef int (*emlat_span_fn) (void *ctx, const struct emlat_span *s, const uint64_t *pool);
+/* Every span of P, once each, found by re-scanning its files as
+   emlat_profile_ix_spans does: the spans EMLAT_LOAD_SPANS would keep (a
+   begin without end last, as incomplete), in the order they finish, not
+   by id; memory for the spans still open and the span-id set only.
+   Returns 0, FN's nonzero return, -E2BIG (max_spans words of the id set,
+   max_open_spans), -ECANCELED (a limit stopped the load) or
+   emlat_profile_rescan's error. */
+EMLAT_API int emlat_profile_each_span (const struct emlat_profile *p, emlat_span_fn fn, void *ctx);
 
 EMLAT_API const struct emlat_rd_input *
 emlat_profile_inputs (const struct emlat_profile *p, size_t *n);

@@ -298,14 +298,47 @@ struct emlat_report_model
   /* Interactions of each population that have each boundary. */
   uint64_t present_t[EMLAT_POP_COUNT][EMLAT_T_FIELD_COUNT];
   uint64_t present_cpu_begin[EMLAT_POP_COUNT], present_cpu_end[EMLAT_POP_COUNT];
-  /* The tail and the slowest interactions (emlat_report_tail_pick); the model
-     build leaves it empty. */
+  /* The tail and the slowest interactions (emlat_report_tail_pick, or
+     EMLAT_REPORT_MODEL_TAIL); emlat_report_model_build leaves it empty. */
   struct emlat_report_tail tail;
+  void *priv;                  /* while building (private) */
 };
 
-/* Build *M from P.  Returns 0 or -ENOMEM (then *M is freed). */
+/* Build *M from P's kept interactions, every sample kept.  Returns 0 or
+   -ENOMEM (then *M is freed). */
 EMLAT_API int emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_model *m);
 EMLAT_API void emlat_report_model_free (struct emlat_report_model *m);
+
+/* Building a model from interactions handed over one at a time, in any
+   order, in one pass or a few (for a streamed profile:
+   emlat_profile_load_each, emlat_profile_each_interaction).  The numbers
+   are those of emlat_report_model_build on the same interactions.
+
+   Flags:
+     EMLAT_REPORT_MODEL_LEAD_ONLY  only each group's lead metric
+       (emlat_report_group_primary) keeps its samples in s[]; the other
+       metrics' distributions (d[]) are exact too, their quantiles found
+       from a histogram in bounded memory (docs/REPORT.md, "Percentiles")
+       at the cost of usually one more pass; their s[] stay empty.
+     EMLAT_REPORT_MODEL_TAIL  also pick the tail and the slowest
+       interactions into M->tail (emlat_report_tail_pick's result).
+   Passes: emlat_report_model_begin, then emlat_report_model_add for every
+   interaction, then emlat_report_model_pass_end; while that returns 1,
+   every interaction again through emlat_report_model_add and
+   emlat_report_model_pass_end.  0: the model is complete (M->tail after
+   the first pass already); -ENOMEM: *M was freed.  P is the profile of
+   the interactions (M->p; may be set after emlat_report_model_begin). */
+#define EMLAT_REPORT_MODEL_LEAD_ONLY 0x1u
+#define EMLAT_REPORT_MODEL_TAIL 0x2u
+EMLAT_API int emlat_report_model_begin (struct emlat_report_model *m,
+                                        const struct emlat_profile *p, unsigned flags);
+EMLAT_API int emlat_report_model_add (struct emlat_report_model *m, const struct emlat_profile *p,
+                                      const struct emlat_interaction *ix);
+EMLAT_API int emlat_report_model_pass_end (struct emlat_report_model *m);
+/* Every pass over P (emlat_profile_each_interaction) with FLAGS.  Returns
+   0, -ENOMEM or the iteration's error (then *M is freed). */
+EMLAT_API int emlat_report_model_build_each (struct emlat_profile *p, struct emlat_report_model *m,
+                                             unsigned flags);
 
 /* The metric a group's latency chart and comparison lead with: the first
    of input_to_flush_max_ns, external_first_output_ns,
@@ -434,6 +467,14 @@ struct emlat_report_waterfall
    an error: spans_error says so and the phases are drawn instead. */
 EMLAT_API int emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                             struct emlat_report_waterfall *w);
+/* The same with the spans fetched already: SPANS_RC and SPANS are what
+   emlat_profile_ix_spans (P, CAUSE, SPANS) returned (fetched at the same
+   time as something else, on another thread); SPANS stays the
+   caller's. */
+EMLAT_API int emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t cause,
+                                                  int spans_rc,
+                                                  const struct emlat_span_set *spans,
+                                                  struct emlat_report_waterfall *w);
 EMLAT_API void emlat_report_waterfall_free (struct emlat_report_waterfall *w);
 
 /* ------------------------------------------------------------------ */

@@ -339,6 +339,22 @@ emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                         struct emlat_report_waterfall *w)
 {
   memset (w, 0, sizeof *w);
+  if (!emlat_profile_find_interaction (p, cause))
+    return -ENOENT;
+  struct emlat_span_set set;
+  int src = emlat_profile_ix_spans (p, cause, &set);
+  int rc = emlat_report_waterfall_build_spans (p, cause, src, &set, w);
+  if (src == 0)
+    emlat_span_set_free (&set);
+  return rc;
+}
+
+int
+emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t cause, int src,
+                                    const struct emlat_span_set *spans,
+                                    struct emlat_report_waterfall *w)
+{
+  memset (w, 0, sizeof *w);
   const struct emlat_interaction *ix = emlat_profile_find_interaction (p, cause);
   if (!ix)
     return -ENOENT;
@@ -360,24 +376,19 @@ emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
                     "input arrival") != 0)
     goto nomem;
 
-  struct emlat_span_set set;
-  memset (&set, 0, sizeof set);
-  int src = emlat_profile_ix_spans (p, cause, &set);
+  const struct emlat_span_set *set = spans;
   if (src != 0)
     w->spans_error = src;
-  w->n_spans = src == 0 ? set.n : 0;
+  w->n_spans = src == 0 ? set->n : 0;
   if (w->n_spans)
     {
-      if (span_rows (w, &cap, &set) != 0)
-        {
-          emlat_span_set_free (&set);
-          goto nomem;
-        }
-      for (size_t i = 0; i < set.n; i++)
+      if (span_rows (w, &cap, set) != 0)
+        goto nomem;
+      for (size_t i = 0; i < set->n; i++)
         for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
           {
             uint64_t v;
-            if (emlat_span_counter (&set.spans[i], set.counters, (enum emlat_counter)c, &v))
+            if (emlat_span_counter (&set->spans[i], set->counters, (enum emlat_counter)c, &v))
               {
                 w->span_counter_mask |= 1u << c;
                 w->span_counters[c] += v;
@@ -385,13 +396,8 @@ emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
           }
     }
   else if (phase_rows (w, &cap) != 0)
-    {
-      emlat_span_set_free (&set);
-      goto nomem;
-    }
-  split (w, src == 0 ? &set : NULL);
-  if (src == 0)
-    emlat_span_set_free (&set);
+    goto nomem;
+  split (w, src == 0 ? set : NULL);
   axis (w);
   return 0;
 nomem:

@@ -27,7 +27,6 @@
  * or one JSON object per set with --json.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +36,7 @@
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "common/input_open.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
@@ -133,7 +133,9 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
       printf ("%s: %s%s\n", f[i].path, f[i].ignored ? "ignored, " : "", verdict_name (fv));
       if (f[i].read_error)
         {
-          emlat_cli_error (f[i].path, UINT64_MAX, "%s", strerror (f[i].read_error));
+          char why[160];
+          emlat_cli_error (f[i].path, UINT64_MAX, "%s",
+                           cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
           continue;
         }
       if (!s->header_ok)
@@ -202,7 +204,9 @@ static void json_file (struct emlat_json *j, const struct emlat_profile *p, size
   emlat_json_kv_str (j, "verdict", verdict_key (file_verdict (&f[i])));
   emlat_json_key (j, "ignored");
   emlat_json_bool (j, f[i].ignored);
-  emlat_json_kv_str (j, "read_error", read ? NULL : strerror (f[i].read_error));
+  char why[160];
+  emlat_json_kv_str (j, "read_error",
+                     read ? NULL : cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
   emlat_json_kv_u64_opt (j, "rotation", read && s->header_ok, s->header.rotation);
   emlat_json_kv_u64_opt (j, "bytes", read, s->file_bytes);
   emlat_json_kv_str (j, "stop", read ? emlat_stop_name (s->stop) : NULL);
@@ -290,23 +294,21 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
 static int read_uuid (const char *path, uint8_t uuid[16])
 {
   uint8_t h[EMLAT_FILE_HEADER_SIZE];
-  const uint8_t *in;
-  size_t len;
   ssize_t n = -1;
   if (cli_is_stdin (path))
     {
-      if (cli_stdin (&in, &len) == 0)
-        {
-          n = len < sizeof h ? (ssize_t)len : (ssize_t)sizeof h;
-          memcpy (h, in, (size_t)n);
-        }
+      int fd = cli_stdin_fd ();
+      off_t base = fd >= 0 ? lseek (fd, 0, SEEK_CUR) : -1;
+      if (base >= 0)
+        n = pread (fd, h, sizeof h, base);
     }
   else
     {
-      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      int fd = emlat_input_open (path, &st); /* never blocks on a FIFO */
       if (fd < 0)
         return -1;
-      n = read (fd, h, sizeof h);
+      n = pread (fd, h, sizeof h, 0);
       close (fd);
     }
   struct emlat_file_header fh;
@@ -391,7 +393,7 @@ static int run_check (int argc, char **argv)
             done[k] = 1;
           }
       struct emlat_profile *p;
-      int rc = report_load (group, g, 0, 0, &p);
+      int rc = report_load (group, g, EMLAT_LOAD_STREAM, 0, &p);
       if (rc)
         {
           emlat_cli_error (files[i], UINT64_MAX, "cannot load: %s", strerror (-rc));

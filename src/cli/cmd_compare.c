@@ -259,15 +259,32 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
   return j.error ? -1 : 0;
 }
 
-/* Load one side; returns 0, or prints why and returns the exit code. */
+static int
+model_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  return emlat_report_model_add (ctx, p, ix);
+}
+
+/* Load side S, its interactions streamed into its model, which keeps every
+   sample: the comparison resamples them (8 bytes per sample and metric).
+   Returns 0, or prints why and returns the exit code. */
 static int
 load_side (struct side *s)
 {
   const char *paths[1] = { s->path };
-  int rc = report_load_usable (paths, 1, 0, &s->p);
+  if (emlat_report_model_begin (&s->m, NULL, 0) != 0)
+    {
+      emlat_cli_error (s->path, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  int rc = report_load_each_usable (paths, 1, EMLAT_LOAD_STREAM, model_add, &s->m, &s->p);
   if (rc != 0)
-    return rc;
-  if (emlat_report_model_build (s->p, &s->m) != 0)
+    {
+      emlat_report_model_free (&s->m);
+      return rc;
+    }
+  s->m.p = s->p;
+  if (emlat_report_model_pass_end (&s->m) != 0) /* every sample kept: one pass */
     {
       emlat_cli_error (s->path, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;

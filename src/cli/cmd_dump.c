@@ -9,7 +9,9 @@
  * object per line (file header, chunk, record, diagnostic), with absolute
  * profiler-clock timestamps.  Each file is dumped alone, as written; the
  * dump never joins begin and end records (that is the profile's job).
- * FILE "-" is standard input (load.h, cli_stdin).
+ * FILE "-" is standard input (load.h, cli_stdin_fd).  Each file is read
+ * one chunk at a time (emlat_scan_fd), never held whole; --hex reads the
+ * bytes it shows again.
  *
  * Exit: 0 every file read to a clean end; 1 some file damaged (everything
  * before the damage was dumped), a chunk skipped undecoded (data lost),
@@ -22,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "common/input_open.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
@@ -34,7 +38,8 @@
 struct dump
 {
   const char *path;
-  const uint8_t *buf;
+  int fd;                  /* the file, read again for --hex */
+  uint64_t base;           /* offset of its byte 0 in FD */
   int json, chunks_only, hex;
   int damaged;             /* a diagnostic of this file lost data */
   uint64_t mono0;          /* file's monotonic start: origin of "+t" */
@@ -69,6 +74,8 @@ static void put_bytes (const uint8_t *s, size_t n)
 
 static void hexdump (const uint8_t *p, size_t n, uint64_t base)
 {
+  if (!p)
+    return;
   for (size_t i = 0; i < n; i += 16)
     {
       printf ("    %08" PRIx64 " ", base + i);
@@ -226,6 +233,25 @@ static void json_record (struct dump *d, const struct emlat_chunk_info *ci,
   emlat_json_line (&d->j);
 }
 
+/* N bytes of the file at OFF (N <= 4096 + 256, a chunk header and the
+   start of its payload), read again: the scanner keeps only the chunk it
+   is on.  NULL when they cannot be read (the scan framed them, so only an
+   I/O error can). */
+static const uint8_t *bytes_at (const struct dump *d, uint64_t off, size_t n)
+{
+  static uint8_t buf[EMLAT_CHUNK_HEADER_MAX + 256];
+  if (n > sizeof buf)
+    return NULL;
+  for (size_t got = 0; got < n;)
+    {
+      ssize_t r = pread (d->fd, buf + got, n - got, (off_t)(d->base + off + got));
+      if (r <= 0)
+        return NULL;
+      got += (size_t)r;
+    }
+  return buf;
+}
+
 /* ------------------------------------------------------------------ */
 /* Visitor                                                             */
 
@@ -245,7 +271,7 @@ static int on_header (void *ctx, const struct emlat_file_header *h)
           d->path, h->major, h->minor, uuid, h->rotation, h->realtime_start,
           h->monotonic_start);
   if (d->hex)
-    hexdump (d->buf, EMLAT_FILE_HEADER_SIZE, 0);
+    hexdump (bytes_at (d, 0, EMLAT_FILE_HEADER_SIZE), EMLAT_FILE_HEADER_SIZE, 0);
   return 0;
 }
 
@@ -268,7 +294,8 @@ static int on_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
       if (d->hex)
         {
           uint32_t n = ci->stored < 256 ? ci->stored : 256;
-          hexdump (d->buf + ci->offset, ci->header_size + n, ci->offset);
+          hexdump (bytes_at (d, ci->offset, ci->header_size + n), ci->header_size + n,
+                   ci->offset);
         }
     }
   return 0;
@@ -424,21 +451,24 @@ static int run_dump (int argc, char **argv)
   int rc = EMLAT_EXIT_OK;
   for (int i = optind; i < argc; i++)
     {
-      uint8_t *owned = NULL;
-      const uint8_t *buf = NULL;
-      size_t len;
-      int e = cli_is_stdin (argv[i]) ? cli_stdin (&buf, &len)
-                                     : emlat_read_file (argv[i], NULL, &owned, &len);
-      if (owned)
-        buf = owned;
-      if (e)
+      int fd;
+      struct stat st;
+      if (cli_is_stdin (argv[i]))
+        fd = cli_stdin_fd ();
+      else
+        fd = emlat_input_open (argv[i], &st); /* a regular file, or refused */
+      if (fd < 0)
         {
-          emlat_cli_error (argv[i], UINT64_MAX, "%s", strerror (-e));
+          char why[160];
+          emlat_cli_error (argv[i], UINT64_MAX, "%s",
+                           cli_read_error (argv[i], -fd, why, sizeof why));
           rc = EMLAT_EXIT_USAGE;
           continue;
         }
+      off_t base = lseek (fd, 0, SEEK_CUR);
       d.path = argv[i];
-      d.buf = buf;
+      d.fd = fd;
+      d.base = base > 0 ? (uint64_t)base : 0;
       d.chunk_no = 0;
       d.mono0 = 0;
       d.damaged = 0;
@@ -451,8 +481,17 @@ static int run_dump (int argc, char **argv)
       sp.visitor.on_chunk = on_chunk;
       sp.visitor.on_record = on_record;
       sp.visitor.on_diag = on_diag;
-      emlat_scan (buf, len, &sp, &res);
-      free (owned);
+      int e = emlat_scan_fd (fd, &sp, &res);
+      if (!cli_is_stdin (argv[i]))
+        close (fd);
+      if (e)
+        {
+          char why[160];
+          emlat_cli_error (argv[i], UINT64_MAX, "%s",
+                           cli_read_error (argv[i], -e, why, sizeof why));
+          rc = EMLAT_EXIT_USAGE;
+          continue;
+        }
       if (!res.header_ok)
         {
           rc = EMLAT_EXIT_USAGE;

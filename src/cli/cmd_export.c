@@ -99,7 +99,7 @@ export_main (int argc, char **argv)
     return EMLAT_EXIT_USAGE;
   size_t n = (size_t)(argc - optind);
   struct emlat_profile *p = NULL;
-  int result = report_load_usable (paths, n, chrome ? EMLAT_LOAD_SPANS : 0, &p);
+  int result = report_load_usable (paths, n, EMLAT_LOAD_STREAM, &p);
   if (result != 0)
     goto out;
   result = EMLAT_EXIT_FAIL;

@@ -6,11 +6,14 @@
  * or of --interaction ID (report_waterfall.c), and renders text, JSON and/or
  * HTML (report_render.h).  docs/REPORT.md documents every number.
  *
- * The waterfall's spans are fetched by re-scanning the files, which costs
- * about as much as building the model; on a large profile both run at
- * once: the tail is picked first (report_tail.c), then a second thread
- * builds the waterfall while this one builds the model.  Both only read
- * the profile.
+ * In memory that does not grow with the interactions (docs/PERFORMANCE.md):
+ * the load streams them (EMLAT_LOAD_STREAM) into the model's first pass,
+ * which keeps only each group's lead metric and the tail's candidates;
+ * the tail is then known, and a second thread fetches its spans (a
+ * re-scan of the files) while this one runs the model's remaining pass,
+ * which also keeps the few interactions the report shows (the tail's, the
+ * slowest).  --per-interaction, which lists them all by cause, spools
+ * them in the first pass (render/spool.h: a temporary file past 64 MiB).
  *
  * Exit codes: 0 the report covers a profile that was read completely;
  * 1 the report was produced but reading lost data (damage, missing
@@ -31,6 +34,7 @@
 #include "cli/cli.h"
 #include "cli/load.h"
 #include "render/report_render.h"
+#include "render/spool.h"
 
 static void
 usage (FILE *f)
@@ -154,19 +158,21 @@ write_html (const struct report_ctx *c, const struct report_opts *o)
   return EMLAT_EXIT_OK;
 }
 
-struct wf_job
+/* The spans of the waterfall's interaction, fetched on a second thread
+   (a re-scan of the files) while this one builds the model. */
+struct spans_job
 {
   const struct emlat_profile *p;
   uint64_t cause;
-  struct emlat_report_waterfall w;
+  struct emlat_span_set set;
   int rc;
 };
 
 static void *
-wf_thread (void *arg)
+spans_thread (void *arg)
 {
-  struct wf_job *j = arg;
-  j->rc = emlat_report_waterfall_build (j->p, j->cause, &j->w);
+  struct spans_job *j = arg;
+  j->rc = emlat_profile_ix_spans (j->p, j->cause, &j->set);
   return NULL;
 }
 
@@ -177,54 +183,139 @@ struct report
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
   int have_model, have_w;
+  int per_ix;                 /* --per-interaction: every interaction spooled */
+  struct spool per_ix_spool;
   struct report_ctx ctx;
 };
 
-/* The model and the waterfall of R->p, built at once (see the top of the
-   file) into R->ctx.  Returns -1 when built, else the exit code. */
+static int
+model_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  return emlat_report_model_add (ctx, p, ix);
+}
+
+/* The first pass: the model, and every interaction's metrics for
+   --per-interaction. */
+static int
+first_pass_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  struct report *r = ctx;
+  int rc = emlat_report_model_add (&r->m, p, ix);
+  if (rc == 0 && r->per_ix)
+    rc = report_per_ix_put (&r->per_ix_spool, p, ix);
+  return rc;
+}
+
+/* The causes whose interactions the report shows: the waterfall's and the
+   slowest.  Returns how many, into KEEP. */
+static size_t
+shown_causes (const struct emlat_report_tail *t, uint64_t cause,
+              uint64_t keep[EMLAT_REPORT_SLOWEST + 1])
+{
+  size_t n = 0;
+  if (cause)
+    keep[n++] = cause;
+  for (size_t i = 0; i < t->n_slow; i++)
+    keep[n++] = t->slow[i].cause;
+  return n;
+}
+
+/* The model's remaining passes over R->p, the first one keeping the
+   interactions the report shows (KEEP).  MRC: what the first pass's end
+   returned.  Returns 0, or a negative errno (the model is then freed). */
+static int
+model_passes (struct report *r, int mrc, const uint64_t *keep, size_t n_keep)
+{
+  int first = 1;
+  if (mrc == 0 && n_keep == 0)
+    return 0; /* complete, and nothing to keep: no pass */
+  while (mrc >= 0 && (mrc == 1 || first))
+    {
+      int rc = emlat_profile_each_interaction (r->p, keep, first ? n_keep : 0,
+                                               mrc == 1 ? model_add : NULL, &r->m);
+      first = 0;
+      if (rc)
+        {
+          if (mrc == 1)
+            emlat_report_model_free (&r->m);
+          return rc;
+        }
+      if (mrc == 1)
+        mrc = emlat_report_model_pass_end (&r->m);
+      else
+        break;
+    }
+  return mrc < 0 ? mrc : 0;
+}
+
+/* Load R->p, streaming its interactions into the model (its first pass),
+   then its other passes and the waterfall (see the top of the file) into
+   R->ctx.  Returns -1 when built, else the exit code. */
 static int
 build (const struct report_opts *o, struct report *r)
 {
-  struct emlat_report_tail tail;
-  if (emlat_report_tail_pick (r->p, &tail) != 0)
+  /* --per-interaction lists every interaction by cause: spooled (spool.h). */
+  r->per_ix = o->per_ix;
+  spool_init (&r->per_ix_spool);
+  if (emlat_report_model_begin (&r->m, NULL,
+                                EMLAT_REPORT_MODEL_TAIL | EMLAT_REPORT_MODEL_LEAD_ONLY)
+      != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;
     }
-  struct wf_job job = { .p = r->p, .cause = o->want ? o->want : tail.cause, .rc = -ENOENT };
+  int rc = report_load_each_usable (o->paths, o->n, EMLAT_LOAD_STREAM, first_pass_add, r,
+                                    &r->p);
+  if (rc != 0)
+    {
+      emlat_report_model_free (&r->m);
+      return rc;
+    }
+  r->m.p = r->p;
+  int mrc = emlat_report_model_pass_end (&r->m); /* the tail is known from here */
+  if (mrc < 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  struct emlat_report_tail tail = r->m.tail;
+  struct spans_job job = { .p = r->p, .cause = o->want ? o->want : tail.cause, .rc = -ENOENT };
   int want_w = o->want || tail.has, threaded = 0;
   pthread_t th;
   if (want_w)
-    threaded = pthread_create (&th, NULL, wf_thread, &job) == 0;
-  int mrc = emlat_report_model_build (r->p, &r->m);
-  if (want_w)
+    threaded = pthread_create (&th, NULL, spans_thread, &job) == 0;
+  uint64_t keep[EMLAT_REPORT_SLOWEST + 1];
+  rc = model_passes (r, mrc, keep, shown_causes (&tail, want_w ? job.cause : 0, keep));
+  if (want_w && !threaded)
+    spans_thread (&job);
+  else if (want_w)
+    pthread_join (th, NULL);
+  int wrc = -ENOENT;
+  if (want_w && rc == 0)
+    wrc = emlat_report_waterfall_build_spans (r->p, job.cause, job.rc, &job.set, &r->w);
+  if (job.rc == 0)
+    emlat_span_set_free (&job.set);
+  if (rc != 0)
     {
-      if (threaded)
-        pthread_join (th, NULL);
-      else
-        wf_thread (&job);
-      r->have_w = job.rc == 0;
-      r->w = job.w;
-    }
-  if (mrc != 0)
-    {
-      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      emlat_cli_error (NULL, UINT64_MAX, "%s",
+                       rc == -ENOMEM ? "out of memory" : strerror (-rc));
       return EMLAT_EXIT_FAIL;
     }
   r->have_model = 1;
-  r->m.tail = tail;
+  r->have_w = wrc == 0;
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
-                                .unicode = o->unicode, .per_interaction = o->per_ix };
+                                .unicode = o->unicode, .per_interaction = o->per_ix,
+                                .per_ix = o->per_ix ? &r->per_ix_spool : NULL };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
   if (!want_w)
     return -1;
-  if (job.rc == -ENOENT)
+  if (wrc == -ENOENT)
     {
       emlat_cli_error (o->paths[0], UINT64_MAX, "no interaction with cause id %" PRIu64,
                        job.cause);
       return EMLAT_EXIT_USAGE;
     }
-  if (job.rc != 0)
+  if (wrc != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;
@@ -263,6 +354,7 @@ render (const struct report_opts *o, const struct report *r)
 static void
 report_free (struct report *r)
 {
+  spool_free (&r->per_ix_spool);
   if (r->have_w)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)
@@ -278,9 +370,6 @@ report_main (int argc, char **argv)
   if (rc >= 0)
     return rc;
   struct report r = { 0 };
-  rc = report_load_usable (o.paths, o.n, 0, &r.p);
-  if (rc != 0)
-    return rc;
   rc = build (&o, &r);
   if (rc < 0)
     rc = render (&o, &r);

@@ -4,9 +4,11 @@
  * the operand "-", and the printing of what reading lost (judged by the
  * library, src/analysis/report_judge.c).
  *
- * Standard input is read once, whole, by the first "-" (cli_stdin) and
- * kept until exit; a set with "-" in it is loaded from memory, the other
- * files read here, with the same result as from paths.
+ * Standard input is made a regular file once, by the first "-"
+ * (cli_stdin_fd): itself when it is one, else a private temporary file it
+ * is copied into (header first: a stream that is not a profile costs one
+ * 64-byte read), kept until exit; the reader then streams it like any
+ * file, and every "-" of one command reads the same bytes.
  *
  * The indicator: emlat_profile_load has no progress callback, so the load
  * runs on a second thread while the calling thread wakes every 100 ms and,
@@ -17,6 +19,7 @@
 #include "cli/load.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,13 +31,16 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/input_open.h"
+#include "format/format.h"
 
 struct load_job
 {
-  const char *const *paths;
-  const struct emlat_buffer *bufs; /* when not NULL: load these instead */
+  const struct emlat_input *in;
   size_t n;
   unsigned flags;
+  emlat_interaction_fn fn;   /* a streamed load handing over interactions */
+  void *ctx;
   struct emlat_profile *p;
   int rc;
   atomic_int done;
@@ -43,8 +49,9 @@ struct load_job
 static int
 load_now (struct load_job *j)
 {
-  return j->bufs ? emlat_profile_load_buffers (j->bufs, j->n, NULL, j->flags, &j->p)
-                 : emlat_profile_load (j->paths, j->n, NULL, j->flags, &j->p);
+  if (j->fn)
+    return emlat_profile_load_each (j->in, j->n, NULL, j->flags, j->fn, j->ctx, &j->p);
+  return emlat_profile_load_inputs (j->in, j->n, NULL, j->flags, &j->p);
 }
 
 static void *
@@ -73,81 +80,189 @@ cli_is_stdin (const char *path)
   return path[0] == '-' && path[1] == 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Standard input                                                      */
+
 static struct
 {
-  int read, error;
-  uint8_t *buf;
-  size_t len;
-} stdin_bytes;
+  int done, fd, error;
+} stdin_file = { 0, -1, 0 };
+
+/* A new private temporary file, already unlinked: its descriptor or
+   -errno. */
+static int
+temp_file (void)
+{
+  const char *dir = getenv ("TMPDIR");
+  if (!dir || !*dir)
+    dir = "/tmp";
+  int fd = open (dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+  char path[4096];
+  if ((size_t)snprintf (path, sizeof path, "%s/emlat-stdin-XXXXXX", dir) >= sizeof path)
+    return -ENAMETOOLONG;
+  fd = mkostemp (path, O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  unlink (path);
+  return fd;
+}
+
+/* read(2) into BUF until N bytes or the end; the count or -errno. */
+static ssize_t
+read_full (int fd, uint8_t *buf, size_t n)
+{
+  size_t got = 0;
+  while (got < n)
+    {
+      ssize_t r = read (fd, buf + got, n - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return -errno;
+      if (r == 0)
+        break;
+      got += (size_t)r;
+    }
+  return (ssize_t)got;
+}
+
+static int
+write_full (int fd, const uint8_t *buf, size_t n)
+{
+  for (size_t off = 0; off < n;)
+    {
+      ssize_t w = write (fd, buf + off, n - off);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return -errno;
+      off += (size_t)w;
+    }
+  return 0;
+}
+
+/* Copy standard input into the temporary file FD: its file header, and
+   the rest only when that header is a profile's, at most MAX bytes.
+   Returns 0 or -errno (-EFBIG past MAX). */
+static int
+spool (int fd, uint64_t max)
+{
+  uint8_t head[EMLAT_FILE_HEADER_SIZE];
+  ssize_t n = read_full (STDIN_FILENO, head, sizeof head);
+  if (n < 0)
+    return (int)n;
+  int rc = write_full (fd, head, (size_t)n);
+  struct emlat_file_header h;
+  if (rc || (size_t)n < sizeof head
+      || emlat_parse_file_header (head, sizeof head, &h) != EMLAT_STOP_CLEAN)
+    return rc; /* not a profile: the header says so, nothing more is read */
+  enum { BUF = 1 << 20 };
+  uint8_t *buf = malloc (BUF);
+  if (!buf)
+    return -ENOMEM;
+  uint64_t total = (uint64_t)n;
+  for (;;)
+    {
+      ssize_t r = read_full (STDIN_FILENO, buf, BUF);
+      if (r <= 0)
+        {
+          rc = (int)r;
+          break;
+        }
+      if ((uint64_t)r > max - total)
+        {
+          rc = -EFBIG;
+          break;
+        }
+      total += (uint64_t)r;
+      if ((rc = write_full (fd, buf, (size_t)r)) != 0)
+        break;
+    }
+  free (buf);
+  return rc;
+}
 
 int
-cli_stdin (const uint8_t **buf, size_t *len)
+cli_stdin_fd (void)
 {
-  if (!stdin_bytes.read)
+  if (!stdin_file.done)
     {
-      stdin_bytes.read = 1;
-      stdin_bytes.error = -emlat_read_fd (STDIN_FILENO, NULL, &stdin_bytes.buf, &stdin_bytes.len);
-    }
-  *buf = stdin_bytes.buf;
-  *len = stdin_bytes.len;
-  return -stdin_bytes.error;
-}
-
-static void
-release_file (void *ctx, const uint8_t *data, size_t len)
-{
-  (void)ctx;
-  (void)len;
-  free ((void *)data);
-}
-
-/* The set PATHS as buffers: "-" lent from cli_stdin, files read here and
-   handed over.  NULL when out of memory. */
-static struct emlat_buffer *
-set_buffers (const char *const *paths, size_t n)
-{
-  struct emlat_buffer *b = calloc (n, sizeof *b);
-  for (size_t i = 0; b && i < n; i++)
-    {
-      int rc;
-      b[i].name = paths[i];
-      if (cli_is_stdin (paths[i]))
-        rc = cli_stdin (&b[i].data, &b[i].len);
+      stdin_file.done = 1;
+      struct stat st;
+      if (fstat (STDIN_FILENO, &st) == 0 && S_ISREG (st.st_mode)
+          && lseek (STDIN_FILENO, 0, SEEK_CUR) >= 0)
+        stdin_file.fd = STDIN_FILENO; /* read in place, from its offset */
       else
         {
-          uint8_t *data = NULL;
-          rc = emlat_read_file (paths[i], NULL, &data, &b[i].len);
-          b[i].data = data;
-          b[i].release = release_file;
+          int fd = temp_file ();
+          struct emlat_limits lim;
+          emlat_limits_default (&lim);
+          int rc = fd < 0 ? fd : spool (fd, lim.max_file_bytes);
+          if (rc == 0 && lseek (fd, 0, SEEK_SET) != 0)
+            rc = -errno;
+          if (rc)
+            {
+              if (fd >= 0)
+                close (fd);
+              stdin_file.error = -rc;
+            }
+          else
+            stdin_file.fd = fd;
         }
-      b[i].error = -rc;
     }
-  return b;
+  return stdin_file.fd >= 0 ? stdin_file.fd : -stdin_file.error;
 }
 
 int
 report_load (const char *const *paths, size_t n, unsigned flags, int progress,
              struct emlat_profile **out)
 {
-  struct load_job j = { .paths = paths, .n = n, .flags = flags };
+  return report_load_each (paths, n, flags, NULL, NULL, progress, out);
+}
+
+int
+report_load_each (const char *const *paths, size_t n, unsigned flags, emlat_interaction_fn fn,
+                  void *ctx, int progress, struct emlat_profile **out)
+{
+  *out = NULL;
+  struct emlat_input *in = calloc (n ? n : 1, sizeof *in);
+  if (!in)
+    return -ENOMEM;
+  int has_stdin = 0;
   for (size_t i = 0; i < n; i++)
-    if (cli_is_stdin (paths[i]))
-      {
-        struct emlat_buffer *b = set_buffers (paths, n);
-        if (!b)
-          return -ENOMEM;
-        j.bufs = b;
-        int rc = load_now (&j); /* standard input is read already: no progress */
-        free (b);
-        *out = j.p;
-        return rc;
-      }
-  if (!progress)
-    return emlat_profile_load (paths, n, NULL, flags, out);
-  atomic_init (&j.done, 0);
+    {
+      in[i].path = paths[i];
+      in[i].fd = -1;
+      if (cli_is_stdin (paths[i]))
+        {
+          int fd = cli_stdin_fd ();
+          if (fd < 0)
+            {
+              free (in);
+              return fd;
+            }
+          in[i].fd = fd;
+          in[i].name = "-";
+          has_stdin = 1;
+        }
+    }
+  struct load_job j = { .in = in, .n = n, .flags = flags, .fn = fn, .ctx = ctx };
+  int threaded = 0;
   pthread_t th;
-  if (pthread_create (&th, NULL, load_thread, &j) != 0)
-    return emlat_profile_load (paths, n, NULL, flags, out);
+  if (progress && !has_stdin)
+    {
+      atomic_init (&j.done, 0);
+      threaded = pthread_create (&th, NULL, load_thread, &j) == 0;
+    }
+  if (!threaded)
+    {
+      j.rc = load_now (&j);
+      free (in);
+      *out = j.p;
+      return j.rc;
+    }
   uint64_t bytes = 0;
   for (size_t i = 0; i < n; i++)
     {
@@ -173,6 +288,7 @@ report_load (const char *const *paths, size_t n, unsigned flags, int progress,
       shown = 1;
     }
   pthread_join (th, NULL);
+  free (in);
   if (shown)
     {
       fputs ("\r\033[K", stderr);
@@ -180,6 +296,21 @@ report_load (const char *const *paths, size_t n, unsigned flags, int progress,
     }
   *out = j.p;
   return j.rc;
+}
+
+const char *
+cli_read_error (const char *path, int err, char *buf, size_t n)
+{
+  struct stat st;
+  const char *what = NULL;
+  /* stat(2) only looks: it never opens, so it cannot block on a FIFO. */
+  if ((err == EISDIR || err == ENODEV) && path && !cli_is_stdin (path) && stat (path, &st) == 0)
+    what = emlat_input_type_name (st.st_mode);
+  if (what)
+    snprintf (buf, n, "is %s, not a regular file (- reads standard input)", what);
+  else
+    snprintf (buf, n, "%s", strerror (err));
+  return buf;
 }
 
 size_t
@@ -191,7 +322,9 @@ report_print_problems (const struct emlat_profile *p)
   for (size_t i = 0; i < nf; i++)
     if (f[i].read_error)
       {
-        emlat_cli_error (f[i].path, UINT64_MAX, "cannot read: %s", strerror (f[i].read_error));
+        char why[160];
+        emlat_cli_error (f[i].path, UINT64_MAX, "cannot read: %s",
+                         cli_read_error (f[i].path, f[i].read_error, why, sizeof why));
         printed++;
       }
   for (size_t i = 0; i < nd; i++)
@@ -219,9 +352,16 @@ int
 report_load_usable (const char *const *paths, size_t n, unsigned flags,
                     struct emlat_profile **out)
 {
+  return report_load_each_usable (paths, n, flags, NULL, NULL, out);
+}
+
+int
+report_load_each_usable (const char *const *paths, size_t n, unsigned flags,
+                         emlat_interaction_fn fn, void *ctx, struct emlat_profile **out)
+{
   struct emlat_profile *p = NULL;
   *out = NULL;
-  int rc = report_load (paths, n, flags, isatty (STDERR_FILENO), &p);
+  int rc = report_load_each (paths, n, flags, fn, ctx, isatty (STDERR_FILENO), &p);
   if (rc != 0)
     {
       emlat_cli_error (n == 1 ? paths[0] : NULL, UINT64_MAX, "cannot load: %s", strerror (-rc));

@@ -26,6 +26,12 @@ int emlat_idset_add (struct emlat_idset *s, struct emlat_budget *b, uint64_t id,
   return 0;
 }
 
+int emlat_idset_has (const struct emlat_idset *s, uint64_t id)
+{
+  const uint64_t *w = id ? emlat_u64map_get (&s->words, (id >> 6) + 1) : NULL;
+  return w && (*w >> (id & 63) & 1);
+}
+
 void emlat_idset_free (struct emlat_idset *s, struct emlat_budget *b)
 {
   emlat_u64map_free (&s->words, b);

@@ -28,6 +28,8 @@ struct emlat_idset
    the budget B); the set is then unchanged. */
 int emlat_idset_add (struct emlat_idset *s, struct emlat_budget *b, uint64_t id,
                      uint64_t max_words);
+/* 1 when ID is in the set. */
+int emlat_idset_has (const struct emlat_idset *s, uint64_t id);
 void emlat_idset_free (struct emlat_idset *s, struct emlat_budget *b);
 
 #endif /* EMLAT_IDSET_H */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * ix_spans.c -- every span of one interaction, for a waterfall, without
- * keeping every span of the session in memory: the profile's files are
- * re-scanned and only spans whose cause matches are kept (their begin and
- * end records joined as in the load).
+ * ix_spans.c -- the spans of a loaded set again, without keeping them:
+ * every span (emlat_profile_each_span, for the Chrome export) or those of
+ * one interaction (emlat_profile_ix_spans, for a waterfall).  The
+ * profile's files are re-scanned (emlat_profile_rescan: read again, one
+ * chunk at a time) and begin and end records joined as in the load.
  *
- * Bounded by limits.max_spans (result, and the words of the span-id set)
- * and max_open_spans; the scan itself validates everything again, so a file
+ * Bounded by limits.max_spans (one interaction's result, and the words of
+ * the span-id set) and max_open_spans; the scan itself validates everything again, so a file
  * is never trusted more than at load, and the spans the load did not use
  * are not used here either: a repeated span id (F-92: every id is tracked,
  * whatever its cause, as at load) and a span that ends before it starts
@@ -19,62 +20,140 @@
 #include "format/format.h"
 #include "reader/profile.h"
 
-struct fetch
+/* One walk over every span of the set (or of one cause). */
+struct walk
 {
   const struct emlat_profile *p;
   struct emlat_budget budget;
   struct emlat_spanjoin join;
   struct emlat_idset ids;     /* every span id begun or completed (F-92) */
-  struct emlat_vec spans;     /* struct emlat_span */
-  struct emlat_vec counters;  /* uint64_t */
+  emlat_span_fn fn;
+  void *ctx;
   uint32_t file;
-  int err;                    /* negative errno */
+  int rc;                     /* FN's nonzero return, or a negative errno */
 };
 
-static int f_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
+/* Hand span S (counters by index in C, NULL: none) to the walk's FN. */
+static int hand_over (struct walk *w, const struct emlat_span *s, const uint64_t *c)
 {
-  struct fetch *f = ctx;
-  if (ci->type != EMLAT_CHUNK_SPAN)
+  struct emlat_span x = *s;
+  uint64_t pool[EMLAT_C_COUNTER_COUNT];
+  unsigned n = 0;
+  for (unsigned k = 0; c && k < EMLAT_C_COUNTER_COUNT; k++)
+    if (x.counter_mask & (1u << k))
+      pool[n++] = c[k];
+  x.counter_off = 0;
+  int rc = w->fn (w->ctx, &x, pool);
+  if (rc)
+    w->rc = rc;
+  return rc != 0;
+}
+
+static int w_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
+{
+  struct walk *w = ctx;
+  if (r->kind != EMLAT_REC_SPAN_COMPLETE && r->kind != EMLAT_REC_SPAN_BEGIN
+      && r->kind != EMLAT_REC_SPAN_END)
     return 0;
   if (r->kind != EMLAT_REC_SPAN_END)
-    switch (emlat_idset_add (&f->ids, &f->budget, r->u.span.id, f->p->lim.max_spans))
+    switch (emlat_idset_add (&w->ids, &w->budget, r->u.span.id, w->p->lim.max_spans))
       {
       case 1: /* the load reported it and used the first */
         return 0;
       case -1:
-        f->err = -E2BIG;
+        w->rc = -E2BIG;
         return 1;
       }
   struct emlat_joined j;
-  switch (emlat_spanjoin_feed (&f->join, r, f->file, ci->offset, &j))
+  switch (emlat_spanjoin_feed (&w->join, r, w->file, ci->offset, &j))
     {
     case EMLAT_JOIN_DONE:
-      if (emlat_spanset_push (&f->budget, &f->spans, &f->counters, &j.s, j.counters,
-                              f->p->lim.max_spans))
-        {
-          f->err = -E2BIG;
-          return 1;
-        }
-      return 0;
+      return hand_over (w, &j.s, j.counters);
     case EMLAT_JOIN_LIMIT:
-      f->err = -E2BIG;
+      w->rc = -E2BIG;
       return 1;
     default:
       return 0;
     }
 }
 
-static void f_incomplete (void *ctx, const struct emlat_open_span *o)
+static void w_incomplete (void *ctx, const struct emlat_open_span *o)
 {
-  struct fetch *f = ctx;
-  if (f->err)
+  struct walk *w = ctx;
+  if (w->rc)
     return;
   struct emlat_span s = o->s;
-  s.flags &= ~EMLAT_SPAN_HAS_CPU;
+  s.flags &= ~EMLAT_SPAN_HAS_CPU; /* a reading, not a duration */
   s.cpu_ns = 0;
   s.counter_mask = 0;
-  if (emlat_spanset_push (&f->budget, &f->spans, &f->counters, &s, NULL, f->p->lim.max_spans))
-    f->err = -E2BIG;
+  hand_over (w, &s, NULL);
+}
+
+/* Every span of P, of cause CAUSE only when not 0. */
+static int walk_spans (const struct emlat_profile *p, uint64_t cause, emlat_span_fn fn, void *ctx)
+{
+  struct walk w;
+  memset (&w, 0, sizeof w);
+  w.p = p;
+  w.fn = fn;
+  w.ctx = ctx;
+  w.budget.limit = p->lim.max_alloc_bytes;
+  w.join.budget = &w.budget;
+  w.join.max_open = p->lim.max_open_spans < UINT32_MAX ? p->lim.max_open_spans : UINT32_MAX;
+  w.join.filter_cause = cause;
+  for (size_t i = 0; i < p->n_files && !w.rc; i++)
+    {
+      if (!p->files[i].in_session || p->summaries[i].ignored || p->summaries[i].read_error)
+        continue;
+      struct emlat_scan_params sp;
+      struct emlat_scan_result res;
+      memset (&sp, 0, sizeof sp);
+      sp.limits = &p->lim;
+      sp.file_index = (uint32_t)i;
+      sp.visitor.ctx = &w;
+      sp.visitor.on_record = w_record;
+      sp.decode_types = 1u << EMLAT_CHUNK_SPAN;
+      w.file = (uint32_t)i;
+      int rc = emlat_profile_rescan (p, i, &sp, &res);
+      if (rc < 0 && rc != -EINVAL && !w.rc)
+        w.rc = rc;
+    }
+  if (!w.rc)
+    emlat_spanjoin_each_open (&w.join, w_incomplete, &w);
+  emlat_spanjoin_free (&w.join);
+  emlat_idset_free (&w.ids, &w.budget);
+  return w.rc;
+}
+
+EMLAT_API int emlat_profile_each_span (const struct emlat_profile *p, emlat_span_fn fn, void *ctx)
+{
+  if (!p || !fn)
+    return -EINVAL;
+  if (p->totals.limit_hit)
+    return -ECANCELED;
+  return walk_spans (p, 0, fn, ctx);
+}
+
+/* Collecting one interaction's spans. */
+struct collect
+{
+  const struct emlat_profile *p;
+  struct emlat_budget budget; /* max_alloc_bytes, for the result */
+  struct emlat_vec spans;     /* struct emlat_span */
+  struct emlat_vec counters;  /* uint64_t */
+};
+
+static int collect_one (void *ctx, const struct emlat_span *s, const uint64_t *pool)
+{
+  struct collect *c = ctx;
+  uint64_t by_index[EMLAT_C_COUNTER_COUNT];
+  unsigned n = 0;
+  for (unsigned k = 0; k < EMLAT_C_COUNTER_COUNT; k++)
+    if (s->counter_mask & (1u << k))
+      by_index[k] = pool[n++];
+  if (emlat_spanset_push (&c->budget, &c->spans, &c->counters, s, by_index, c->p->lim.max_spans))
+    return -E2BIG;
+  return 0;
 }
 
 static int cmp_start (const void *a, const void *b)
@@ -91,43 +170,23 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
   memset (set, 0, sizeof *set);
   if (cause == 0)
     return -EINVAL;
-  struct fetch f;
-  memset (&f, 0, sizeof f);
-  f.p = p;
-  f.budget.limit = p->lim.max_alloc_bytes;
-  f.join.budget = &f.budget;
-  f.join.max_open = p->lim.max_open_spans < UINT32_MAX ? p->lim.max_open_spans : UINT32_MAX;
-  f.join.filter_cause = cause;
-  for (size_t i = 0; i < p->n_files && !f.err; i++)
+  struct collect c;
+  memset (&c, 0, sizeof c);
+  c.p = p;
+  c.budget.limit = p->lim.max_alloc_bytes;
+  int rc = walk_spans (p, cause, collect_one, &c);
+  if (rc)
     {
-      if (p->summaries[i].ignored || !p->files[i].buf)
-        continue;
-      struct emlat_scan_params sp;
-      struct emlat_scan_result res;
-      memset (&sp, 0, sizeof sp);
-      sp.limits = &p->lim;
-      sp.file_index = (uint32_t)i;
-      sp.visitor.ctx = &f;
-      sp.visitor.on_record = f_record;
-      f.file = (uint32_t)i;
-      emlat_scan (p->files[i].buf, p->files[i].len, &sp, &res);
+      emlat_vec_free (NULL, &c.spans, 0);
+      emlat_vec_free (NULL, &c.counters, 0);
+      return rc < 0 ? rc : -E2BIG;
     }
-  if (!f.err)
-    emlat_spanjoin_each_open (&f.join, f_incomplete, &f);
-  emlat_spanjoin_free (&f.join);
-  emlat_idset_free (&f.ids, &f.budget);
-  if (f.err)
-    {
-      emlat_vec_free (NULL, &f.spans, 0);
-      emlat_vec_free (NULL, &f.counters, 0);
-      return f.err;
-    }
-  if (f.spans.n > 1)
-    qsort (f.spans.p, f.spans.n, sizeof (struct emlat_span), cmp_start);
-  set->spans = f.spans.p;
-  set->n = f.spans.n;
-  set->counters = f.counters.p;
-  set->n_counters = f.counters.n;
+  if (c.spans.n > 1)
+    qsort (c.spans.p, c.spans.n, sizeof (struct emlat_span), cmp_start);
+  set->spans = c.spans.p;
+  set->n = c.spans.n;
+  set->counters = c.counters.p;
+  set->n_counters = c.counters.n;
   return 0;
 }
 

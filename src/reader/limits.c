@@ -5,7 +5,11 @@
  * A day of continuous recording at a busy 20 interactions/s is under 2 M
  * interactions and, at ~30 spans each, 50 M spans (~600 MB of file at 12
  * bytes per span).  The defaults leave headroom above that while keeping
- * every structure's size bounded.
+ * every structure's size bounded.  Memory: a streamed load
+ * (EMLAT_LOAD_STREAM) of such a day needs a few tens of MB; a load that
+ * keeps every interaction about 300 bytes each (600 MB for the day); 1 GiB
+ * of allocation bounds both and refuses what could only be hostile (7 M
+ * interactions begun and never completed, say).
  */
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
@@ -24,7 +28,7 @@ EMLAT_API void emlat_limits_default (struct emlat_limits *lim)
   lim->max_input_batches = 50u << 20;
   lim->max_losses = 1u << 20;
   lim->max_diagnostics = 100000;
-  lim->max_alloc_bytes = (uint64_t)16 << 30;
+  lim->max_alloc_bytes = (uint64_t)1 << 30;
 }
 
 void emlat_limits_resolve (const struct emlat_limits *in, struct emlat_limits *out)

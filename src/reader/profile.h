@@ -8,23 +8,33 @@
  * a uint64_t arena (times, then values, then counters, then non-default
  * qualities four bits each), addressed by priv_slot and counted by the
  * popcount of the masks; span aggregates in one array addressed by
- * priv_agg_off/priv_agg_n.  Files stay in memory (buffers the reader read,
- * or that the caller handed over, see profile_source.h) for the whole life
- * of the profile: key/value and string pointers point into them, and
- * emlat_profile_ix_spans re-scans them.  Everything allocated, and every
- * input buffer kept, is charged to the budget (limits.max_alloc_bytes).
+ * priv_agg_off/priv_agg_n.  Regular files are streamed, never held
+ * (profile_files.c): every scan of the load or a later re-scan
+ * (emlat_profile_rescan, emlat_profile_ix_spans) reads them again through
+ * a window of one chunk; only buffers handed over and streams read to
+ * their end stay in memory.  Strings and the SESSION and STATS entries are
+ * therefore copies (bytestore.h).  Everything allocated, and every input
+ * buffer kept, is charged to the budget (limits.max_alloc_bytes).
  */
 #ifndef EMLAT_PROFILE_H
 #define EMLAT_PROFILE_H
 
 #include "emlat/emlat_reader.h"
 #include "reader/budget.h"
+#include "reader/bytestore.h"
 #include "reader/idset.h"
+#include "reader/ixstream.h"
 #include "reader/spanjoin.h"
 #include "reader/u64map.h"
 
-/* One file of the set.  BUF is released through RELEASE (when not NULL)
-   exactly once: emlat_pfile_release, from emlat_profile_free. */
+/* One file of the set.  Its bytes are either held in memory (BUF, LEN: a
+   caller's buffer, or a stream read to its end; released through RELEASE,
+   when not NULL, exactly once by emlat_pfile_release) or streamed from a
+   regular file (STREAMED): opened again by PATH for every scan (BY_PATH,
+   and then it must still be the file DEV, INO with at least SIZE bytes) or
+   read from the descriptor FD the profile keeps, bytes [BASE, BASE +
+   SIZE).  A streamed file's length is fixed at its first look: a file
+   that grows (a recording still running) is read as it was then. */
 struct emlat_pfile
 {
   char *path;             /* display name (a copy) */
@@ -32,6 +42,9 @@ struct emlat_pfile
   size_t len;
   void (*release) (void *ctx, const uint8_t *data, size_t len);
   void *release_ctx;
+  int streamed, by_path;
+  int fd;                 /* -1 unless kept */
+  uint64_t dev, ino, base, size;
   struct emlat_file_header header;
   int header_ok;
   int in_session;         /* of the session loaded (F-81), set by ordering */
@@ -68,6 +81,8 @@ struct emlat_profile
 
   struct emlat_vec session;   /* struct emlat_kv */
   struct emlat_vec stats;     /* struct emlat_kv, of the last STATS chunk */
+  struct emlat_bytestore bytes;       /* strings and SESSION keys and values */
+  struct emlat_bytestore stats_bytes; /* the last STATS chunk's */
   int session_done;           /* the first SESSION chunk was taken */
   struct emlat_vec strings;   /* struct emlat_string_entry, sorted by id at end */
   struct emlat_u64map string_ids; /* id -> index + 1 (load only) */
@@ -92,6 +107,13 @@ struct emlat_profile
 
   struct emlat_profile_totals totals;
 
+  /* EMLAT_LOAD_STREAM: interactions go through IXS, each handed to
+     DELIVER (may be NULL) as it becomes final; none is kept. */
+  struct emlat_ixstream ixs;
+  int (*deliver) (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix);
+  void *deliver_ctx;
+  int deliver_rc;             /* DELIVER's nonzero return, which stopped the load */
+
   /* Loading state. */
   uint32_t cur_file;
   int taking_session;         /* the current chunk is the SESSION kept */
@@ -109,8 +131,23 @@ void emlat_profile_diag (struct emlat_profile *p, enum emlat_diag_kind kind,
 /* Report limit WHAT once and stop loading. */
 void emlat_profile_limit (struct emlat_profile *p, const char *what);
 
-/* Give file F's bytes back to whoever provided them (profile_set.c). */
+/* Files (profile_files.c).  Look at regular file PATH: its identity, size
+   and header, into F (BY_PATH); 0 or a negative errno (emlat_input_open's
+   refusals included). */
+int emlat_pfile_open_path (struct emlat_pfile *f, const char *path);
+/* Keep descriptor FD's file from its current offset to its end when it is
+   a regular file (a duplicate is kept): 0, or 1 when FD is a stream to be
+   read into memory instead, or a negative errno. */
+int emlat_pfile_open_fd (struct emlat_pfile *f, int fd);
+/* Scan file F with SP into *RES, from memory or from the file again (the
+   window charged to B).  0, or a negative errno when it could not be read
+   again (-ESTALE: not the same file any more, or shorter). */
+int emlat_pfile_scan (const struct emlat_pfile *f, const struct emlat_scan_params *sp,
+                      struct emlat_scan_result *res, struct emlat_budget *b);
+/* Give file F's bytes back to whoever provided them, close what it kept. */
 void emlat_pfile_release (struct emlat_pfile *f);
+/* The bytes standing for an empty buffer handed over as NULL. */
+const uint8_t *emlat_pfile_empty (void);
 
 /* Load-time helpers of profile_load.c used by the record handlers. */
 int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_info *ci,
@@ -127,6 +164,16 @@ int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, ui
 void emlat_profile_visitor (struct emlat_profile *p, struct emlat_scan_visitor *v);
 /* After all files: open spans and interactions, sorting, compaction. */
 void emlat_profile_finish (struct emlat_profile *p);
+/* Set up P->ixs for a streaming load (profile_load.c). */
+void emlat_profile_stream_init (struct emlat_profile *p);
+/* The packed fields of IX (an arena slot, or a streamed interaction's). */
+static inline const uint64_t *emlat_ix_words (const struct emlat_profile *p,
+                                              const struct emlat_interaction *ix)
+{
+  if (ix->flags & EMLAT_IX_PRIV_DIRECT)
+    return (const uint64_t *)(uintptr_t)ix->priv_slot;
+  return &EMLAT_VEC_AT (p->arena, uint64_t, ix->priv_slot);
+}
 
 /* Number of uint64_t words of an interaction's packed slot. */
 static inline uint32_t emlat_ix_slot_words (uint32_t tmask, uint32_t vmask, uint32_t cmask,

@@ -110,7 +110,7 @@ static inline unsigned below (uint32_t mask, unsigned bit)
 static inline const uint64_t *slot (const struct emlat_profile *p,
                                     const struct emlat_interaction *ix)
 {
-  return &EMLAT_VEC_AT (p->arena, uint64_t, ix->priv_slot);
+  return emlat_ix_words (p, ix);
 }
 
 EMLAT_API int emlat_profile_ix_time (const struct emlat_profile *p,
@@ -233,6 +233,8 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   free (p->summaries);
   emlat_vec_free (NULL, &p->session, 0);
   emlat_vec_free (NULL, &p->stats, 0);
+  emlat_bytestore_free (&p->bytes, NULL);
+  emlat_bytestore_free (&p->stats_bytes, NULL);
   emlat_vec_free (NULL, &p->strings, 0);
   emlat_u64map_free (&p->string_ids, NULL);
   emlat_vec_free (NULL, &p->ix, 0);
@@ -245,5 +247,6 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   emlat_vec_free (NULL, &p->inputs, 0);
   emlat_vec_free (NULL, &p->losses, 0);
   emlat_vec_free (NULL, &p->diags, 0);
+  emlat_ixs_free (&p->ixs);
   free (p);
 }

@@ -158,9 +158,23 @@ static void dedupe_kv (struct emlat_profile *p, struct emlat_vec *v)
   v->n = keep;
 }
 
+/* EMLAT_LOAD_STREAM: what finish_interactions decides, from the stream. */
+static void finish_stream (struct emlat_profile *p)
+{
+  int rc = emlat_ixs_finish (&p->ixs, p->unattributed, &p->totals.spans_unknown_cause);
+  if (rc < 0)
+    emlat_profile_limit (p, p->ixs.limit);
+  p->totals.interactions = p->ixs.interactions;
+  p->totals.interactions_open = p->ixs.open;
+  emlat_ixs_free (&p->ixs);
+}
+
 void emlat_profile_finish (struct emlat_profile *p)
 {
-  finish_interactions (p);
+  if (p->flags & EMLAT_LOAD_STREAM)
+    finish_stream (p);
+  else
+    finish_interactions (p);
   finish_spans (p);
   if (p->strings.n > 1)
     qsort (p->strings.p, p->strings.n, sizeof (struct emlat_string_entry), cmp_string);

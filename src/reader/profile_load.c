@@ -113,9 +113,54 @@ static uint64_t arena_take (struct emlat_profile *p, uint32_t words)
   return slot;
 }
 
+/* ------------------------------------------------------------------ */
+/* Streaming (EMLAT_LOAD_STREAM): interactions through ixstream.c      */
+
+static void stream_diag (void *ctx, enum emlat_diag_kind kind, uint32_t file, uint64_t offset,
+                         uint64_t cause)
+{
+  emlat_profile_diag (ctx, kind, file, offset, cause, 0, "");
+}
+
+static int stream_deliver (void *ctx, const struct emlat_interaction *ix)
+{
+  struct emlat_profile *p = ctx;
+  if (!p->deliver || p->deliver_rc)
+    return 0;
+  int rc = p->deliver (p->deliver_ctx, p, ix);
+  if (rc)
+    {
+      p->deliver_rc = rc;
+      p->stop_all = 1;
+    }
+  return rc;
+}
+
+void emlat_profile_stream_init (struct emlat_profile *p)
+{
+  memset (&p->ixs, 0, sizeof p->ixs);
+  p->ixs.budget = &p->budget;
+  p->ixs.max_interactions = p->lim.max_interactions;
+  p->ixs.track_spans = 1;
+  p->ixs.diag = stream_diag;
+  p->ixs.deliver = stream_deliver;
+  p->ixs.ctx = p;
+}
+
+/* An ixstream return: 0 go on, else stop (a limit is reported). */
+static int stream_rc (struct emlat_profile *p, int rc)
+{
+  if (rc < 0)
+    emlat_profile_limit (p, p->ixs.limit);
+  return rc != 0;
+}
+
 static int on_ix_begin (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                         const struct emlat_record *r)
 {
+  if (p->flags & EMLAT_LOAD_STREAM)
+    return stream_rc (p, emlat_ixs_begin (&p->ixs, &r->u.ix_begin, r->thread, p->cur_file,
+                                          ci->offset));
   const struct emlat_rd_ix_begin *b = &r->u.ix_begin;
   struct emlat_interaction *ix = ix_get (p, b->cause);
   if (!ix)
@@ -160,6 +205,9 @@ static int on_ix_begin (struct emlat_profile *p, const struct emlat_chunk_info *
 static int on_ix_complete (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                            const struct emlat_record *r)
 {
+  if (p->flags & EMLAT_LOAD_STREAM)
+    return stream_rc (p, emlat_ixs_complete (&p->ixs, &r->u.ix, r->thread, p->cur_file,
+                                             ci->offset));
   const struct emlat_rd_ix *c = &r->u.ix;
   struct emlat_interaction *ix = ix_get (p, c->cause);
   if (!ix)
@@ -230,6 +278,8 @@ static int agg_add (struct emlat_profile *p, const struct emlat_span *s)
       p->unattributed[s->kind].total_ns += dur;
       return 0;
     }
+  if (p->flags & EMLAT_LOAD_STREAM)
+    return stream_rc (p, emlat_ixs_span (&p->ixs, s->cause, s->kind, dur));
   struct emlat_interaction *ix = ix_get (p, s->cause);
   if (!ix)
     return 1;
@@ -300,7 +350,7 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
     p->totals.spans_unwound++;
   if (agg_add (p, &j.s))
     return 1;
-  if ((p->flags & EMLAT_LOAD_SPANS)
+  if ((p->flags & EMLAT_LOAD_SPANS) && !(p->flags & EMLAT_LOAD_STREAM)
       && emlat_spanset_push (&p->budget, &p->spans, &p->span_counters, &j.s, j.counters,
                              p->lim.max_spans))
     {
@@ -313,14 +363,20 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
 /* ------------------------------------------------------------------ */
 /* Other records                                                       */
 
-static int push_kv (struct emlat_profile *p, struct emlat_vec *v, const struct emlat_kv *kv)
+/* Keep KV in V, its key and string value copied into STORE (the record
+   points into a chunk that does not outlive the scan). */
+static int push_kv (struct emlat_profile *p, struct emlat_vec *v, struct emlat_bytestore *store,
+                    const struct emlat_kv *kv)
 {
-  if (emlat_vec_reserve (&p->budget, v, v->n + 1, sizeof *kv, SIZE_MAX / 64))
+  struct emlat_kv copy = *kv;
+  if (emlat_vec_reserve (&p->budget, v, v->n + 1, sizeof *kv, SIZE_MAX / 64)
+      || !(copy.key = emlat_bytestore_copy (store, &p->budget, kv->key, kv->key_len))
+      || (kv->s && !(copy.s = emlat_bytestore_copy (store, &p->budget, kv->s, kv->s_len))))
     {
       emlat_profile_limit (p, "max_alloc_bytes (key/value entries)");
       return 1;
     }
-  EMLAT_VEC_AT (*v, struct emlat_kv, v->n++) = *kv;
+  EMLAT_VEC_AT (*v, struct emlat_kv, v->n++) = copy;
   return 0;
 }
 
@@ -348,8 +404,10 @@ static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci
       return 1;
     }
   int added;
+  const uint8_t *bytes = NULL;
   if (emlat_vec_reserve (&p->budget, &p->strings, p->strings.n + 1,
                          sizeof (struct emlat_string_entry), p->lim.max_strings)
+      || !(bytes = emlat_bytestore_copy (&p->bytes, &p->budget, r->u.str.bytes, r->u.str.len))
       || emlat_u64map_put (&p->string_ids, &p->budget, r->u.str.id, &v, &added))
     {
       emlat_profile_limit (p, "max_alloc_bytes (strings)");
@@ -358,7 +416,7 @@ static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci
   struct emlat_string_entry *e = &EMLAT_VEC_AT (p->strings, struct emlat_string_entry,
                                                 p->strings.n++);
   e->id = r->u.str.id;
-  e->bytes = r->u.str.bytes;
+  e->bytes = bytes;
   e->len = r->u.str.len;
   *v = p->strings.n;
   p->string_bytes += r->u.str.len;
@@ -373,9 +431,9 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
     {
     case EMLAT_REC_KV:
       if (ci->type == EMLAT_CHUNK_STATS)
-        return push_kv (p, &p->stats, &r->u.kv);
+        return push_kv (p, &p->stats, &p->stats_bytes, &r->u.kv);
       if (p->taking_session)
-        return push_kv (p, &p->session, &r->u.kv);
+        return push_kv (p, &p->session, &p->bytes, &r->u.kv);
       return 0;
     case EMLAT_REC_STRING:
       return on_string (p, ci, r);
@@ -387,13 +445,16 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
         case 1: return 0; /* F-92 */
         case -1: return 1;
         }
-      if (emlat_vec_reserve (&p->budget, &p->inputs, p->inputs.n + 1,
-                             sizeof (struct emlat_rd_input), p->lim.max_input_batches))
+      if (!(p->flags & EMLAT_LOAD_STREAM)) /* streamed: counted, not kept */
         {
-          emlat_profile_limit (p, "max_input_batches");
-          return 1;
+          if (emlat_vec_reserve (&p->budget, &p->inputs, p->inputs.n + 1,
+                                 sizeof (struct emlat_rd_input), p->lim.max_input_batches))
+            {
+              emlat_profile_limit (p, "max_input_batches");
+              return 1;
+            }
+          EMLAT_VEC_AT (p->inputs, struct emlat_rd_input, p->inputs.n++) = r->u.input;
         }
-      EMLAT_VEC_AT (p->inputs, struct emlat_rd_input, p->inputs.n++) = r->u.input;
       p->totals.input_batches++;
       return 0;
     case EMLAT_REC_IX_BEGIN:
@@ -437,7 +498,10 @@ static int v_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
   if (!decoded)
     return 0;
   if (ci->type == EMLAT_CHUNK_STATS)
-    p->stats.n = 0; /* keep only the last STATS chunk's entries */
+    {
+      p->stats.n = 0; /* keep only the last STATS chunk's entries */
+      emlat_bytestore_clear (&p->stats_bytes, &p->budget);
+    }
   else if (ci->type == EMLAT_CHUNK_SESSION && !p->session_done)
     {
       p->session_done = 1;

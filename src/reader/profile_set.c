@@ -4,12 +4,15 @@
  * wherever they come from (profile_source.h).
  *
  * Steps, one function each:
- *  1. take_files: ask the source for each file in input order; a file
- *     longer than max_file_bytes or than what the allocation budget has
- *     left is refused, and that limit stops taking files (the rest are
- *     skipped, ECANCELED).  Every byte kept is charged to the budget,
- *     whether the reader read it or was handed it, so the same bytes give
- *     the same profile from any source.
+ *  1. take_files: ask the source for each file in input order and take a
+ *     first look at it: a regular file (a path, a descriptor) only for its
+ *     identity, size and 64-byte header -- it is streamed by every scan,
+ *     never held (profile_files.c); a stream is read into memory header
+ *     first; a buffer is kept as handed over.  A buffer or stream longer
+ *     than max_file_bytes or than what the allocation budget has left is
+ *     refused, and that limit stops taking files (the rest are skipped,
+ *     ECANCELED).  Every byte held is charged to the budget, whether the
+ *     reader read it or was handed it.
  *  2. order_by_rotation: the session is that of the first file with a
  *     valid header (F-81); its files come first in rotation order, the
  *     others after, in input order.
@@ -23,7 +26,8 @@
  *
  * Invariants: each file the source hands over is released exactly once
  * (at once when refused, else by emlat_profile_free); the loader never
- * asks a source for more bytes than it may still allocate.
+ * reads more of a stream than it may still allocate, nor holds a regular
+ * file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,18 +37,7 @@
 #include "reader/limits.h"
 #include "reader/profile.h"
 #include "reader/profile_source.h"
-
-/* Stands for the bytes of an empty buffer handed over as NULL. */
-static const uint8_t empty_file[1];
-
-void emlat_pfile_release (struct emlat_pfile *f)
-{
-  if (f->release)
-    f->release (f->release_ctx, f->buf == empty_file ? NULL : f->buf, f->len);
-  f->release = NULL;
-  f->buf = NULL;
-  f->len = 0;
-}
+#include "reader/readfile.h"
 
 static void release_buffer (const struct emlat_buffer *b)
 {
@@ -75,8 +68,16 @@ static struct emlat_profile *profile_new (const struct emlat_limits *lim, unsign
 /* ------------------------------------------------------------------ */
 /* 1. Taking the files                                                 */
 
+/* Refuse file I at limit WHAT: loading stops. */
+static void refuse (struct emlat_profile *p, size_t i, const char *what)
+{
+  p->files[i].read_error = EFBIG;
+  p->cur_file = (uint32_t)i;
+  emlat_profile_limit (p, what);
+}
+
 /* Keep buffer B as file I, or refuse it at a limit.  BUDGET_TIGHTER: the
-   source was asked for no more than the budget has left, less than
+   stream was read with no more than the budget has left, less than
    max_file_bytes; its EFBIG then names the budget. */
 static void keep_or_refuse (struct emlat_profile *p, size_t i, const struct emlat_buffer *b,
                             int budget_tighter)
@@ -94,27 +95,52 @@ static void keep_or_refuse (struct emlat_profile *p, size_t i, const struct emla
   else if (emlat_budget_take (&p->budget, b->len))
     limit = "max_alloc_bytes (file buffers)";
   if (limit)
-    {
-      f->read_error = EFBIG;
-      p->cur_file = (uint32_t)i;
-      emlat_profile_limit (p, limit);
-    }
+    refuse (p, i, limit);
   if (f->read_error)
     {
       release_buffer (b);
       return;
     }
-  f->buf = b->data ? b->data : empty_file;
+  f->buf = b->data ? b->data : emlat_pfile_empty ();
   f->len = b->len;
   f->release = b->release;
   f->release_ctx = b->release_ctx;
   f->header_ok = emlat_parse_file_header (f->buf, f->len, &f->header) == EMLAT_STOP_CLEAN;
 }
 
+/* Release function of streams the loader read with malloc. */
+static void release_malloced (void *ctx, const uint8_t *data, size_t len)
+{
+  (void)ctx;
+  (void)len;
+  free ((void *)data);
+}
+
+/* Read the stream FD into memory, header first (readfile.h), as file I. */
+static void take_stream (struct emlat_profile *p, size_t i, int fd)
+{
+  uint64_t left = p->budget.limit - p->budget.used;
+  int budget_tighter = left < p->lim.max_file_bytes;
+  struct emlat_buffer b;
+  memset (&b, 0, sizeof b);
+  uint8_t *buf;
+  int rc = emlat_read_profile_stream (fd, budget_tighter ? left : p->lim.max_file_bytes, &buf,
+                                      &b.len);
+  if (rc)
+    b.error = -rc;
+  else
+    {
+      b.data = buf;
+      b.release = release_malloced;
+    }
+  keep_or_refuse (p, i, &b, budget_tighter);
+}
+
 /* Take file I from SRC into P->files[I].  Returns 0 or -ENOMEM. */
 static int take_file (struct emlat_profile *p, const struct emlat_source *src, size_t i)
 {
   struct emlat_pfile *f = &p->files[i];
+  f->fd = -1;
   if (p->stop_all)
     {
       const char *name = src->skip (src->ctx, i);
@@ -122,18 +148,36 @@ static int take_file (struct emlat_profile *p, const struct emlat_source *src, s
       f->path = strdup (name ? name : "");
       return f->path ? 0 : -ENOMEM;
     }
-  uint64_t left = p->budget.limit - p->budget.used;
-  int budget_tighter = left < p->lim.max_file_bytes;
-  struct emlat_buffer b;
-  memset (&b, 0, sizeof b);
-  src->fetch (src->ctx, i, budget_tighter ? left : p->lim.max_file_bytes, &b);
-  f->path = strdup (b.name ? b.name : "");
+  struct emlat_source_file sf;
+  memset (&sf, 0, sizeof sf);
+  sf.fd = -1;
+  src->fetch (src->ctx, i, &sf);
+  const char *name = sf.kind == EMLAT_SOURCE_MEMORY ? sf.mem.name : sf.name;
+  f->path = strdup (name ? name : "");
   if (!f->path)
     {
-      release_buffer (&b);
+      if (sf.kind == EMLAT_SOURCE_MEMORY)
+        release_buffer (&sf.mem);
       return -ENOMEM;
     }
-  keep_or_refuse (p, i, &b, budget_tighter);
+  int rc;
+  switch (sf.kind)
+    {
+    case EMLAT_SOURCE_MEMORY:
+      keep_or_refuse (p, i, &sf.mem, 0);
+      break;
+    case EMLAT_SOURCE_PATH:
+      rc = sf.path ? emlat_pfile_open_path (f, sf.path) : -EINVAL;
+      f->read_error = rc < 0 ? -rc : 0;
+      break;
+    case EMLAT_SOURCE_FD:
+      rc = emlat_pfile_open_fd (f, sf.fd);
+      if (rc == 1)
+        take_stream (p, i, sf.fd);
+      else
+        f->read_error = rc < 0 ? -rc : 0;
+      break;
+    }
   return 0;
 }
 
@@ -300,7 +344,14 @@ static void scan_file (struct emlat_profile *p, size_t i, struct set_walk *w)
       sp.visitor.ctx = v.ctx;
       sp.visitor.on_diag = v.on_diag;
     }
-  emlat_scan (f->buf, f->len, &sp, &sum->scan);
+  int rc = emlat_pfile_scan (f, &sp, &sum->scan, &p->budget);
+  if (rc < 0)
+    {
+      /* The file changed since its first look, or cannot be opened again. */
+      memset (&sum->scan, 0, sizeof sum->scan);
+      sum->read_error = -rc;
+      return;
+    }
   if (!use)
     return;
   p->totals.files_read++;
@@ -330,6 +381,12 @@ int emlat_profile_load_source (const struct emlat_source *src, const struct emla
       skip_from (src, 0);
       return -ENOMEM;
     }
+  if (flags & EMLAT_LOAD_STREAM)
+    {
+      emlat_profile_stream_init (p);
+      p->deliver = src->deliver;
+      p->deliver_ctx = src->deliver_ctx;
+    }
   int rc = take_files (p, src);
   if (rc == 0)
     rc = order_by_rotation (p);
@@ -345,7 +402,15 @@ int emlat_profile_load_source (const struct emlat_source *src, const struct emla
       place_in_set (p, i, &w);
       scan_file (p, i, &w);
     }
-  emlat_profile_finish (p);
+  if (!p->deliver_rc)
+    emlat_profile_finish (p);
+  if (p->deliver_rc)
+    {
+      /* The receiver of the interactions stopped the load. */
+      rc = p->deliver_rc;
+      emlat_profile_free (p);
+      return rc;
+    }
   *out = p;
   return 0;
 }

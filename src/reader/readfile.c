@@ -3,10 +3,14 @@
  * readfile.c -- read one file or stream into memory with an exact size
  * bound (readfile.h), and the public emlat_read_file / emlat_read_fd.
  *
+ * The loader holds no regular file in memory (profile_files.c streams
+ * them); what is read here is a stream handed over as a descriptor, and
+ * what the public emlat_read_file / emlat_read_fd are asked for.
  * read(2) rather than mmap(2): a file truncated by another process while it
  * is being read must give a short buffer, never SIGBUS.  A regular file
  * larger than the bound is refused from its size before anything is
- * allocated.  Streams (pipes, terminals, sockets: size unknown) grow the
+ * allocated.  A profile stream is read header first: when its first 64
+ * bytes are not a valid file header, nothing more is read.  Streams (pipes, terminals, sockets: size unknown) grow the
  * buffer geometrically up to the bound; once the buffer is full, one more
  * byte is read into a local variable to tell "ended exactly here" from
  * "too long", so the allocation never exceeds the bound.
@@ -17,10 +21,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/input_open.h"
 #include "emlat/emlat_reader.h"
+#include "format/format.h"
 #include "reader/limits.h"
 
 /* First allocation for an input of unknown size. */
@@ -61,27 +68,30 @@ static int grow (uint8_t **buf, size_t *cap, size_t max)
   return 0;
 }
 
-int emlat_read_fd_max (int fd, uint64_t max64, uint8_t **out, size_t *out_len)
+/* Read FD to its end into a buffer of at most MAX bytes that starts with
+   PREFIX[0..PLEN) (bytes already read from FD, PLEN <= MAX). */
+static int read_rest (int fd, size_t max, const uint8_t *prefix, size_t plen, uint8_t **out,
+                      size_t *out_len)
 {
-  *out = NULL;
-  *out_len = 0;
-  size_t max = max64 < SIZE_MAX ? (size_t)max64 : SIZE_MAX;
   struct stat st;
   if (fstat (fd, &st) != 0)
     return -errno;
   if (S_ISDIR (st.st_mode))
     return -EISDIR;
-  size_t cap = 0;
+  size_t cap = plen;
   if (S_ISREG (st.st_mode))
     {
       if (st.st_size > 0 && (uint64_t)st.st_size > max)
         return -EFBIG;
-      cap = st.st_size > 0 ? (size_t)st.st_size : 0;
+      if (st.st_size > 0 && (uint64_t)st.st_size > cap)
+        cap = (size_t)st.st_size;
     }
   uint8_t *buf = malloc (cap ? cap : 1);
   if (!buf)
     return -ENOMEM;
-  size_t len = 0;
+  if (plen)
+    memcpy (buf, prefix, plen);
+  size_t len = plen;
   int rc = 0;
   for (;;)
     {
@@ -123,13 +133,54 @@ int emlat_read_fd_max (int fd, uint64_t max64, uint8_t **out, size_t *out_len)
   return 0;
 }
 
+int emlat_read_fd_max (int fd, uint64_t max64, uint8_t **out, size_t *out_len)
+{
+  *out = NULL;
+  *out_len = 0;
+  size_t max = max64 < SIZE_MAX ? (size_t)max64 : SIZE_MAX;
+  return read_rest (fd, max, NULL, 0, out, out_len);
+}
+
+int emlat_read_profile_stream (int fd, uint64_t max64, uint8_t **out, size_t *out_len)
+{
+  *out = NULL;
+  *out_len = 0;
+  size_t max = max64 < SIZE_MAX ? (size_t)max64 : SIZE_MAX;
+  uint8_t h[EMLAT_FILE_HEADER_SIZE];
+  size_t n = 0;
+  while (n < sizeof h && n < max)
+    {
+      ssize_t r = read_some (fd, h + n, (sizeof h < max ? sizeof h : max) - n);
+      if (r < 0)
+        return -errno;
+      if (r == 0)
+        break;
+      n += (size_t)r;
+    }
+  struct emlat_file_header fh;
+  if (n < sizeof h || emlat_parse_file_header (h, n, &fh) != EMLAT_STOP_CLEAN)
+    {
+      /* Not a profile (or the whole stream was shorter than a header):
+         what was read is all the scan needs to say so. */
+      uint8_t *buf = malloc (n ? n : 1);
+      if (!buf)
+        return -ENOMEM;
+      memcpy (buf, h, n);
+      *out = buf;
+      *out_len = n;
+      return 0;
+    }
+  return read_rest (fd, max, h, n, out, out_len);
+}
+
 int emlat_read_path_max (const char *path, uint64_t max, uint8_t **out, size_t *out_len)
 {
   *out = NULL;
   *out_len = 0;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  int fd = emlat_input_open (path, &st);
   if (fd < 0)
-    return -errno;
+    return fd;
   int rc = emlat_read_fd_max (fd, max, out, out_len);
   close (fd);
   return rc;

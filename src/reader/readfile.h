@@ -18,6 +18,11 @@
    or another negative errno.  FD is left open. */
 int emlat_read_fd_max (int fd, uint64_t max, uint8_t **buf, size_t *len);
 
+/* Read the stream FD as emlat_read_fd_max does, but its 64-byte file
+   header first: when that is not a valid header (F-10, F-11), only those
+   bytes (or fewer, at the end of the stream) are read and returned. */
+int emlat_read_profile_stream (int fd, uint64_t max, uint8_t **buf, size_t *len);
+
 /* Open PATH and read it as emlat_read_fd_max does. */
 int emlat_read_path_max (const char *path, uint64_t max, uint8_t **buf, size_t *len);
 

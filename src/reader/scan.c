@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * scan.c -- the sequential scanner over one .emlat file in memory.
+ * scan.c -- the sequential scanner over one .emlat file, in memory or
+ * read through a window (window.h) that holds one chunk at a time.
  *
  * Walks the file header (F-10..F-13) and then chunk after chunk (F-20..F-32):
  * framing and CRCs first (src/format/decode.c, in the order of F-26), then
@@ -15,17 +16,24 @@
  * Invariants: the offset only grows (each framed chunk is at least 40
  * bytes), so the scan ends; all reads are bounded by the decoder; memory is
  * allocated only for the per-file string-id set of F-62, bounded by
- * max_strings and max_alloc_bytes.
+ * max_strings and max_alloc_bytes, and by the window for one chunk (at
+ * most 4 KiB of header and max_chunk_payload of payload, read only once
+ * its header says so) plus its read-ahead.  A record's pointers (keys,
+ * strings) point into the window: valid during the visitor's call only.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "emlat/emlat_reader.h"
+#include "common/endian.h"
 #include "format/decode.h"
 #include "format/format.h"
 #include "reader/budget.h"
 #include "reader/limits.h"
+#include "reader/scan.h"
 #include "reader/u64map.h"
 
 struct scan
@@ -237,25 +245,58 @@ static int handle_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint
   return s->p->visitor.on_chunk && s->p->visitor.on_chunk (s->p->visitor.ctx, ci, 0);
 }
 
-EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_scan_params *p,
-                          struct emlat_scan_result *res)
+/* Frame the chunk at OFF of W (emlat_frame_chunk on the bytes of that
+   chunk only): the header first, then the rest when its sizes are
+   plausible, so that a chunk claiming more than the reader allows is never
+   read.  Window W holds every byte the framing looks at, up to the end of
+   the input, so the verdict is the one the whole file in memory gets. */
+static enum emlat_stop frame_at (struct scan *s, struct emlat_window *w, uint64_t off,
+                                 struct emlat_chunk_info *ci, const uint8_t **payload,
+                                 uint64_t *next)
+{
+  size_t av;
+  const uint8_t *h = emlat_window_get (w, off, EMLAT_CHUNK_HEADER_SIZE, &av);
+  if (av >= EMLAT_CHUNK_HEADER_SIZE && memcmp (h + EMLAT_CH_MAGIC, EMLAT_CHUNK_MAGIC, 4) == 0)
+    {
+      uint32_t hsize = emlat_le32 (h + EMLAT_CH_HEADER_SIZE);
+      if (hsize >= EMLAT_CHUNK_HEADER_SIZE && hsize <= EMLAT_CHUNK_HEADER_MAX && !(hsize & 7u))
+        {
+          h = emlat_window_get (w, off, hsize, &av);
+          uint32_t stored = av >= hsize ? emlat_le32 (h + EMLAT_CH_STORED) : UINT32_MAX;
+          if (stored <= s->lim.max_chunk_payload && stored <= EMLAT_CHUNK_PAYLOAD_MAX)
+            h = emlat_window_get (w, off, (size_t)hsize + stored + EMLAT_PAD8 (stored), &av);
+        }
+    }
+  size_t rel;
+  enum emlat_stop why = emlat_frame_chunk (h, av, 0, s->lim.max_chunk_payload, ci, payload,
+                                           &rel);
+  ci->offset = off;
+  *next = off + rel;
+  return why;
+}
+
+/* The scan of one input through W (emlat_scan, emlat_scan_fd and the
+   loader's streamed files). */
+void emlat_scan_window (struct emlat_window *w, const struct emlat_scan_params *p,
+                        struct emlat_scan_result *res)
 {
   struct scan s;
   memset (&s, 0, sizeof s);
   memset (res, 0, sizeof *res);
-  if (!p || (!buf && len))
-    return -EINVAL;
   s.p = p;
   s.res = res;
   emlat_limits_resolve (p->limits, &s.lim);
   s.budget.limit = s.lim.max_alloc_bytes;
-  res->file_bytes = len;
 
-  enum emlat_stop why = emlat_parse_file_header (buf, len, &res->header);
+  size_t av;
+  const uint8_t *h = emlat_window_get (w, 0, EMLAT_FILE_HEADER_SIZE, &av);
+  enum emlat_stop why = w->err ? EMLAT_STOP_IO_ERROR
+                               : emlat_parse_file_header (h, av, &res->header);
   if (why != EMLAT_STOP_CLEAN)
     {
+      res->file_bytes = emlat_window_length (w);
       stop (&s, why, 0);
-      return 0;
+      return;
     }
   res->header_ok = 1;
   if (res->header.flags || res->header.reserved) /* F-12 */
@@ -263,23 +304,41 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_sca
           NULL, "reserved header bits");
   if (p->visitor.on_header && p->visitor.on_header (p->visitor.ctx, &res->header))
     {
+      res->file_bytes = emlat_window_length (w);
       stop (&s, EMLAT_STOP_VISITOR, 0);
-      return 0;
+      return;
     }
 
   uint64_t expect = p->expect_sequence;
   if (expect == 0 && res->header.rotation == 0)
     expect = 1; /* F-23 */
-  size_t off = EMLAT_FILE_HEADER_SIZE;
-  int rc = 0;
-  while (off < len)
+  uint64_t off = EMLAT_FILE_HEADER_SIZE;
+  int at_end = 0;
+  for (;;)
     {
+      emlat_window_get (w, off, 1, &av);
+      if (av == 0)
+        {
+          at_end = !w->err;
+          why = w->err == ENOMEM ? EMLAT_STOP_LIMIT : EMLAT_STOP_IO_ERROR;
+          break;
+        }
       struct emlat_chunk_info ci;
       const uint8_t *payload;
-      size_t next;
-      why = emlat_frame_chunk (buf, len, off, s.lim.max_chunk_payload, &ci, &payload, &next);
+      uint64_t next;
+      why = frame_at (&s, w, off, &ci, &payload, &next);
       if (why != EMLAT_STOP_CLEAN)
-        break;
+        {
+          /* A read that failed is not damage of the file. */
+          if (w->err)
+            why = w->err == ENOMEM ? EMLAT_STOP_LIMIT : EMLAT_STOP_IO_ERROR;
+          break;
+        }
+      if (p->decode_types && (ci.type >= 32 || !(p->decode_types >> ci.type & 1u)))
+        {
+          off = next; /* a type this scan does not want: framed only */
+          continue;
+        }
       res->chunks++;
       if (res->chunks == 1)
         res->first_sequence = ci.sequence;
@@ -303,15 +362,15 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_sca
           diag (&s, EMLAT_DIAG_MISSING_SESSION, EMLAT_FILE_HEADER_SIZE, 0, 0, &ci,
                 "first chunk is not SESSION");
         }
-      rc = handle_chunk (&s, &ci, payload);
-      if (rc)
+      if (handle_chunk (&s, &ci, payload))
         {
           why = s.limit ? EMLAT_STOP_LIMIT : EMLAT_STOP_VISITOR;
           break;
         }
       off = next;
     }
-  if (off >= len && why == EMLAT_STOP_CLEAN)
+  res->file_bytes = emlat_window_length (w);
+  if (at_end)
     {
       if (res->chunks == 0) /* F-43: a header and nothing else */
         {
@@ -319,11 +378,48 @@ EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_sca
           diag (&s, EMLAT_DIAG_MISSING_SESSION, EMLAT_FILE_HEADER_SIZE, 0, 0, NULL,
                 "no chunk after the file header");
         }
-      stop (&s, EMLAT_STOP_CLEAN, len); /* F-25 */
+      stop (&s, EMLAT_STOP_CLEAN, off); /* F-25 */
     }
   else
     stop (&s, why, off);
   emlat_u64map_free (&s.strings, &s.budget);
   emlat_vec_free (&s.budget, &s.chunk_ids, sizeof (uint64_t));
+}
+
+EMLAT_API int emlat_scan (const uint8_t *buf, size_t len, const struct emlat_scan_params *p,
+                          struct emlat_scan_result *res)
+{
+  memset (res, 0, sizeof *res);
+  if (!p || (!buf && len))
+    return -EINVAL;
+  struct emlat_window w;
+  emlat_window_mem (&w, buf, len);
+  emlat_scan_window (&w, p, res);
+  return 0;
+}
+
+EMLAT_API int emlat_scan_fd (int fd, const struct emlat_scan_params *p,
+                             struct emlat_scan_result *res)
+{
+  memset (res, 0, sizeof *res);
+  if (!p || fd < 0)
+    return -EINVAL;
+  struct stat st;
+  if (fstat (fd, &st) != 0)
+    return -errno;
+  if (S_ISDIR (st.st_mode))
+    return -EISDIR;
+  struct emlat_limits lim;
+  emlat_limits_resolve (p->limits, &lim);
+  struct emlat_budget budget = { 0, lim.max_alloc_bytes, 0 };
+  struct emlat_window w;
+  off_t pos = S_ISREG (st.st_mode) ? lseek (fd, 0, SEEK_CUR) : -1;
+  if (pos >= 0)
+    emlat_window_fd (&w, fd, 1, (uint64_t)pos,
+                     st.st_size > pos ? (uint64_t)(st.st_size - pos) : 0, &budget);
+  else
+    emlat_window_fd (&w, fd, 0, 0, UINT64_MAX, &budget);
+  emlat_scan_window (&w, p, res);
+  emlat_window_free (&w);
   return 0;
 }

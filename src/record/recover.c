@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/endian.h"
+#include "common/input_open.h"
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 #include "record/checkpoint.h"
@@ -41,13 +42,14 @@ static int
 profile_identity (const char *path, uint8_t uuid[16], uint64_t *rotation)
 {
   uint8_t h[EMLAT_FILE_HEADER_SIZE];
-  FILE *f = fopen (path, "rbe");
-  if (!f)
-    return -errno;
-  size_t n = fread (h, 1, sizeof h, f);
-  fclose (f);
+  struct stat st;
+  int fd = emlat_input_open (path, &st); /* a FIFO or a device: not a profile */
+  if (fd < 0)
+    return fd == -EISDIR || fd == -ENODEV ? -EINVAL : fd;
+  ssize_t n = pread (fd, h, sizeof h, 0);
+  close (fd);
   struct emlat_file_header fh;
-  if (n != sizeof h || emlat_parse_file_header (h, sizeof h, &fh) != EMLAT_STOP_CLEAN)
+  if (n != (ssize_t)sizeof h || emlat_parse_file_header (h, sizeof h, &fh) != EMLAT_STOP_CLEAN)
     return -EINVAL;
   memcpy (uuid, fh.uuid, 16);
   *rotation = fh.rotation;

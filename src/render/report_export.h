@@ -24,9 +24,11 @@
 
 #include "emlat/emlat_reader.h"
 
-/* P must have been loaded with EMLAT_LOAD_SPANS.  Returns 0 or -1 when
-   the JSON writer failed. */
-int report_export_chrome (const struct emlat_profile *p, FILE *f);
+/* Re-scans the files of P twice (its spans, its interactions), spooling
+   the events through temporary files when they exceed 64 MiB.  Returns
+   0, or a negative errno: -EIO when the JSON writer or the spool's file
+   failed, a re-scan's error. */
+int report_export_chrome (struct emlat_profile *p, FILE *f);
 /* Re-scans the files of P.  Returns 0, or a negative errno when a file
    could not be read again or the JSON writer failed (-EIO). */
 int report_export_jsonl (const struct emlat_profile *p, FILE *f);

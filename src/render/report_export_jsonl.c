@@ -4,8 +4,9 @@
  * object per line (format in report_export.h and docs/REPORT.md).
  *
  * The files are those the profile loaded, in rotation order, skipping the
- * ones it ignored; each is scanned again from the bytes the profile holds
- * (emlat_profile_file_data, so standard input works too) with emlat_scan,
+ * ones it ignored; each is scanned again, one chunk at a time, from
+ * wherever the load read it (emlat_profile_rescan, so standard input works
+ * too),
  * which delivers only records of chunks that decoded cleanly (F-27), so
  * every line is a record the reader accepted.  The record's keys are those
  * of `emlat dump --json` (render/record_json.c, docs/JSON.md "Records");
@@ -72,10 +73,6 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
     {
       if (fs[i].ignored || fs[i].read_error || !fs[i].scan.header_ok)
         continue;
-      size_t len;
-      const uint8_t *buf = emlat_profile_file_data (p, i, &len);
-      if (!buf)
-        continue;
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
       memset (&sp, 0, sizeof sp);
@@ -83,9 +80,11 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
       sp.visitor.ctx = &x;
       sp.visitor.on_record = on_record;
       x.file = fs[i].path;
-      emlat_scan (buf, len, &sp, &res);
+      int rc = emlat_profile_rescan (p, i, &sp, &res);
       if (x.j.error)
         return -EIO;
+      if (rc < 0)
+        return rc;
     }
   return 0;
 }

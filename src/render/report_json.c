@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/leb128.h"
 #include "render/json.h"
 #include "render/record_json.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
+#include "render/spool.h"
 
 #define HIST_BUCKETS 40
 
@@ -374,31 +376,75 @@ diagnostics (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_end_array (j);
 }
 
-static void
+int
+report_per_ix_put (struct spool *s, const struct emlat_profile *p,
+                   const struct emlat_interaction *ix)
+{
+  struct emlat_report_times t;
+  struct emlat_report_metrics mt;
+  emlat_report_times_from_profile (p, ix, &t);
+  emlat_report_metrics_compute (&t, &mt);
+  uint8_t b[8 + EMLAT_VARINT_MAX * (EMLAT_RM_COUNT + 2)];
+  size_t n = 0;
+  b[n++] = (uint8_t)(ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0);
+  b[n++] = (uint8_t)(ix->status <= 255 ? ix->status : 255);
+  b[n++] = (uint8_t)emlat_report_population (&t);
+  n += emlat_put_uvarint (b + n, mt.mask);
+  for (int k = 0; k < EMLAT_RM_COUNT; k++)
+    if (mt.mask >> k & 1u)
+      n += emlat_put_uvarint (b + n, mt.v[k]);
+  return spool_put (s, ix->cause, b, n);
+}
+
+/* One element of "per_interaction", from its spooled record. */
+static int
+per_ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
+{
+  struct emlat_json *j = ctx;
+  const uint8_t *end = b + n;
+  unsigned kind = b[0], status = b[1];
+  enum emlat_report_pop pop = (enum emlat_report_pop)b[2];
+  b += 3;
+  struct emlat_report_metrics mt;
+  memset (&mt, 0, sizeof mt);
+  uint64_t v = 0;
+  b += emlat_get_uvarint (b, end, &v);
+  mt.mask = (uint32_t)v;
+  for (int k = 0; k < EMLAT_RM_COUNT; k++)
+    if (mt.mask >> k & 1u)
+      b += emlat_get_uvarint (b, end, &mt.v[k]);
+  emlat_json_begin_object (j);
+  emlat_json_kv_u64 (j, "cause", cause);
+  emlat_json_kv_str (j, "root_kind", report_kind_key (kind));
+  emlat_json_kv_str (j, "status", emlat_status_name (status));
+  emlat_json_kv_str (j, "population", emlat_report_pop_key (pop));
+  emlat_json_key (j, "metrics");
+  present_metrics (j, &mt);
+  emlat_json_end_object (j);
+  return j->error ? -1 : 0;
+}
+
+static int
 per_interaction (struct emlat_json *j, const struct report_ctx *c)
 {
-  size_t n;
-  const struct emlat_interaction *ix = emlat_profile_interactions (c->p, &n);
   emlat_json_key (j, "per_interaction");
   emlat_json_begin_array (j);
-  for (size_t i = 0; i < n; i++)
+  int rc = c->per_ix ? spool_each (c->per_ix, per_ix_out, j) : 0;
+  if (!c->per_ix)
     {
-      struct emlat_report_times t;
-      struct emlat_report_metrics mt;
-      emlat_report_times_from_profile (c->p, &ix[i], &t);
-      emlat_report_metrics_compute (&t, &mt);
-      emlat_json_begin_object (j);
-      emlat_json_kv_u64 (j, "cause", ix[i].cause);
-      emlat_json_kv_str (j, "root_kind",
-                         report_kind_key (ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind
-                                                                                 : 0));
-      emlat_json_kv_str (j, "status", emlat_status_name (ix[i].status));
-      emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
-      emlat_json_key (j, "metrics");
-      present_metrics (j, &mt);
-      emlat_json_end_object (j);
+      /* The interactions the profile keeps, in cause order. */
+      size_t n;
+      const struct emlat_interaction *ix = emlat_profile_interactions (c->p, &n);
+      struct spool s;
+      spool_init (&s);
+      for (size_t i = 0; i < n && rc == 0; i++)
+        rc = report_per_ix_put (&s, c->p, &ix[i]);
+      if (rc == 0)
+        rc = spool_each (&s, per_ix_out, j);
+      spool_free (&s);
     }
   emlat_json_end_array (j);
+  return rc;
 }
 
 int
@@ -429,8 +475,8 @@ report_json (const struct report_ctx *c, FILE *f)
   losses (&j, c);
   unavailable (&j, c);
   diagnostics (&j, c);
-  if (c->per_interaction)
-    per_interaction (&j, c);
+  if (c->per_interaction && per_interaction (&j, c) != 0)
+    j.error = 1;
   emlat_json_end_object (&j);
   emlat_json_line (&j);
   return j.error ? -1 : 0;

@@ -18,6 +18,8 @@
 /* Text lines of the text report's loss section before it says "N more". */
 #define REPORT_TEXT_MAX_LOSSES 50
 
+struct spool;
+
 struct report_ctx
 {
   const struct emlat_profile *p;
@@ -27,13 +29,19 @@ struct report_ctx
   const char *w_why;                  /* "tail" or "requested" */
   int damaged;                        /* the reader lost data (exit 1) */
   int unicode;                        /* Unicode bars and sparklines */
-  int per_interaction;                /* JSON: every interaction's metrics */
+  int per_interaction;                /* JSON: every interaction's metrics, */
+  struct spool *per_ix;               /* put here by report_per_ix_put */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);
 /* Returns 0, or -1 when the JSON writer reported misuse or overflow. */
 int report_json (const struct report_ctx *c, FILE *f);
 int report_html (const struct report_ctx *c, FILE *f);
+/* Put IX of P into S for the JSON report's per-interaction list, which
+   lists them by cause (S sorts them: they may come in any order).  0 or a
+   negative errno. */
+int report_per_ix_put (struct spool *s, const struct emlat_profile *p,
+                       const struct emlat_interaction *ix);
 
 /* Shared helpers. */
 /* "tty_command" etc. for root kind K (0: "unknown"). */

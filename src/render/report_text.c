@@ -113,7 +113,7 @@ group_table (const struct report_ctx *c, const struct emlat_report_group *g, FIL
 {
   int cols[COLS], nc = 0, any999 = 0;
   for (unsigned i = 0; i < sizeof column_order / sizeof column_order[0] && nc < COLS; i++)
-    if (g->s[column_order[i]].n)
+    if (g->d[column_order[i]].n)
       {
         cols[nc++] = (int)column_order[i];
         any999 |= g->d[column_order[i]].has_p999;

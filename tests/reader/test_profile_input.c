@@ -7,11 +7,16 @@
  *  - the demo profile (fuzz/corpus/reader/demo.emlat) and a rotated set
  *    recorded here load identically from paths, from borrowed and owned
  *    buffers, from a pipe and from a regular file's descriptor: totals
- *    (allocation included), interactions with their fields and span
- *    aggregates, diagnostics, file summaries, session entries;
- *  - a stream longer than max_file_bytes (a pipe, /dev/zero) is refused
- *    with EFBIG and a "max_file_bytes" limit diagnostic after reading
- *    one byte past the limit, never read to its end;
+ *    (allocation differs exactly by the bytes held in memory),
+ *    interactions with their fields and span aggregates, diagnostics,
+ *    file summaries, session entries;
+ *  - a stream longer than max_file_bytes (a pipe) is refused with EFBIG
+ *    and a "max_file_bytes" limit diagnostic after reading one byte past
+ *    the limit, never read to its end; a stream that is not a profile
+ *    (/dev/zero) is refused at its 64-byte header;
+ *  - a file loaded from a path is never held in memory, and every file of
+ *    every source gives the same records when scanned again
+ *    (emlat_profile_rescan);
  *  - a buffer past max_file_bytes or past what max_alloc_bytes has left
  *    is refused, the files after it are not taken, and every owned buffer
  *    is released exactly once, at the right time.
@@ -81,13 +86,44 @@ static void same_diags (const struct emlat_profile *a, const struct emlat_profil
   CHECK (bad == 0, "%s: %zu diagnostics differ", what, bad);
 }
 
+/* Records of a re-scan, and a checksum of what they say. */
+struct tally
+{
+  uint64_t records, sum;
+};
+
+static int tally_record (void *ctx, const struct emlat_chunk_info *c, const struct emlat_record *r)
+{
+  struct tally *t = ctx;
+  t->records++;
+  t->sum = t->sum * 31 + c->offset + (uint64_t)r->kind + r->thread;
+  return 0;
+}
+
+/* File I of P scanned again (emlat_profile_rescan) into *T; 0 or its
+   error. */
+static int rescan_tally (const struct emlat_profile *p, size_t i, struct tally *t,
+                         struct emlat_scan_result *res)
+{
+  struct emlat_scan_params sp;
+  memset (&sp, 0, sizeof sp);
+  memset (t, 0, sizeof *t);
+  sp.visitor.ctx = t;
+  sp.visitor.on_record = tally_record;
+  return emlat_profile_rescan (p, i, &sp, res);
+}
+
+/* The files of A (loaded from paths: streamed, never held) and B (from any
+   source) have the same summaries and give the same records when scanned
+   again; the bytes B holds in memory add up to HELD. */
 static void same_files (const struct emlat_profile *a, const struct emlat_profile *b,
-                        const char *what)
+                        const char *what, uint64_t *held)
 {
   size_t na, nb;
   const struct emlat_file_summary *x = emlat_profile_files (a, &na);
   const struct emlat_file_summary *y = emlat_profile_files (b, &nb);
   CHECK (na == nb, "%s: %zu files, %zu", what, na, nb);
+  *held = 0;
   for (size_t i = 0; i < na && i < nb; i++)
     {
       CHECK (x[i].ignored == y[i].ignored && x[i].read_error == y[i].read_error,
@@ -96,10 +132,20 @@ static void same_files (const struct emlat_profile *a, const struct emlat_profil
       CHECK (memcmp (&x[i].scan, &y[i].scan, sizeof x[i].scan) == 0,
              "%s: file %zu scan results differ", what, i);
       size_t la, lb;
-      const uint8_t *da = emlat_profile_file_data (a, i, &la);
-      const uint8_t *db = emlat_profile_file_data (b, i, &lb);
-      CHECK (la == lb && (la == 0 || memcmp (da, db, la) == 0),
-             "%s: file %zu bytes differ (%zu, %zu)", what, i, la, lb);
+      CHECK (emlat_profile_file_data (a, i, &la) == NULL && la == 0,
+             "%s: file %zu from a path is not held in memory", what, i);
+      if (emlat_profile_file_data (b, i, &lb))
+        *held += lb;
+      struct tally ta, tb;
+      struct emlat_scan_result ra, rb;
+      CHECK_OK (rescan_tally (a, i, &ta, &ra));
+      CHECK_OK (rescan_tally (b, i, &tb, &rb));
+      CHECK (ta.records == tb.records && ta.sum == tb.sum && ta.records == x[i].scan.records,
+             "%s: file %zu scanned again: %llu and %llu records (%llu at load)", what, i,
+             (unsigned long long)ta.records, (unsigned long long)tb.records,
+             (unsigned long long)x[i].scan.records);
+      CHECK (memcmp (&ra, &x[i].scan, sizeof ra) == 0 && memcmp (&rb, &ra, sizeof ra) == 0,
+             "%s: file %zu: the re-scan's result is the load's", what, i);
     }
 }
 
@@ -123,16 +169,22 @@ static void same_profile (const struct emlat_profile *a, struct emlat_profile *b
   CHECK (b != NULL, "%s: loaded", what);
   if (!b)
     return;
-  const struct emlat_profile_totals *ta = emlat_profile_totals (a);
-  const struct emlat_profile_totals *tb = emlat_profile_totals (b);
-  CHECK (memcmp (ta, tb, sizeof *ta) == 0,
-         "%s: totals differ (interactions %llu/%llu, diagnostics %llu/%llu, alloc %llu/%llu)",
-         what, (unsigned long long)ta->interactions, (unsigned long long)tb->interactions,
-         (unsigned long long)ta->diagnostics, (unsigned long long)tb->diagnostics,
-         (unsigned long long)ta->alloc_bytes, (unsigned long long)tb->alloc_bytes);
+  struct emlat_profile_totals ta = *emlat_profile_totals (a);
+  struct emlat_profile_totals tb = *emlat_profile_totals (b);
+  uint64_t held;
   same_interactions (a, b, what);
   same_diags (a, b, what);
-  same_files (a, b, what);
+  same_files (a, b, what, &held);
+  /* What differs: the bytes a source holds in memory are charged. */
+  CHECK (tb.alloc_bytes == ta.alloc_bytes + held,
+         "%s: %llu bytes charged, %llu from paths + %llu held", what,
+         (unsigned long long)tb.alloc_bytes, (unsigned long long)ta.alloc_bytes,
+         (unsigned long long)held);
+  ta.alloc_bytes = tb.alloc_bytes = 0;
+  CHECK (memcmp (&ta, &tb, sizeof ta) == 0,
+         "%s: totals differ (interactions %llu/%llu, diagnostics %llu/%llu)", what,
+         (unsigned long long)ta.interactions, (unsigned long long)tb.interactions,
+         (unsigned long long)ta.diagnostics, (unsigned long long)tb.diagnostics);
   size_t na, nb;
   const struct emlat_kv *ka = emlat_profile_session (a, &na), *kb = emlat_profile_session (b, &nb);
   same_kv (ka, na, kb, nb, what);
@@ -411,13 +463,19 @@ static void stream_limits (const uint8_t *demo, size_t demo_len)
   size_t len = 1;
   CHECK_EQ_I64 (emlat_read_fd (fd, &lim, &buf, &len), -EFBIG);
   CHECK (buf == NULL && len == 0, "nothing returned past the limit");
+  /* As a profile it is refused at its header: 64 bytes read, no limit
+     reached, nothing held past them. */
   p = NULL;
   CHECK_OK (emlat_profile_load_fd (fd, "/dev/zero", &lim, 0, &p));
   if (p)
     {
       size_t nf;
-      CHECK_EQ_I64 (emlat_profile_files (p, &nf)[0].read_error, EFBIG);
-      CHECK_EQ_STR (limit_named (p), "max_file_bytes");
+      const struct emlat_file_summary *f = emlat_profile_files (p, &nf);
+      CHECK_EQ_I64 (f[0].read_error, 0);
+      CHECK_EQ_I64 (f[0].scan.stop, EMLAT_STOP_BAD_MAGIC);
+      CHECK_EQ_U64 (f[0].scan.file_bytes, 64);
+      CHECK (limit_named (p) == NULL, "no limit: refused at the header");
+      CHECK_LE_U64 (emlat_profile_totals (p)->alloc_bytes, 4096);
       emlat_profile_free (p);
     }
   close (fd);
