@@ -159,60 +159,88 @@ record_dist (const char *label, uint64_t *v, size_t n)
           label, ms[0], ms[1], ms[2], ms[3], n);
 }
 
-/* The five-line summary of PATH (reader API). */
+/* A growing array of durations (8 bytes per sample: the exact
+   percentiles of the summary). */
+struct record_samples
+{
+  uint64_t *v;
+  size_t n, cap;
+};
+
+static int
+record_push (struct record_samples *s, uint64_t d)
+{
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? 2 * s->cap : 1024;
+      uint64_t *v = realloc (s->v, cap * sizeof *v);
+      if (!v)
+        return -1;
+      s->v = v;
+      s->cap = cap;
+    }
+  s->v[s->n++] = d;
+  return 0;
+}
+
+/* What the summary gathers from each interaction, one at a time. */
+struct record_tally
+{
+  struct record_samples lo, hi, emit;
+  size_t cmds, silent, unattr;
+  int nomem;
+};
+
+static int
+record_tally_ix (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  struct record_tally *t = ctx;
+  uint64_t d;
+  if (ix->root_kind == EMLAT_ROOT_UNATTRIBUTED_OUTPUT)
+    t->unattr++;
+  if (ix->root_kind != EMLAT_ROOT_TTY_COMMAND)
+    return 0;
+  t->cmds++;
+  if (emlat_profile_ix_duration (p, ix, EMLAT_T_INPUT_LATEST, EMLAT_T_FLUSH_END, &d))
+    t->nomem |= record_push (&t->lo, d);
+  else
+    t->silent++;
+  if (emlat_profile_ix_duration (p, ix, EMLAT_T_INPUT_EARLIEST, EMLAT_T_FLUSH_END, &d))
+    t->nomem |= record_push (&t->hi, d);
+  if (emlat_profile_ix_duration (p, ix, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_END, &d))
+    t->nomem |= record_push (&t->emit, d);
+  return t->nomem ? -ENOMEM : 0;
+}
+
+/* The five-line summary of PATH, read in one streaming pass (reader API):
+   memory grows by 24 bytes per terminal command, not with the profile. */
 static void
 record_summary (const char *path)
 {
   struct emlat_profile *p = NULL;
-  const char *paths[1] = { path };
-  if (emlat_profile_load (paths, 1, NULL, 0, &p) != 0 || !p)
+  struct emlat_input in = { .path = path, .fd = -1, .name = NULL };
+  struct record_tally t;
+  memset (&t, 0, sizeof t);
+  int rc = emlat_profile_load_each (&in, 1, NULL, 0, record_tally_ix, &t, &p);
+  if (rc != 0 || !p)
     {
-      emlat_cli_error (path, UINT64_MAX, "cannot read the profile");
-      return;
-    }
-  size_t n;
-  const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
-  uint64_t *lo = calloc (n + 1, sizeof *lo), *hi = calloc (n + 1, sizeof *hi);
-  uint64_t *emit = calloc (n + 1, sizeof *emit);
-  size_t nlo = 0, nhi = 0, nemit = 0, cmds = 0, silent = 0, unattr = 0;
-  if (!lo || !hi || !emit)
-    {
-      emlat_cli_error (path, UINT64_MAX, "out of memory");
+      emlat_cli_error (path, UINT64_MAX, rc == -ENOMEM && t.nomem ? "out of memory"
+                                                               : "cannot read the profile");
       goto out;
     }
-  for (size_t i = 0; i < n; i++)
-    {
-      uint64_t d;
-      if (ix[i].root_kind == EMLAT_ROOT_UNATTRIBUTED_OUTPUT)
-        unattr++;
-      if (ix[i].root_kind != EMLAT_ROOT_TTY_COMMAND)
-        continue;
-      cmds++;
-      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_INPUT_LATEST,
-                                     EMLAT_T_FLUSH_END, &d))
-        lo[nlo++] = d;
-      else
-        silent++;
-      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_INPUT_EARLIEST,
-                                     EMLAT_T_FLUSH_END, &d))
-        hi[nhi++] = d;
-      if (emlat_profile_ix_duration (p, &ix[i], EMLAT_T_OUTPUT_BEGIN,
-                                     EMLAT_T_FLUSH_END, &d))
-        emit[nemit++] = d;
-    }
-  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  const struct emlat_profile_totals *tot = emlat_profile_totals (p);
   printf ("  %-22s %zu (%zu with terminal output, %zu without)\n",
-          "terminal commands", cmds, cmds - silent, silent);
-  record_dist ("input to flush (min)", lo, nlo);
-  record_dist ("input to flush (max)", hi, nhi);
-  record_dist ("tty emit", emit, nemit);
+          "terminal commands", t.cmds, t.cmds - t.silent, t.silent);
+  record_dist ("input to flush (min)", t.lo.v, t.lo.n);
+  record_dist ("input to flush (max)", t.hi.v, t.hi.n);
+  record_dist ("tty emit", t.emit.v, t.emit.n);
   printf ("  %-22s %zu interactions; %llu records lost; %s\n",
-          "unattributed output", unattr, (unsigned long long)t->lost_records,
-          t->clean_stop ? "stopped cleanly" : "not stopped cleanly");
+          "unattributed output", t.unattr, (unsigned long long)tot->lost_records,
+          tot->clean_stop ? "stopped cleanly" : "not stopped cleanly");
 out:
-  free (lo);
-  free (hi);
-  free (emit);
+  free (t.lo.v);
+  free (t.hi.v);
+  free (t.emit.v);
   emlat_profile_free (p);
 }
 
