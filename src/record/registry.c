@@ -261,31 +261,35 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
   uint64_t tail = atomic_load_explicit (&r->tail, memory_order_acquire);
   r->cached_tail = tail;
   uint64_t fill = h + n - tail;
+  uint64_t half = r->nslots / 2;
+  if (fill <= half)
+    {
+      r->hw_signalled = 0;
+      r->limit = tail + half;
+      return 1;
+    }
+  /* Past the high-water mark: wake the writer once for this fill and this
+     tail.  Once more if the writer has moved the tail since: it answered
+     the last ring with a pass whose snapshot may predate the crossing, and
+     it sleeps until a ring if the fill it saw was not above half
+     (writer.c rings_need_pass).  Then run to the end of the ring without
+     looking at the tail again. */
+  if (r->hw_signalled != tail + 1)
+    {
+      r->hw_signalled = tail + 1;
+      /* Release: the writer acquire-loads hw_wakes before it loads the
+         heads of its snapshot (writer.c), so that snapshot is no older than
+         this crossing. */
+      atomic_store_explicit (&r->hw_wakes,
+                             atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                             memory_order_release);
+      emlat_doorbell_ring ();
+    }
   if (fill > r->nslots)
     {
       ring_drop (r, n, t);
       return 0;
     }
-  uint64_t half = r->nslots / 2;
-  if (fill > half)
-    {
-      /* Past the high-water mark: wake the writer once for this fill, then
-         run to the end of the ring without looking at the tail again. */
-      if (!r->hw_signalled)
-        {
-          r->hw_signalled = 1;
-          /* Relaxed: a count the writer reads for STATS. */
-          atomic_store_explicit (&r->hw_wakes,
-                                 atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
-                                 memory_order_relaxed);
-          emlat_doorbell_ring ();
-        }
-      r->limit = tail + r->nslots;
-    }
-  else
-    {
-      r->hw_signalled = 0;
-      r->limit = tail + half;
-    }
+  r->limit = tail + r->nslots;
   return 1;
 }

@@ -27,7 +27,13 @@
  *   cached_tail,     producer only       producer           plain
  *   limit,
  *   hw_signalled
- *   hw_wakes         producer            writer             relaxed: a count
+ *   hw_wakes         producer            writer             producer RELEASE-stores
+ *                                                           each ring's count; the
+ *                                                           writer ACQUIRE-loads it
+ *                                                           before a head snapshot
+ *                                                           and after a pass: a ring
+ *                                                           is answered by a pass
+ *                                                           whose snapshot follows it.
  *   drop_*           producer            writer             drop_records is stored
  *                                                           with RELEASE after the
  *                                                           other drop_* fields; the
@@ -93,7 +99,8 @@ struct emlat_ring
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
-  uint64_t hw_signalled; /* the writer was woken for the current fill */
+  uint64_t hw_signalled; /* 0, or 1 + the tail seen when the writer was
+                            woken for the current fill */
   _Atomic uint64_t hw_wakes; /* doorbell rings at high water */
 
   /* Producer cold line: drops. */

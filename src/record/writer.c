@@ -260,7 +260,8 @@ drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct 
 
 /* Drain ring R from its tail up to SNAP. */
 static void
-drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws *ws, uint64_t snap)
+drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws *ws, uint64_t snap,
+            uint64_t hw)
 {
   /* Relaxed: only the writer stores tail. */
   uint64_t tail = atomic_load_explicit (&r->tail, memory_order_relaxed);
@@ -330,8 +331,8 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
      (release_rings): until then these slots are what a recovering reader
      would drain again. */
 
-  /* Relaxed: a count for STATS. */
-  uint64_t hw = atomic_load_explicit (&r->hw_wakes, memory_order_relaxed);
+  /* The doorbell rings counted before the snapshot are answered by this
+     pass (rings_need_pass); they also count for STATS. */
   if (hw > ws->hw_seen)
     s->highwater_wakes += hw - ws->hw_seen;
   ws->hw_seen = hw;
@@ -662,6 +663,7 @@ struct pass_state
   int want_rotate;    /* emlat_rotate asked for a new file */
   uint32_t used;      /* rings ever claimed, when the pass began */
   uint64_t *snaps;    /* snaps[i]: ring i's head at the snapshot */
+  uint64_t *hws;      /* hws[i]: ring i's doorbell rings, read before it */
   int *states;        /* states[i]: ring i's state at the snapshot */
   size_t nstr;        /* strings defined at the snapshot */
   int rc;             /* nonzero: an encoder ran out of memory */
@@ -711,7 +713,13 @@ snapshot_heads (struct emlat_session *s, struct pass_state *ps)
           s->ws[i].thread = r->thread_id;
           s->ws[i].drops_reported = 0;
           s->ws[i].drop_bytes_reported = 0;
+          s->ws[i].hw_seen = 0;
         }
+      /* Acquire: pairs with the producer's release of hw_wakes, so that
+         the head loaded next is no older than the ring's crossing.  Read
+         before the head: a ring counted here is answered by this pass's
+         snapshot; a later one is not, and rings_need_pass sees it. */
+      ps->hws[i] = atomic_load_explicit (&r->hw_wakes, memory_order_acquire);
       /* Acquire: the slots below head are fully written. */
       ps->snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
     }
@@ -746,7 +754,7 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
         continue;
       struct emlat_ring *r = &s->pool->rings[i];
       struct emlat_ring_ws *ws = &s->ws[i];
-      drain_ring (s, r, ws, ps->snaps[i]);
+      drain_ring (s, r, ws, ps->snaps[i], ps->hws[i]);
       ps->rc |= emlat_spans_emit (&ws->spans, &s->arena, &s->chunks, s->chunk_bytes);
       if (ws->spans.lost_memory)
         {
@@ -985,8 +993,10 @@ pass (struct emlat_session *s, int final)
      were never claimed (their state would read FREE anyway). */
   uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
   uint64_t snaps[used ? used : 1];
+  uint64_t hws[used ? used : 1];
   int states[used ? used : 1];
-  struct pass_state ps = { .final = final, .used = used, .snaps = snaps, .states = states };
+  struct pass_state ps = { .final = final, .used = used, .snaps = snaps, .hws = hws,
+                           .states = states };
 
   pass_begin (s, &ps);
   snapshot_heads (s, &ps);
@@ -1003,9 +1013,15 @@ pass (struct emlat_session *s, int final)
   publish_status (s);
 }
 
-/* Whether a ring needs the writer now: its owner exited, or it is filled
-   past its high-water mark (half the ring).  ANY_PENDING: whether any ring
-   holds records not yet written. */
+/* Whether a ring needs the writer now: its owner exited, it is filled
+   past its high-water mark (half the ring), or its producer rang the
+   doorbell after the last pass's snapshot.  The last is not implied by the
+   fill: a producer rings before it publishes the record that crossed the
+   mark, and a ring during a pass comes after that pass's snapshot, so the
+   fill seen here can be at or below half while the producer, having rung,
+   runs on without ringing again (registry.c emlat_ring_room).  Every ring
+   is therefore answered by a pass whose snapshot follows it.  ANY_PENDING:
+   whether any ring holds records not yet written. */
 static int
 rings_need_pass (struct emlat_session *s, int *any_pending)
 {
@@ -1028,6 +1044,11 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
       if (h != tl)
         *any_pending = 1;
       if (h - tl > r->nslots / 2)
+        need = 1;
+      /* Acquire: pairs with the producer's release of hw_wakes (the
+         doorbell's acquire in emlat_writer_main already orders it; this
+         keeps the rule local). */
+      if (atomic_load_explicit (&r->hw_wakes, memory_order_acquire) != s->ws[i].hw_seen)
         need = 1;
     }
   return need;
