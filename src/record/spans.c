@@ -206,6 +206,16 @@ emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, u
   ss->discarded++; /* counter for a span that is not open */
 }
 
+void
+emlat_spans_abandon (struct emlat_span_state *ss)
+{
+  for (size_t i = 0; i < ss->depth; i++)
+    {
+      ss->discarded += ss->stack[i].ncounters;
+      ss->stack[i].ncounters = 0;
+    }
+}
+
 int
 emlat_spans_idle (const struct emlat_span_state *ss)
 {

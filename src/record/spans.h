@@ -62,6 +62,11 @@ void emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind,
 void emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t,
                       uint64_t detail, int has_cpu, uint64_t cpu);
 void emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v);
+
+/* The spans still open will never end (their thread exited, or this is the
+   session's final pass): their counters, which only an end record can
+   carry (FORMAT.md 6.6), are counted in DISCARDED. */
+void emlat_spans_abandon (struct emlat_span_state *ss);
 /* End of pass: stage begin records for open spans not yet written, encode
    everything staged into SPAN chunks of at most CHUNK_BYTES payload, and
    clear the staging area.  Returns 0 or -1 (allocation): the records of
