@@ -209,7 +209,7 @@ demo: deps all
 	sh emacs/demo.sh $(EMLAT) $(EMACS_BIN)
 
 bench: deps all $(BENCH_BINS)
-	BUILD=$(BUILD) sh bench/run.sh
+	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) sh bench/run.sh
 
 deps:
 	@sh scripts/deps.sh $(or $(DEPS_GOALS),check)

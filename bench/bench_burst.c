@@ -21,8 +21,9 @@
  *            filter inserts every 4 KiB chunk (flood.el, flood.script);
  *   threads  16 application threads, all starting at once, recording
  *            requests (an interaction with 5 spans, 15 ring records) at
- *            62,500 records/s each while busy computing, 4 bursts of
- *            0.5 s with 0.5 s idle between;
+ *            62,500 records/s each (1 M/s in all), waiting between
+ *            requests as server threads do, 4 bursts of 0.5 s with 0.5 s
+ *            idle between;
  *   flat     the same 16 threads recording as fast as they can: it loses,
  *            and is there to check that the loss is counted exactly.
  *
@@ -70,6 +71,11 @@
  *             reads every ring's head, tail and drop counters from the ring
  *             file's shared mapping every millisecond (read-only, no lock);
  *   fill      the fullest any ring was seen, as a share of its slots;
+ *   react     the writer's slowest reaction to a ring past half: from the
+ *             first sample that shows it past half to the first that shows
+ *             its tail moved (1 ms resolution; the doorbell rang at the
+ *             crossing), which with the peak rate says how much of the
+ *             second half a burst needs;
  *   wake-ups  stats.writer_wakeups, writer CPU (stats.writer_cpu_ns), file
  *             bytes and the producer process's peak RSS (ru_maxrss).
  *
@@ -695,6 +701,9 @@ struct ratestat
   double peak10, peak100;  /* slots/s into the busiest ring, over 10/100 ms */
   double mean;             /* slots/s into all rings over the run */
   uint64_t max_fill;       /* the fullest any ring was seen (slots) */
+  uint64_t react_ns;       /* the writer's slowest reaction: from the first
+                              sample of a ring past half to the first that
+                              shows its tail moved */
   uint64_t slots;          /* slots attempted in all rings */
   int rings;               /* rings that recorded */
 };
@@ -740,10 +749,23 @@ sampler_stats (const struct sampler *sp, struct ratestat *rs)
         rs->peak10 = p10;
       if (p100 > rs->peak100)
         rs->peak100 = p100;
-      uint64_t total = 0, prev = 0;
+      uint64_t total = 0, prev = 0, wait_t = 0, wait_tail = 0;
+      int waiting = 0;
       for (size_t k = 0; k < sp->n; k++)
         {
           const struct sample *x = &sp->s[k];
+          if (waiting && x->tail[i] != wait_tail)
+            {
+              if (x->t - wait_t > rs->react_ns)
+                rs->react_ns = x->t - wait_t;
+              waiting = 0;
+            }
+          if (!waiting && x->head[i] >= x->tail[i] && x->head[i] - x->tail[i] > sp->nslots / 2)
+            {
+              waiting = 1;
+              wait_t = x->t;
+              wait_tail = x->tail[i];
+            }
           if (x->head[i] - x->tail[i] > rs->max_fill && x->head[i] >= x->tail[i])
             rs->max_fill = x->head[i] - x->tail[i];
           uint64_t v = x->head[i] + x->dropped[i];
@@ -1132,6 +1154,7 @@ static void *
 app_thread_main (void *arg)
 {
   struct app_ctx *c = arg;
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   uint64_t i = 0;
   for (int b = 0; b < c->bursts; b++)
     {
@@ -1145,9 +1168,11 @@ app_thread_main (void *arg)
           }
       else
         {
-          /* Busy pacing: the thread computes between its requests, one
-             every INTERVAL; one that fell more than 1 ms behind (it was
-             descheduled) goes on from now rather than catching up. */
+          /* A request every INTERVAL, each with some work; between them
+             the thread waits (a server thread waiting for its next
+             request), waking about once a millisecond for the requests
+             then due.  One that fell more than 10 ms behind (descheduled)
+             goes on from now rather than catching up at full speed. */
           uint64_t interval = (uint64_t)(1e9 * APP_RECORDS_PER_REQUEST / c->rate);
           uint64_t due = t0;
           for (;;)
@@ -1157,12 +1182,13 @@ app_thread_main (void *arg)
                 break;
               if (now < due)
                 {
-                  app_work (64);
+                  sleep_ns (due - now + 750000u);
                   continue;
                 }
-              if (now > due + 1000000u)
+              if (now > due + 10000000u)
                 due = now;
               app_request (i++);
+              app_work (256);
               done++;
               due += interval;
             }
@@ -1655,6 +1681,7 @@ struct cell
   uint64_t lost_max, lost_sum;
   double peak10_max, peak100_max, mean_sum;
   double fill_max;            /* share of the ring */
+  uint64_t react_max;         /* ns */
   uint64_t wakeups[64];       /* per run */
   uint64_t cpu_ns[64];
   uint64_t bytes[64];
@@ -1700,6 +1727,8 @@ cell_add (struct cell *c, const struct run_result *rr, uint64_t nslots)
   if (rr->rate.peak100 > c->peak100_max)
     c->peak100_max = rr->rate.peak100;
   c->mean_sum += rr->rate.mean;
+  if (rr->rate.react_ns > c->react_max)
+    c->react_max = rr->rate.react_ns;
   double fill = nslots ? (double)rr->rate.max_fill / (double)nslots : 0;
   if (fill > c->fill_max)
     c->fill_max = fill;
@@ -1714,9 +1743,9 @@ cell_add (struct cell *c, const struct run_result *rr, uint64_t nslots)
 static void
 print_header (const char *dim)
 {
-  printf ("%-8s %7s %4s %9s %9s %11s %11s %6s %7s %9s %9s %8s\n", "scenario", dim, "runs",
-          "lost max", "lost sum", "peak/10ms", "peak/100ms", "fill", "wakeups", "wr.cpu ms",
-          "B/record", "rss MiB");
+  printf ("%-8s %7s %4s %9s %9s %11s %11s %6s %6s %7s %9s %9s %8s\n", "scenario", dim, "runs",
+          "lost max", "lost sum", "peak/10ms", "peak/100ms", "fill", "react", "wakeups",
+          "wr.cpu ms", "B/record", "rss MiB");
 }
 
 static void
@@ -1736,9 +1765,14 @@ print_cell (const char *scn, const char *size, const struct cell *c)
     snprintf (rss, sizeof rss, "%.1f", (double)c->rss_max / 1024.0);
   else
     snprintf (rss, sizeof rss, "-");
-  printf ("%-8s %7s %4d %9llu %9llu %11.0f %11.0f %5.0f%% %7llu %9.2f %9.2f %8s", scn, size,
+  char react[32];
+  if (c->react_max)
+    snprintf (react, sizeof react, "%.0fms", (double)c->react_max / 1e6);
+  else
+    snprintf (react, sizeof react, "-");
+  printf ("%-8s %7s %4d %9llu %9llu %11.0f %11.0f %5.0f%% %6s %7llu %9.2f %9.2f %8s", scn, size,
           c->runs, (unsigned long long)c->lost_max, (unsigned long long)c->lost_sum,
-          c->peak10_max, c->peak100_max, 100 * c->fill_max, (unsigned long long)w,
+          c->peak10_max, c->peak100_max, 100 * c->fill_max, react, (unsigned long long)w,
           (double)cpu / 1e6, bpr, rss);
   if (c->failed)
     printf ("  (%d failed: %s)", c->failed, c->why);
