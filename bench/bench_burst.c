@@ -77,9 +77,11 @@
  *             crossing), which with the peak rate says how much of the
  *             second half a burst needs;
  *   wake-ups  stats.writer_wakeups, writer CPU (stats.writer_cpu_ns), file
- *             bytes and the producer process's peak RSS (ru_maxrss).
+ *             bytes and the producer process's peak RSS (ru_maxrss; a
+ *             replaying child's includes the trace it replays).
  *
  * Options: --runs R (per scenario and size; default 1, --sweep 3),
+ * --captures C (Emacs traces per scenario; default 1, --sweep 2),
  * --scenarios LIST, --slots LIST, --chunks LIST, --rotate LIST (sizes
  * take K/M/G suffixes; "off" is 0), --hogs N (N busy-loop processes during
  * every run: a loaded machine), --live, --emacs PATH, --data DIR (default
@@ -643,6 +645,9 @@ struct sample
 struct sampler
 {
   const char *profile;
+  /* Set by the bench's main thread when the run is over; sequentially
+     consistent loads and stores (a flag; the samples are read after
+     pthread_join). */
   atomic_int stop;
   int found;
   struct ringview view;
@@ -851,6 +856,8 @@ trace_take (const struct ringview *v, struct trace *tr)
   for (uint32_t i = 0; i < v->h->nrings && tr->nrings < 4; i++)
     {
       const struct emlat_ring *r = rv_ring (v, i);
+      /* Acquire: pairs with the producer's release of head (ring.h); the
+         program has exited here, so this is the final head. */
       uint64_t head = atomic_load_explicit ((_Atomic uint64_t *)&r->head, memory_order_acquire);
       if (head == 0)
         continue;
@@ -1673,7 +1680,12 @@ run_emacs (const char *scn, const struct sizes_choice *sz, int capture, struct t
 
 enum { SC_HELD, SC_GC, SC_FLOOD, SC_THREADS, SC_FLAT, SC_COUNT };
 static const char *const sc_name[SC_COUNT] = { "held", "gc", "flood", "threads", "flat" };
-static int sc_is_emacs (int sc) { return sc <= SC_FLOOD; }
+
+static int
+sc_is_emacs (int sc)
+{
+  return sc <= SC_FLOOD;
+}
 
 struct cell
 {

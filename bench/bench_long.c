@@ -197,6 +197,8 @@ backpressure (struct day *d)
     return;
   for (;;)
     {
+      /* Sequentially consistent loads: head is this thread's own, tail
+         the writer's release store (ring.h); a hint, rechecked. */
       uint64_t fill = atomic_load (&r->head) - atomic_load (&r->tail);
       if (fill <= r->nslots / 4 * 3)
         return;

@@ -33,6 +33,8 @@
 
 enum { SLOTS = 256, ROUNDS = 4000 };
 
+/* The ring's fill: its own head, and the tail the writer release-stores
+   (ring.h); sequentially consistent loads. */
 static uint64_t
 fill_of (struct emlat_ring *r)
 {
