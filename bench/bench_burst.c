@@ -174,7 +174,8 @@ xstrf (const char *fmt, ...)
 static void
 sleep_ns (uint64_t ns)
 {
-  struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+  struct timespec ts
+      = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
   while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
     ;
 }
@@ -192,10 +193,23 @@ parse_size (const char *s)
     fatal ("bad size '%s'", s);
   switch (*end)
     {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+      v <<= 10;
+      end++;
+      break;
+    case 'm':
+    case 'M':
+      v <<= 20;
+      end++;
+      break;
+    case 'g':
+    case 'G':
+      v <<= 30;
+      end++;
+      break;
+    default:
+      break;
     }
   if (*end)
     fatal ("bad size '%s'", s);
@@ -515,13 +529,17 @@ launch_main (int argc, char **argv)
               uint64_t opt = regs.rdi;
               int rc = 0;
               if (slots)
-                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, ring_slots), &slots, 4);
+                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, ring_slots), &slots,
+                                  4);
               if (threads)
-                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, max_threads), &threads, 4);
+                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, max_threads), &threads,
+                                  4);
               if (chunk)
-                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, chunk_bytes), &chunk, 4);
+                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, chunk_bytes), &chunk,
+                                  4);
               if (rotate)
-                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, rotate_bytes), &rotate, 8);
+                rc |= poke_bytes (pid, opt + offsetof (struct emlat_options, rotate_bytes), &rotate,
+                                  8);
               if (rc)
                 fprintf (stderr, "bench_burst: could not set the options\n");
               ptrace (PTRACE_POKETEXT, pid, (void *)addr, (void *)orig);
@@ -584,7 +602,8 @@ rv_open (struct ringview *v, const char *profile, atomic_int *stop)
       if (fd >= 0)
         close (fd);
       struct emlat_file_header fh;
-      if (n == (ssize_t)sizeof hdr && emlat_parse_file_header (hdr, sizeof hdr, &fh) == EMLAT_STOP_CLEAN)
+      if (n == (ssize_t)sizeof hdr
+          && emlat_parse_file_header (hdr, sizeof hdr, &fh) == EMLAT_STOP_CLEAN)
         for (int where = EMLAT_RF_IN_SHM; where <= EMLAT_RF_BESIDE; where++)
           {
             char path[4096];
@@ -603,8 +622,9 @@ rv_open (struct ringview *v, const char *profile, atomic_int *stop)
                 const struct emlat_rf_header *h = m;
                 if (memcmp (h->magic, EMLAT_RF_MAGIC, 8) != 0 || h->layout != emlat_rf_layout ())
                   {
-                    fprintf (stderr, "bench_burst: %s: not a ring file of this build "
-                                     "(layout %08x, ours %08x)\n",
+                    fprintf (stderr,
+                             "bench_burst: %s: not a ring file of this build "
+                             "(layout %08x, ours %08x)\n",
                              path, h->layout, emlat_rf_layout ());
                     munmap (m, (size_t)st.st_size);
                     return -1;
@@ -637,7 +657,7 @@ rv_close (struct ringview *v)
 struct sample
 {
   uint64_t t;
-  uint64_t head[SAMPLE_RINGS];   /* slots published */
+  uint64_t head[SAMPLE_RINGS]; /* slots published */
   uint64_t tail[SAMPLE_RINGS];
   uint64_t dropped[SAMPLE_RINGS]; /* slots dropped (drop_bytes / 32) */
 };
@@ -687,9 +707,9 @@ sampler_main (void *arg)
           int st = atomic_load_explicit ((_Atomic int *)&r->state, memory_order_acquire);
           x->head[i] = atomic_load_explicit ((_Atomic uint64_t *)&r->head, memory_order_acquire);
           x->tail[i] = atomic_load_explicit ((_Atomic uint64_t *)&r->tail, memory_order_relaxed);
-          x->dropped[i] = atomic_load_explicit ((_Atomic uint64_t *)&r->drop_bytes,
-                                                memory_order_relaxed)
-                          / EMLAT_SLOT_BYTES;
+          x->dropped[i]
+              = atomic_load_explicit ((_Atomic uint64_t *)&r->drop_bytes, memory_order_relaxed)
+                / EMLAT_SLOT_BYTES;
           if (st != EMLAT_RING_FREE || x->head[i])
             sp->used[i] = 1;
         }
@@ -703,14 +723,14 @@ sampler_main (void *arg)
 /* What the samples say. */
 struct ratestat
 {
-  double peak10, peak100;  /* slots/s into the busiest ring, over 10/100 ms */
-  double mean;             /* slots/s into all rings over the run */
-  uint64_t max_fill;       /* the fullest any ring was seen (slots) */
-  uint64_t react_ns;       /* the writer's slowest reaction: from the first
+  double peak10, peak100; /* slots/s into the busiest ring, over 10/100 ms */
+  double mean;            /* slots/s into all rings over the run */
+  uint64_t max_fill;      /* the fullest any ring was seen (slots) */
+  uint64_t react_ns;      /* the writer's slowest reaction: from the first
                               sample of a ring past half to the first that
                               shows its tail moved */
-  uint64_t slots;          /* slots attempted in all rings */
-  int rings;               /* rings that recorded */
+  uint64_t slots;         /* slots attempted in all rings */
+  int rings;              /* rings that recorded */
 };
 
 static double
@@ -878,7 +898,8 @@ trace_take (const struct ringview *v, struct trace *tr)
           unsigned ns = EMLAT_RR_NSLOTS (a->w[0]);
           if (ns < 1 || ns > 2 || k + ns > head)
             {
-              fprintf (stderr, "bench_burst: malformed ring record at %llu\n", (unsigned long long)k);
+              fprintf (stderr, "bench_burst: malformed ring record at %llu\n",
+                       (unsigned long long)k);
               tr_r->n = k;
               break;
             }
@@ -969,10 +990,10 @@ struct replay_ring
 {
   const struct trace *tr;
   const struct trace_ring *r;
-  uint64_t t0;          /* our clock at the trace's t_first */
+  uint64_t t0; /* our clock at the trace's t_first */
   pthread_barrier_t *go;
-  uint64_t attempted;   /* records issued */
-  uint64_t unmapped;    /* records naming an id the trace never began */
+  uint64_t attempted; /* records issued */
+  uint64_t unmapped;  /* records naming an id the trace never began */
 };
 
 /* Move a trace time T onto our clock. */
@@ -1058,8 +1079,9 @@ replay_ring_main (void *arg)
           emlat_span_count (idmap_get (&spans, a->w[1]), fa, a->w[2]);
           break;
         case EMLAT_RR_IX_BEGIN:
-          idmap_put (&causes, a->w[1],
-                     emlat_ix_begin (fa, idmap_get (&causes, a->w[2]), idmap_get (&causes, a->w[3])));
+          idmap_put (
+              &causes, a->w[1],
+              emlat_ix_begin (fa, idmap_get (&causes, a->w[2]), idmap_get (&causes, a->w[3])));
           break;
         case EMLAT_RR_IX_TIME:
           emlat_ix_time_q (idmap_get (&causes, a->w[1]), fa, shift_t (c, a->w[2]), fb);
@@ -1086,7 +1108,9 @@ replay_ring_main (void *arg)
             uint64_t id = emlat_input_batch_id ();
             idmap_put (&batches, a->w[1], id);
             struct emlat_input_batch ib = {
-              .batch_id = id, .mask = fa, .ready_quality = fb,
+              .batch_id = id,
+              .mask = fa,
+              .ready_quality = fb,
               .t_known_empty = (fa & EMLAT_IB_KNOWN_EMPTY) ? shift_t (c, a->w[2]) : 0,
               .t_first_ready = (fa & EMLAT_IB_FIRST_READY) ? shift_t (c, a->w[3]) : 0,
               .t_read_begin = (fa & EMLAT_IB_READ_BEGIN) ? shift_t (c, b->w[0]) : 0,
@@ -1116,7 +1140,7 @@ enum { APP_THREADS = 16, APP_RECORDS_PER_REQUEST = 15 };
 struct app_ctx
 {
   pthread_barrier_t *go;
-  double rate;          /* records/s per thread; 0 = as fast as possible */
+  double rate; /* records/s per thread; 0 = as fast as possible */
   int bursts;
   uint64_t burst_ns, idle_ns;
   uint64_t flat_requests; /* flat-out: requests per burst */
@@ -1250,8 +1274,9 @@ run_child (const struct workload *wl, const struct sizes_choice *sz, const char 
       close (pfd[0]);
       struct child_report cr;
       memset (&cr, 0, sizeof cr);
-      struct emlat_options o = { .path = path, .ring_slots = sz->slots,
-                                 .chunk_bytes = sz->chunk, .rotate_bytes = sz->rotate };
+      struct emlat_options o = {
+        .path = path, .ring_slots = sz->slots, .chunk_bytes = sz->chunk, .rotate_bytes = sz->rotate
+      };
       cr.start_rc = emlat_start (&o);
       uint64_t t0 = emlat_now ();
       if (cr.start_rc == 0)
@@ -1270,13 +1295,16 @@ run_child (const struct workload *wl, const struct sizes_choice *sz, const char 
               int rc;
               if (wl->kind == WL_REPLAY)
                 {
-                  rr[i] = (struct replay_ring){ .tr = wl->tr, .r = &wl->tr->ring[i], .go = &go,
-                                                .t0 = replay_t0 };
+                  rr[i] = (struct replay_ring){
+                    .tr = wl->tr, .r = &wl->tr->ring[i], .go = &go, .t0 = replay_t0
+                  };
                   rc = pthread_create (&th[i], 0, replay_ring_main, &rr[i]);
                 }
               else
                 {
-                  ac[i] = (struct app_ctx){ .go = &go, .bursts = 4, .burst_ns = 500000000u,
+                  ac[i] = (struct app_ctx){ .go = &go,
+                                            .bursts = 4,
+                                            .burst_ns = 500000000u,
                                             .idle_ns = 500000000u,
                                             .rate = wl->kind == WL_APP ? 62500.0 : 0,
                                             .flat_requests = 20000 };
@@ -1329,7 +1357,7 @@ struct profile_facts
 {
   int files;
   uint64_t bytes;
-  uint64_t loss_records;      /* sum of LOSS records' record counts */
+  uint64_t loss_records; /* sum of LOSS records' record counts */
   uint64_t loss_ring_full;
   uint64_t stats_accepted, stats_written, stats_dropped;
   uint64_t wakeups, hw_wakes, high_water, writer_cpu_ns, chunks;
@@ -1368,7 +1396,11 @@ facts_record (void *ctx, const struct emlat_chunk_info *c, const struct emlat_re
         f->session_rotate_bytes = kv->u;
       return 0;
     }
-  struct { const char *k; uint64_t *v; } keys[] = {
+  struct
+  {
+    const char *k;
+    uint64_t *v;
+  } keys[] = {
     { "stats.records_accepted", &f->stats_accepted },
     { "stats.records_written", &f->stats_written },
     { "stats.records_dropped", &f->stats_dropped },
@@ -1434,14 +1466,14 @@ profile_facts (const char *profile, struct profile_facts *f)
 struct run_result
 {
   int ok;
-  uint64_t lost;              /* sum of LOSS records */
-  int exact;                  /* the loss checks held */
-  char why[160];              /* the first check that failed */
+  uint64_t lost; /* sum of LOSS records */
+  int exact;     /* the loss checks held */
+  char why[160]; /* the first check that failed */
   struct ratestat rate;
   struct profile_facts pf;
-  uint64_t attempted;         /* synthetic and replayed runs */
-  long maxrss_kb;             /* producer process */
-  double emacs_cpu_ms;        /* live Emacs runs */
+  uint64_t attempted;  /* synthetic and replayed runs */
+  long maxrss_kb;      /* producer process */
+  double emacs_cpu_ms; /* live Emacs runs */
 };
 
 static const char *emlat_bin;
@@ -1587,11 +1619,33 @@ run_emacs (const char *scn, const struct sizes_choice *sz, int capture, struct t
   snprintf (threads, sizeof threads, "%u", capture ? 2u : 0u);
   snprintf (chunk, sizeof chunk, "%u", capture ? 0u : sz->chunk);
   snprintf (rotate, sizeof rotate, "%llu", capture ? 0ull : (unsigned long long)sz->rotate);
-  char *const argv[] = {
-    (char *)emlat_bin, "replay", "--script", script, "--linger", "15s", "--timeout", "300",
-    "--settle-max", "20s", "-o", driver, "--", self_path, "--launch", slots, threads, chunk,
-    rotate, "--", (char *)emacs_bin, "-Q", "-nw", "-l", el, lp, 0
-  };
+  char *const argv[] = { (char *)emlat_bin,
+                         "replay",
+                         "--script",
+                         script,
+                         "--linger",
+                         "15s",
+                         "--timeout",
+                         "300",
+                         "--settle-max",
+                         "20s",
+                         "-o",
+                         driver,
+                         "--",
+                         self_path,
+                         "--launch",
+                         slots,
+                         threads,
+                         chunk,
+                         rotate,
+                         "--",
+                         (char *)emacs_bin,
+                         "-Q",
+                         "-nw",
+                         "-l",
+                         el,
+                         lp,
+                         0 };
   struct sampler sp;
   pthread_t th;
   sampler_start (&sp, &th, profile);
@@ -1692,9 +1746,9 @@ struct cell
   int runs, failed, inexact;
   uint64_t lost_max, lost_sum;
   double peak10_max, peak100_max, mean_sum;
-  double fill_max;            /* share of the ring */
-  uint64_t react_max;         /* ns */
-  uint64_t wakeups[64];       /* per run */
+  double fill_max;      /* share of the ring */
+  uint64_t react_max;   /* ns */
+  uint64_t wakeups[64]; /* per run */
   uint64_t cpu_ns[64];
   uint64_t bytes[64];
   uint64_t records[64];
@@ -1783,9 +1837,9 @@ print_cell (const char *scn, const char *size, const struct cell *c)
   else
     snprintf (react, sizeof react, "-");
   printf ("%-8s %7s %4d %9llu %9llu %11.0f %11.0f %5.0f%% %6s %7llu %9.2f %9.2f %8s", scn, size,
-          c->runs, (unsigned long long)c->lost_max, (unsigned long long)c->lost_sum,
-          c->peak10_max, c->peak100_max, 100 * c->fill_max, react, (unsigned long long)w,
-          (double)cpu / 1e6, bpr, rss);
+          c->runs, (unsigned long long)c->lost_max, (unsigned long long)c->lost_sum, c->peak10_max,
+          c->peak100_max, 100 * c->fill_max, react, (unsigned long long)w, (double)cpu / 1e6, bpr,
+          rss);
   if (c->failed)
     printf ("  (%d failed: %s)", c->failed, c->why);
   else if (c->inexact)
@@ -1804,11 +1858,10 @@ struct captured
 static void
 usage (void)
 {
-  fprintf (stderr,
-           "usage: bench_burst [--sweep] [--runs R] [--scenarios LIST] [--slots LIST]\n"
-           "                   [--chunks LIST] [--rotate LIST] [--hogs N] [--live]\n"
-           "                   [--captures C] [--emacs PATH] [--data DIR] [--keep DIR]\n"
-           "       bench_burst --launch SLOTS THREADS CHUNK ROTATE -- PROGRAM [ARGS...]\n");
+  fprintf (stderr, "usage: bench_burst [--sweep] [--runs R] [--scenarios LIST] [--slots LIST]\n"
+                   "                   [--chunks LIST] [--rotate LIST] [--hogs N] [--live]\n"
+                   "                   [--captures C] [--emacs PATH] [--data DIR] [--keep DIR]\n"
+                   "       bench_burst --launch SLOTS THREADS CHUNK ROTATE -- PROGRAM [ARGS...]\n");
   exit (2);
 }
 
@@ -1870,9 +1923,9 @@ main (int argc, char **argv)
   if (!emacs_bin || !*emacs_bin)
     {
       const char *cache = getenv ("XDG_CACHE_HOME"), *home = getenv ("HOME");
-      emacs_bin = cache && *cache ? xstrf ("%s/emlat/emacs-28.2/tree/src/emacs", cache)
-                                  : xstrf ("%s/.cache/emlat/emacs-28.2/tree/src/emacs",
-                                           home ? home : "/");
+      emacs_bin = cache && *cache
+                      ? xstrf ("%s/emlat/emacs-28.2/tree/src/emacs", cache)
+                      : xstrf ("%s/.cache/emlat/emacs-28.2/tree/src/emacs", home ? home : "/");
     }
 
   int want[SC_COUNT] = { 1, 1, 1, 1, 1 };
@@ -1892,19 +1945,20 @@ main (int argc, char **argv)
       free (copy);
     }
   char *el = xstrf ("%s/held.el", data_dir);
-  int have_emacs = access (emacs_bin, X_OK) == 0 && access (el, R_OK) == 0
-                   && access (emlat_bin, X_OK) == 0;
+  int have_emacs
+      = access (emacs_bin, X_OK) == 0 && access (el, R_OK) == 0 && access (emlat_bin, X_OK) == 0;
   free (el);
   if (!have_emacs && (want[SC_HELD] || want[SC_GC] || want[SC_FLOOD]))
     {
-      fprintf (stderr, "bench_burst: skipping the Emacs scenarios: need the profiled Emacs "
-                       "(%s; make emacs), %s/*.el and %s\n", emacs_bin, data_dir, emlat_bin);
+      fprintf (stderr,
+               "bench_burst: skipping the Emacs scenarios: need the profiled Emacs "
+               "(%s; make emacs), %s/*.el and %s\n",
+               emacs_bin, data_dir, emlat_bin);
       want[SC_HELD] = want[SC_GC] = want[SC_FLOOD] = 0;
     }
 
   struct sizes slots, chunks, rotates;
-  parse_sizes (slots_list ? slots_list
-                          : sweep ? "4K,8K,16K,32K,64K,128K,256K" : "64K", &slots);
+  parse_sizes (slots_list ? slots_list : sweep ? "4K,8K,16K,32K,64K,128K,256K" : "64K", &slots);
   parse_sizes (chunks_list ? chunks_list : sweep ? "4K,16K,64K,256K,1M" : "64K", &chunks);
   parse_sizes (rotate_list ? rotate_list : sweep ? "off,1M,64M,1G" : "off", &rotates);
   for (int i = 0; i < slots.n; i++)
@@ -1963,8 +2017,7 @@ main (int argc, char **argv)
     {
       printf ("\nCalibration: the profiled Emacs (captured) against its replay through the API\n");
       printf ("%-8s %5s %9s %9s %11s %11s %11s %11s %11s %9s\n", "scenario", "trace", "records",
-              "seconds", "E peak10", "R peak10", "E peak100", "R peak100", "E mean",
-              "emacs ms");
+              "seconds", "E peak10", "R peak10", "E peak100", "R peak100", "E mean", "emacs ms");
       for (int s = SC_HELD; s <= SC_FLOOD; s++)
         for (int k = 0; k < (want[s] ? cap[s].n : 0); k++)
           {
@@ -2046,8 +2099,8 @@ main (int argc, char **argv)
                   for (int k = 0; k < ntr; k++)
                     {
                       struct workload wl = { .kind = s == SC_THREADS ? WL_APP
-                                                     : s == SC_FLAT   ? WL_FLAT
-                                                                      : WL_REPLAY,
+                                                     : s == SC_FLAT  ? WL_FLAT
+                                                                     : WL_REPLAY,
                                              .tr = sc_is_emacs (s) ? &cap[s].tr[k] : 0 };
                       fprintf (stderr, "%s %s=%s run %d/%d%s\n", sc_name[s], dims[d].name, label,
                                r + 1, runs, sc_is_emacs (s) ? " (replayed trace)" : "");
@@ -2074,8 +2127,8 @@ main (int argc, char **argv)
                   printf ("METRIC burst_%s_lost %llu records\n", sc_name[s],
                           (unsigned long long)c.lost_max);
                   printf ("METRIC burst_%s_max_fill_pct %.1f %%\n", sc_name[s], 100 * c.fill_max);
-                  printf ("METRIC burst_%s_peak_slots_per_s_10ms_replay %.0f slots/s\n",
-                          sc_name[s], c.peak10_max);
+                  printf ("METRIC burst_%s_peak_slots_per_s_10ms_replay %.0f slots/s\n", sc_name[s],
+                          c.peak10_max);
                   printf ("METRIC burst_%s_writer_wakeups %llu wakeups\n", sc_name[s],
                           (unsigned long long)median_u64 (c.wakeups, c.runs < 64 ? c.runs : 64));
                   printf ("METRIC burst_%s_loss_exact %d bool\n", sc_name[s],

@@ -97,7 +97,11 @@ clock_gettime (clockid_t id, struct timespec *ts)
 {
   if (!real_clock_gettime)
     {
-      union { void *p; int (*f) (clockid_t, struct timespec *); } u;
+      union
+      {
+        void *p;
+        int (*f) (clockid_t, struct timespec *);
+      } u;
       u.p = dlsym (RTLD_NEXT, "clock_gettime");
       real_clock_gettime = u.f;
     }
@@ -138,15 +142,15 @@ real_ns (void)
 struct day
 {
   uint64_t rng;
-  uint64_t target, made;      /* interactions to make, made */
-  uint64_t records;           /* ring records made */
-  uint64_t poll;              /* the open event-poll span, or 0 */
+  uint64_t target, made; /* interactions to make, made */
+  uint64_t records;      /* ring records made */
+  uint64_t poll;         /* the open event-poll span, or 0 */
   uint64_t t_known_empty;
   uint64_t redisplay_id, epoch, buffer_size;
-  uint64_t last_key;          /* cause of the last key (schedules timers) */
-  uint64_t proc_cause;        /* the command that started the process */
-  uint64_t waits;             /* back-pressure sleeps */
-  uint64_t by_kind[4];        /* key, timer, process, long command */
+  uint64_t last_key;   /* cause of the last key (schedules timers) */
+  uint64_t proc_cause; /* the command that started the process */
+  uint64_t waits;      /* back-pressure sleeps */
+  uint64_t by_kind[4]; /* key, timer, process, long command */
 };
 
 static uint64_t
@@ -316,10 +320,17 @@ redisplay (struct day *d, uint64_t c, unsigned flushes, uint64_t base)
   vadvance (dur (d, base));
   unsigned windows = flushes ? (unsigned)range (d, 1, 2) : 0;
   uint64_t rows = flushes ? range (d, 1, 22) : 0, glyphs = rows * range (d, 1, 60);
-  const struct { enum emlat_counter k; uint64_t v; } cn[] = {
-    { EMLAT_C_WINDOWS_CONSIDERED, windows }, { EMLAT_C_WINDOWS_UPDATED, windows },
-    { EMLAT_C_ROWS_GENERATED, rows },        { EMLAT_C_GLYPHS_EMITTED, glyphs },
-    { EMLAT_C_FRAMES_UPDATED, flushes ? 1 : 0 }, { EMLAT_C_ROWS_REUSED, 24 - rows / 2 },
+  const struct
+  {
+    enum emlat_counter k;
+    uint64_t v;
+  } cn[] = {
+    { EMLAT_C_WINDOWS_CONSIDERED, windows },
+    { EMLAT_C_WINDOWS_UPDATED, windows },
+    { EMLAT_C_ROWS_GENERATED, rows },
+    { EMLAT_C_GLYPHS_EMITTED, glyphs },
+    { EMLAT_C_FRAMES_UPDATED, flushes ? 1 : 0 },
+    { EMLAT_C_ROWS_REUSED, 24 - rows / 2 },
     { EMLAT_C_REDISPLAY_PREEMPTIONS, 0 },
   };
   for (size_t i = 0; i < sizeof cn / sizeof cn[0]; i++)
@@ -382,8 +393,11 @@ key (struct day *d, uint64_t gap, uint64_t long_ns, int page, int ahead)
     .mask = EMLAT_IB_KNOWN_EMPTY | EMLAT_IB_FIRST_READY | EMLAT_IB_READ_BEGIN | EMLAT_IB_READ_END
             | EMLAT_IB_BYTES,
     .ready_quality = EMLAT_Q_MAIN_POLL_READY,
-    .t_known_empty = d->t_known_empty, .t_first_ready = t_ready,
-    .t_read_begin = t_rb, .t_read_end = t_re, .bytes = bytes,
+    .t_known_empty = d->t_known_empty,
+    .t_first_ready = t_ready,
+    .t_read_begin = t_rb,
+    .t_read_end = t_re,
+    .bytes = bytes,
   };
   d->records++;
   emlat_input_batch (&ib);
@@ -574,7 +588,7 @@ struct rec_report
   uint64_t interactions, records, waits, by_kind[4];
   uint64_t virtual_ns, wall_ns, producer_cpu_ns;
   uint64_t ring_shm_bytes;
-  uint64_t process_cpu_ns;    /* the recording process, all threads */
+  uint64_t process_cpu_ns; /* the recording process, all threads */
   struct emlat_status st;
   long maxrss_kb;
 };
@@ -590,7 +604,8 @@ ring_file_bytes (const char *profile)
   ssize_t n = read (fd, hdr, sizeof hdr);
   close (fd);
   struct emlat_file_header fh;
-  if (n != (ssize_t)sizeof hdr || emlat_parse_file_header (hdr, sizeof hdr, &fh) != EMLAT_STOP_CLEAN)
+  if (n != (ssize_t)sizeof hdr
+      || emlat_parse_file_header (hdr, sizeof hdr, &fh) != EMLAT_STOP_CLEAN)
     return 0;
   for (int where = EMLAT_RF_IN_SHM; where <= EMLAT_RF_BESIDE; where++)
     {

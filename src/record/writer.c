@@ -1007,8 +1007,8 @@ pass (struct emlat_session *s, int final)
   uint64_t snaps[used ? used : 1];
   uint64_t hws[used ? used : 1];
   int states[used ? used : 1];
-  struct pass_state ps = { .final = final, .used = used, .snaps = snaps, .hws = hws,
-                           .states = states };
+  struct pass_state ps
+      = { .final = final, .used = used, .snaps = snaps, .hws = hws, .states = states };
 
   pass_begin (s, &ps);
   snapshot_heads (s, &ps);

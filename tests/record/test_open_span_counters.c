@@ -73,8 +73,7 @@ main (void)
   check_profile (path, "stop");
 
   /* 2. The thread exits while the span is open. */
-  CHECK_EQ_I64 (emlat_start (&(struct emlat_options){ .path = path,
-                                                       .flags = EMLAT_OPT_OVERWRITE }),
+  CHECK_EQ_I64 (emlat_start (&(struct emlat_options){ .path = path, .flags = EMLAT_OPT_OVERWRITE }),
                 0);
   pthread_t th;
   CHECK_EQ_I64 (pthread_create (&th, 0, worker, 0), 0);
