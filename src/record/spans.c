@@ -365,6 +365,16 @@ span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t
   ss->discarded++; /* counter for a span that is not open */
 }
 
+void
+emlat_spans_abandon (struct emlat_span_state *ss)
+{
+  for (size_t i = 0; i < ss->depth; i++)
+    {
+      ss->discarded += ss->stack[i].ncounters;
+      ss->stack[i].ncounters = 0;
+    }
+}
+
 /* A begin directly followed by its own end, with nothing waiting and room
    on the stack: exactly what span_begin + span_end would encode (a
    complete record, no CPU, no counters, REP 2), without the stack or the

@@ -108,6 +108,10 @@ uint64_t emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot
    the caller's to account for, the rest of the pass's records are counted
    in lost_memory. */
 int emlat_spans_emit (struct emlat_span_state *ss);
+/* The spans still open will never end (their thread exited, or this is the
+   session's final pass): their counters, which only an end record can
+   carry (FORMAT.md 6.6), are counted in DISCARDED. */
+void emlat_spans_abandon (struct emlat_span_state *ss);
 /* Records still held (open spans' counters are carried by later records). */
 int emlat_spans_idle (const struct emlat_span_state *ss);
 

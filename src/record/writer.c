@@ -827,6 +827,18 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
           add_loss (s, ws->thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, n, n * EMLAT_SLOT_BYTES);
           ws->spans.lost_memory = 0;
         }
+      if (ps->final || ps->states[i] == EMLAT_RING_RETIRING)
+        {
+          /* Spans still open stay begin records, which carry no counters:
+             the counters they had are lost, and counted (F-70). */
+          emlat_spans_abandon (&ws->spans);
+          if (ws->spans.discarded)
+            {
+              uint64_t n = ws->spans.discarded;
+              add_loss (s, ws->thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, n, n * EMLAT_SLOT_BYTES);
+              ws->spans.discarded = 0;
+            }
+        }
       if (ps->states[i] == EMLAT_RING_RETIRING)
         {
           /* The owner exited: nothing more will be published.  Open spans
