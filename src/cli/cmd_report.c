@@ -176,6 +176,7 @@ struct report
   struct emlat_profile *p;
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
+  struct emlat_report_names names;
   int have_model, have_w;
   struct report_ctx ctx;
 };
@@ -216,6 +217,12 @@ build (const struct report_opts *o, struct report *r)
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
                                 .unicode = o->unicode, .per_interaction = o->per_ix };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
+  if (emlat_report_names_build (r->p, &r->names) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  r->ctx.names = &r->names;
   if (!want_w)
     return -1;
   if (job.rc == -ENOENT)
@@ -267,6 +274,7 @@ report_free (struct report *r)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)
     emlat_report_model_free (&r->m);
+  emlat_report_names_free (&r->names);
   emlat_profile_free (r->p);
 }
 
