@@ -8,7 +8,7 @@
 # Exits 77 (SKIP) when the profiled Emacs has not been built.
 set -eu
 
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-28.2}
+cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
 EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
 tests=$(dirname "$EMACS_BIN")/../test/src/latency-tests.el
 
