@@ -155,6 +155,12 @@ for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
   fi
 done
 
+# The manual of emlat (emacs/doc/*.texi) goes to the tree's doc/misc/,
+# where the patch series lists it for `make info'.
+for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
+  if copy_if_changed "$here/doc/$f" "$tree/doc/misc/$f"; then say "updated doc/misc/$f"; fi
+done
+
 # 4. libemlat, at a path that does not depend on the clone.
 mkdir -p "$cache/emlat/include/emlat" "$cache/emlat/lib"
 for h in "$root"/include/emlat/*.h; do
@@ -208,6 +214,22 @@ say "make src (log: $state/make.log)"
 nice -n 10 make -j"$jobs" src \
   LATENCY_LIBS="$cache/emlat/lib/libemlat.a -lm -lpthread" >"$state/make.log" 2>&1 \
   || { tail -n 30 "$state/make.log" >&2; die "make src failed: see $state/make.log"; }
+
+# 6b. The Info manuals of the tree (`make info': those Debian's source
+#     keeps, and emlat's), so that the profiler's manual is checked on
+#     every build and installed with it.  makeinfo runs with --force
+#     there, so its warnings and errors about emlat's manual are looked
+#     for in the log (Debian's transient.texi includes a gpl.texi that
+#     its source lacks: that complaint is Debian's, and left alone).
+say "make info (log: $state/make-info.log)"
+nice -n 10 make -j"$jobs" info >"$state/make-info.log" 2>&1 \
+  || { tail -n 30 "$state/make-info.log" >&2; die "make info failed: see $state/make-info.log"; }
+for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
+  if grep -E "^$f:[0-9]+: " "$state/make-info.log" >&2; then
+    die "makeinfo complained about $f (above): see $state/make-info.log"
+  fi
+done
+[ -f "$tree/info/latency.info" ] || die "make info built no info/latency.info"
 
 # 7. The other Lisp libraries.
 case $lisp_mode in

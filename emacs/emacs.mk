@@ -7,9 +7,8 @@
 #                        in its cache; see emacs/README.md
 #   make emacs-all       build every version of EMACS_VERSIONS
 #   make emacs-path      print the path of the built binary (EMACS_VERSION)
-#   make emacs-info      build the patched tree's Info manuals (the Emacs Lisp
-#                        Reference holds the latency profiler's node)
-#   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat-MAJOR
+#   make install-emacs   install it as $(PREFIX)/bin/emacs-emlat-MAJOR (28
+#                        or 30), with its Lisp and Info manuals
 #   make uninstall-emacs remove exactly that again
 #
 # `make demo` (top-level Makefile) runs emacs/demo.sh on the built binary,
@@ -43,7 +42,7 @@ EMACS_BIN := $(EMACS_CACHE)/tree/src/emacs
 # each in its default cache under EMACS_CACHE_ROOT.
 EMACS_TEST_BINS := $(foreach v,$(EMACS_VERSIONS),$(v)=$(EMACS_CACHE_ROOT)/emacs-$(v)/tree/src/emacs)
 
-.PHONY: emacs emacs-all emacs-deps emacs-path emacs-info emacs-check-version \
+.PHONY: emacs emacs-all emacs-deps emacs-path emacs-check-version \
   install-emacs uninstall-emacs
 
 emacs-check-version:
@@ -68,16 +67,13 @@ emacs-all: emacs-deps $(STATIC_LIB)
 emacs-path: emacs-check-version
 	@echo $(EMACS_BIN)
 
-emacs-info: emacs
-	EMLAT_EMACS_CACHE="$(EMACS_CACHE)" sh emacs/info.sh
-
 # The installed copy runs from $(PREFIX)/lib/emlat/emacs-VERSION (the layout
 # of a build tree, which Emacs recognises as uninstalled) through the script
-# $(PREFIX)/bin/emacs-emlat-MAJOR; the system's emacs is not touched.
-install-emacs: emacs-info
+# $(PREFIX)/bin/emacs-emlat-MAJOR, with its Lisp and Info manuals (make
+# emacs builds them); the system's emacs and the other version are not
+# touched.
+install-emacs: emacs
 	sh emacs/install.sh "$(EMACS_CACHE)/tree" "$(DESTDIR)" "$(PREFIX)" "$(EMACS_V)"
 
 uninstall-emacs: emacs-check-version
-	rm -rf $(DESTDIR)$(PREFIX)/lib/emlat/emacs-$(EMACS_V)
-	rm -f $(DESTDIR)$(PREFIX)/bin/emacs-emlat-$(EMACS_MAJOR)
-	-rmdir $(DESTDIR)$(PREFIX)/lib/emlat 2>/dev/null
+	sh emacs/install.sh --uninstall "$(DESTDIR)" "$(PREFIX)" "$(EMACS_V)"

@@ -71,7 +71,7 @@ filter or sentinel, how long Emacs took from the input to the
 output on the terminal, and where that time went."
   :group 'development
   :prefix "latency-profile-"
-  :link '(info-link "(elisp)Latency Profiles"))
+  :link '(info-link "(latency)Top"))
 
 ;;;###autoload
 (defcustom latency-profile-directory nil
