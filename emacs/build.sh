@@ -6,7 +6,7 @@
 # Environment:
 #   EMLAT_ROOT         the emlat clone (emacs/patches, emacs/src, include/)
 #   EMLAT_LIB          libemlat.a to link
-#   EMLAT_EMACS_VERSION  28.2 or 30.1: which Emacs, hence which patch series
+#   EMLAT_EMACS_VERSION  28.2 or 30.1 (default): which Emacs, hence which patch series
 #                      (emacs/patches/VERSION/*.patch)
 #   EMLAT_EMACS_CACHE  where source, build tree and stamps live (outside the
 #                      clone, so that every clone shares one warm build);
@@ -41,7 +41,7 @@ lib=${EMLAT_LIB:?}
 cache=${EMLAT_EMACS_CACHE:?}
 jobs=${EMLAT_EMACS_JOBS:-2}
 lisp_mode=${EMLAT_EMACS_LISP:-debian}
-version=${EMLAT_EMACS_VERSION:?}
+version=${EMLAT_EMACS_VERSION:-30.1}
 here=$root/emacs
 state=$cache/state
 tree=$cache/tree
