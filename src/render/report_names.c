@@ -4,7 +4,7 @@
  * for a profile recorded under the names policy: per root kind and name,
  * the count and the wall-time distribution of its interactions, and the
  * name of an interaction in the slowest list (emlat_report.h "names",
- * docs/REPORT.md "Names").
+ * docs/REPORT.md "Names"); and the same table as an HTML section.
  *
  * Invariants: a profile without names prints nothing in text and
  * "names": null in JSON; names are printed as the profile holds them
@@ -17,6 +17,7 @@
 #include "render/json.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
+#include "render/report_svg.h"
 
 /* Text rows of the by-name table before it says "N more". */
 #define REPORT_TEXT_MAX_NAMES 25
@@ -104,4 +105,50 @@ report_json_names (struct emlat_json *j, const struct report_ctx *c)
     }
   emlat_json_end_array (j);
   emlat_json_end_object (j);
+}
+
+/* An HTML duration cell, as report_html.c writes them. */
+static void
+html_dur (FILE *f, int has, uint64_t ns)
+{
+  char d[REPORT_DUR_LEN];
+  if (has)
+    fprintf (f, "<td data-ns=\"%" PRIu64 "\">%s</td>", ns, report_fmt_dur (ns, d));
+  else
+    fprintf (f, "<td class=\"na\">&ndash;</td>");
+}
+
+void
+report_html_names (const struct report_ctx *c, FILE *f)
+{
+  const struct emlat_report_names *nm = c->names;
+  if (!nm || !nm->has)
+    return;
+  fprintf (f, "<section id=\"names\"><h2>Work by name</h2>\n<p>Privacy policy: names; %" PRIu64
+              " named, %" PRIu64 " unnamed interactions; %s per interaction.</p>\n",
+           nm->named, nm->unnamed, emlat_report_metric_name (EMLAT_REPORT_NAME_METRIC));
+  fprintf (f, "<table><tr><th class=\"l\">root kind</th><th class=\"l\">name</th><th>n</th>"
+              "<th>median</th><th>p90</th><th>p99</th><th>max</th><th>total</th>"
+              "<th>slowest</th></tr>\n");
+  for (size_t i = 0; i < nm->n; i++)
+    {
+      const struct emlat_report_name_group *g = &nm->g[i];
+      const struct emlat_report_dist *x = &g->d;
+      char name[REPORT_NAME_LEN];
+      int h = x->n > 0;
+      fprintf (f, "<tr><td class=\"l\">%s</td><td class=\"l\">", report_kind_label (g->root_kind));
+      group_name (c, g, name, sizeof name);
+      report_html_escape (f, name, strlen (name));
+      fprintf (f, "</td><td>%" PRIu64 "</td>", g->n);
+      html_dur (f, h, x->p50);
+      html_dur (f, h, x->p90);
+      html_dur (f, h, x->p99);
+      html_dur (f, h, x->max);
+      html_dur (f, h && !x->total_saturated, x->total);
+      if (g->slowest_cause)
+        fprintf (f, "<td>%" PRIu64 "</td></tr>\n", g->slowest_cause);
+      else
+        fprintf (f, "<td class=\"na\">&ndash;</td></tr>\n");
+    }
+  fprintf (f, "</table></section>\n");
 }

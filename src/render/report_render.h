@@ -56,6 +56,8 @@ const char *report_ix_name (const struct report_ctx *c, uint64_t cause, char *bu
 void report_text_names (const struct report_ctx *c, FILE *f);
 /* The "names" member: null without names. */
 void report_json_names (struct emlat_json *j, const struct report_ctx *c);
+/* The "Work by name" section of the HTML page; nothing without names. */
+void report_html_names (const struct report_ctx *c, FILE *f);
 /* A distribution object as in the groups of report_json.c. */
 void report_json_dist (struct emlat_json *j, const struct emlat_report_dist *d);
 
