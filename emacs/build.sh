@@ -215,22 +215,6 @@ nice -n 10 make -j"$jobs" src \
   LATENCY_LIBS="$cache/emlat/lib/libemlat.a -lm -lpthread" >"$state/make.log" 2>&1 \
   || { tail -n 30 "$state/make.log" >&2; die "make src failed: see $state/make.log"; }
 
-# 6b. The Info manuals of the tree (`make info': those Debian's source
-#     keeps, and emlat's), so that the profiler's manual is checked on
-#     every build and installed with it.  makeinfo runs with --force
-#     there, so its warnings and errors about emlat's manual are looked
-#     for in the log (Debian's transient.texi includes a gpl.texi that
-#     its source lacks: that complaint is Debian's, and left alone).
-say "make info (log: $state/make-info.log)"
-nice -n 10 make -j"$jobs" info >"$state/make-info.log" 2>&1 \
-  || { tail -n 30 "$state/make-info.log" >&2; die "make info failed: see $state/make-info.log"; }
-for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
-  if grep -E "^$f:[0-9]+: " "$state/make-info.log" >&2; then
-    die "makeinfo complained about $f (above): see $state/make-info.log"
-  fi
-done
-[ -f "$tree/info/latency.info" ] || die "make info built no info/latency.info"
-
 # 7. The other Lisp libraries.
 case $lisp_mode in
   debian)
@@ -275,6 +259,31 @@ for f in $(cd "$here/lisp" 2>/dev/null && ls -1 *.el 2>/dev/null || true); do
       || { cat "$state/elc.log" >&2; die "byte-compiling lisp/$f failed"; }
   fi
 done
+# 8. The Info manuals of the tree (`make info': those Debian's source
+#    keeps, and emlat's), so that the profiler's manual is checked on
+#    every build and installed with it.  Emacs's `make info' depends on
+#    `make lisp'; after step 7 and emlat's own libraries every library is
+#    compiled (debian, compile), so that costs seconds.  With only the
+#    preloaded Lisp it would compile all the rest: then the manuals are
+#    built directly (doc/misc, then info/dir), which is what `make info'
+#    does besides.
+#    makeinfo runs with --force there, so its warnings and errors about
+#    emlat's manual are looked for in the log (Debian's transient.texi
+#    includes a gpl.texi that its source lacks: that complaint is
+#    Debian's, and left alone).
+say "make info (log: $state/make-info.log)"
+if [ "$lisp_mode" = preloaded ]; then
+  (nice -n 10 make -C doc/misc info && nice -n 10 make info-dir) >"$state/make-info.log" 2>&1
+else
+  nice -n 10 make -j"$jobs" info >"$state/make-info.log" 2>&1
+fi || { tail -n 30 "$state/make-info.log" >&2; die "make info failed: see $state/make-info.log"; }
+for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
+  if grep -E "^$f:[0-9]+: " "$state/make-info.log" >&2; then
+    die "makeinfo complained about $f (above): see $state/make-info.log"
+  fi
+done
+[ -f "$tree/info/latency.info" ] || die "make info built no info/latency.info"
+
 # Each dump adds hard links named after the build number (emacs-30.1.N);
 # keep only those of the current binary, so that rebuilds do not pile up.
 for f in "$tree"/src/emacs-"$version".*; do
