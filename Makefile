@@ -158,18 +158,20 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 # The overhead gate's driver is built with the tests: tests/bench smoke-tests it.
 tests-build: all $(TEST_BINS) $(PROG_BINS) $(BUILD)/bench/bench_gate
 
-# Run every test once (plain build); the Emacs tests use the profiled Emacs
-# of `make emacs` in EMACS_CACHE and skip when it was not built.
+# Run every test once (plain build); the Emacs tests run once per version of
+# EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under
+# EMACS_CACHE_ROOT, and skip when it was not built.
 test: tests-build
-	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) sh tests/run.sh
+	BUILD=$(BUILD) EMLAT_EMACS_BINS="$(EMACS_TEST_BINS)" sh tests/run.sh
 
 # Every test that needs no Emacs (all but tests/emacs/), without building it.
 test-lib: tests-build
 	BUILD=$(BUILD) sh tests/run.sh --exclude emacs/
 
-# The tests of the profiled Emacs (tests/emacs/), after `make emacs`.
+# The tests of the profiled Emacs (tests/emacs/), once per version of
+# EMACS_VERSIONS, after `make emacs-all`.
 test-emacs: tests-build
-	BUILD=$(BUILD) EMACS_BIN=$(EMACS_BIN) sh tests/run.sh emacs/
+	BUILD=$(BUILD) EMLAT_EMACS_BINS="$(EMACS_TEST_BINS)" sh tests/run.sh emacs/
 
 # The unit suite once more under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan-test:
@@ -197,9 +199,10 @@ bench-gate: DEPS_GOALS := bench
 
 # The unit tests run before Emacs is built (a broken library stops here,
 # minutes earlier); test-lib and test-emacs together are `make test`.
+# Every Emacs version is built (each in its own cache) and tested.
 check: deps
 	$(MAKE) test-lib
-	$(MAKE) emacs
+	$(MAKE) emacs-all
 	$(MAKE) test-emacs
 	$(MAKE) asan-test
 	$(MAKE) tsan-test

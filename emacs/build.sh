@@ -1,22 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# build.sh -- build the profiled Emacs 28.2 (called by `make emacs`), or the
-# same Emacs without emlat's changes (`make emacs-vanilla`, the baseline of
-# bench/bench_gate.c).
+# build.sh -- build the profiled Emacs 28.2 or 30.1 (called by `make
+# emacs`), or the same Emacs without emlat's changes (`make emacs-vanilla`,
+# the baseline of bench/bench_gate.c).
 #
 # Environment:
 #   EMLAT_ROOT         the emlat clone (emacs/patches, emacs/src, include/)
 #   EMLAT_LIB          libemlat.a to link (not used by the vanilla variant)
+#   EMLAT_EMACS_VERSION  28.2 or 30.1 (default): which Emacs, hence which patch series
+#                      (emacs/patches/VERSION/*.patch)
 #   EMLAT_EMACS_VARIANT  profiled (default): emlat's patch series, its files
-#                      under emacs/src and emacs/lisp, libemlat linked in;
-#                      vanilla: the same source (Debian's patches applied),
-#                      configure line and Lisp, and none of emlat's changes:
-#                      no patch, no added file, no libemlat
+#                      under emacs/src, emacs/lisp and emacs/doc, libemlat
+#                      linked in; vanilla: the same source (Debian's patches
+#                      applied), configure line and Lisp, and none of emlat's
+#                      changes: no patch, no added file, no libemlat
 #   EMLAT_EMACS_CACHE  where source, build tree and stamps live (outside the
-#                      clone, so that every clone shares one warm build)
-#   EMACS_SRC          optional: an Emacs 28.2 source tree to use instead of
-#                      Debian's source package
+#                      clone, so that every clone shares one warm build);
+#                      one cache holds one version
+#   EMACS_SRC          optional: an Emacs source tree of that version to use
+#                      instead of Debian's source package
 #   EMLAT_EMACS_LISP   debian (default): byte-compiled Lisp of Debian's
 #                      emacs-common package of the same version fills in the
 #                      libraries that `make src` does not compile; compile:
@@ -53,6 +56,7 @@ esac
 cache=${EMLAT_EMACS_CACHE:?}
 jobs=${EMLAT_EMACS_JOBS:-2}
 lisp_mode=${EMLAT_EMACS_LISP:-debian}
+version=${EMLAT_EMACS_VERSION:-30.1}
 here=$root/emacs
 state=$cache/state
 tree=$cache/tree
@@ -77,7 +81,16 @@ copy_if_changed () {
 }
 
 [ "$variant" = vanilla ] || [ -f "$lib" ] || die "no $lib: build libemlat first (make lib)"
+case $version in
+  28.2 | 30.1) ;;
+  *) die "EMLAT_EMACS_VERSION must be 28.2 or 30.1, not $version" ;;
+esac
+[ -d "$here/patches/$version" ] || die "no patch series $here/patches/$version"
 mkdir -p "$cache" "$state"
+if [ -f "$cache/version" ] && [ "$(cat "$cache/version")" != "$version" ]; then
+  die "$cache holds Emacs $(cat "$cache/version"), not $version: give each version its own EMACS_CACHE"
+fi
+echo "$version" > "$cache/version"
 # A cache built before variants existed is a profiled one.
 if [ -d "$tree" ] && [ ! -f "$state/variant" ]; then echo profiled > "$state/variant"; fi
 if [ -f "$state/variant" ] && [ "$(cat "$state/variant")" != "$variant" ]; then
@@ -92,13 +105,14 @@ else
   src=$cache/pristine
   if [ ! -d "$src" ]; then
     say "downloading Debian's emacs source (log: $cache/fetch.log)"
-    sh "$here/fetch-source.sh" "$src" >"$cache/fetch.log" 2>&1 \
+    sh "$here/fetch-source.sh" "$src" "$version" >"$cache/fetch.log" 2>&1 \
       || { tail -n 20 "$cache/fetch.log" >&2; die "could not obtain the source"; }
   fi
 fi
 [ -f "$src/src/keyboard.c" ] || die "$src is not an Emacs source tree"
-grep -q '^AC_INIT(GNU Emacs, 28\.2,' "$src/configure.ac" \
-  || die "$src is not Emacs 28.2 (see its configure.ac)"
+# 28.2: AC_INIT(GNU Emacs, 28.2, ...); 30.1: AC_INIT([GNU Emacs], [30.1], ...)
+grep -Eq "^AC_INIT\(\[?GNU Emacs\]?, \[?$(echo "$version" | sed 's/\./\\./g')\]?," "$src/configure.ac" \
+  || die "$src is not Emacs $version (see its configure.ac)"
 
 # 2. The build tree: a copy of the source, made once per source.
 if [ ! -d "$tree" ] || [ "$(cat "$state/source" 2>/dev/null)" != "$src" ]; then
@@ -116,7 +130,7 @@ echo "$variant" > "$state/variant"
 if [ "$variant" = vanilla ]; then
   patches=
 else
-  patches=$(ls "$here"/patches/*.patch 2>/dev/null | LC_ALL=C sort || true)
+  patches=$(ls "$here/patches/$version"/*.patch 2>/dev/null | LC_ALL=C sort || true)
 fi
 new_touched=$(for p in $patches; do
   sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*$|\1|p' "$p"; done | LC_ALL=C sort -u)
@@ -158,15 +172,27 @@ for f in $new_added; do
 done
 printf '%s\n' "$new_added" > "$state/added-files"
 
-# Lisp libraries of emlat (emacs/lisp/*.el) go to the tree's lisp/.  A
-# changed one drops its stale .elc and loaddefs.el, so that `make src'
-# regenerates the autoloads (its ;;;###autoload cookies) and redumps.
+# Lisp libraries of emlat (emacs/lisp/*.el; none for the vanilla variant)
+# go to the tree's lisp/, their options' `:version' set to the version
+# built (the files are shared by every version).  A changed one drops its
+# stale .elc and loaddefs.el, so that `make src' regenerates the autoloads
+# (its ;;;###autoload cookies) and redumps.
+mkdir -p "$stage/lisp"
 for f in $emlat_lisp; do
-  if copy_if_changed "$here/lisp/$f" "$tree/lisp/$f"; then
+  sed -e "s/:version \"[0-9.]*\"/:version \"$version\"/" "$here/lisp/$f" > "$stage/lisp/$f"
+  if copy_if_changed "$stage/lisp/$f" "$tree/lisp/$f"; then
     say "updated lisp/$f"
     rm -f "$tree/lisp/${f}c" "$tree/lisp/loaddefs.el"
   fi
 done
+
+# The manual of emlat (emacs/doc/*.texi) goes to the tree's doc/misc/,
+# where the patch series lists it for `make info' (profiled only).
+if [ "$variant" = profiled ]; then
+  for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
+    if copy_if_changed "$here/doc/$f" "$tree/doc/misc/$f"; then say "updated doc/misc/$f"; fi
+  done
+fi
 
 # 4. libemlat, at a path that does not depend on the clone (profiled only).
 if [ "$variant" = profiled ]; then
@@ -235,19 +261,17 @@ nice -n 10 make -j"$jobs" src ${make_vars:+"$make_vars"} >"$state/make.log" 2>&1
 case $lisp_mode in
   debian)
     if [ ! -f "$state/elc-done" ]; then
-      version=$(cd "$tree" && dpkg-parsechangelog -S Version 2>/dev/null || true)
-      [ -n "$version" ] || die "no debian/changelog in the source: use EMLAT_EMACS_LISP=compile"
-      debdir=$cache/emacs-common-$version
+      debversion=$(cd "$tree" && dpkg-parsechangelog -S Version 2>/dev/null || true)
+      [ -n "$debversion" ] || die "no debian/changelog in the source: use EMLAT_EMACS_LISP=compile"
+      debdir=$cache/emacs-common-$debversion
       if [ ! -d "$debdir" ]; then
-        rm -rf "$debdir.tmp"
-        mkdir -p "$debdir.tmp"
-        (cd "$debdir.tmp" && apt-get -q -o APT::Sandbox::User=root -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= download "emacs-common=$version" >&2 \
-          && dpkg-deb -x emacs-common_*.deb x && rm -f emacs-common_*.deb) \
-          || die "could not download emacs-common $version: use EMLAT_EMACS_LISP=compile"
-        mv "$debdir.tmp" "$debdir"
+        # Through the cache's private apt tree (fetch-source.sh), which
+        # lists the suites the source came from.
+        EMLAT_EMACS_CACHE=$cache sh "$here/fetch-source.sh" --common "$debdir" "$debversion" \
+          || die "could not download emacs-common $debversion: use EMLAT_EMACS_LISP=compile"
       fi
       n=0
-      elcroot=$debdir/x/usr/share/emacs/28.2/lisp
+      elcroot=$debdir/x/usr/share/emacs/$version/lisp
       for f in $(cd "$elcroot" && find . -name '*.elc'); do
         # Only a library whose source is in the tree and that the build did
         # not compile itself.
@@ -257,7 +281,7 @@ case $lisp_mode in
         fi
       done
       touch "$state/elc-done"
-      say "added $n byte-compiled libraries from emacs-common $version"
+      say "added $n byte-compiled libraries from emacs-common $debversion"
     fi ;;
   compile)
     say "make lisp (log: $state/make-lisp.log)"
@@ -277,9 +301,37 @@ for f in $emlat_lisp; do
       || { cat "$state/elc.log" >&2; die "byte-compiling lisp/$f failed"; }
   fi
 done
-# Each dump adds hard links named after the build number (emacs-28.2.N);
+# 8. The Info manuals of the tree (`make info': those Debian's source
+#    keeps, and emlat's), so that the profiler's manual is checked on
+#    every build and installed with it.  Emacs's `make info' depends on
+#    `make lisp'; after step 7 and emlat's own libraries every library is
+#    compiled (debian, compile), so that costs seconds.  With only the
+#    preloaded Lisp it would compile all the rest: then the manuals are
+#    built directly (doc/misc, then info/dir), which is what `make info'
+#    does besides.
+#    makeinfo runs with --force there, so its warnings and errors about
+#    emlat's manual are looked for in the log (Debian's transient.texi
+#    includes a gpl.texi that its source lacks: that complaint is
+#    Debian's, and left alone).  Not for the vanilla variant, which has
+#    no manual of emlat's to check.
+if [ "$variant" = profiled ]; then
+  say "make info (log: $state/make-info.log)"
+  if [ "$lisp_mode" = preloaded ]; then
+    (nice -n 10 make -C doc/misc info && nice -n 10 make info-dir) >"$state/make-info.log" 2>&1
+  else
+    nice -n 10 make -j"$jobs" info >"$state/make-info.log" 2>&1
+  fi || { tail -n 30 "$state/make-info.log" >&2; die "make info failed: see $state/make-info.log"; }
+  for f in $(cd "$here/doc" 2>/dev/null && ls -1 *.texi 2>/dev/null || true); do
+    if grep -E "^$f:[0-9]+: " "$state/make-info.log" >&2; then
+      die "makeinfo complained about $f (above): see $state/make-info.log"
+    fi
+  done
+  [ -f "$tree/info/latency.info" ] || die "make info built no info/latency.info"
+fi
+
+# Each dump adds hard links named after the build number (emacs-30.1.N);
 # keep only those of the current binary, so that rebuilds do not pile up.
-for f in "$tree"/src/emacs-28.2.*; do
+for f in "$tree"/src/emacs-"$version".*; do
   [ -e "$f" ] || continue
   case $f in *.pdmp) cur=$tree/src/emacs.pdmp ;; *) cur=$tree/src/emacs ;; esac
   [ "$f" -ef "$cur" ] || rm -f "$f"

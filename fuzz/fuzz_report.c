@@ -12,7 +12,9 @@
  * limits); the tail, when there is one, is an interaction of the profile
  * and its rank lies within 1..n; a waterfall is built for every
  * interaction asked for; the JSON writer ends balanced (report_json
- * returns 0).  The low bits of the input's length choose the text
+ * returns 0); the work by name (emlat_report_names_build) is built, and
+ * compared with itself, for a profile that says it records names, and
+ * counts every interaction once.  The low bits of the input's length choose the text
  * options (Unicode bars, per-interaction JSON) so both paths are run.
  * Seeded with fuzz/corpus/report and the reader's corpus.  Also built
  * without libFuzzer by tests/reader/test_fuzz_corpus.c, which replays the
@@ -83,6 +85,16 @@ static void analyse_and_render (const struct emlat_profile *p, size_t size)
   struct report_ctx ctx = { .p = p, .m = &m, .damaged = emlat_report_damaged (p),
                             .unicode = (int)(size & 1), .per_interaction = (int)(size >> 1 & 1) };
   emlat_report_overhead_of (p, &ctx.ovh);
+  struct emlat_report_names names;
+  if (emlat_report_names_build (p, &names) != 0)
+    abort ();
+  if (names.has && names.named + names.unnamed != m.n_ix)
+    abort ();
+  ctx.names = &names;
+  struct emlat_report_name_comparison nc;
+  if (emlat_report_compare_names (p, &names, p, &names, 100, 1, &nc) != 0)
+    abort ();
+  emlat_report_name_comparison_free (&nc);
   struct emlat_report_waterfall w, first;
   int have_w = 0, have_first = 0;
   if (tail.has)
@@ -111,6 +123,7 @@ static void analyse_and_render (const struct emlat_profile *p, size_t size)
     emlat_report_waterfall_free (&first);
   if (have_w)
     emlat_report_waterfall_free (&w);
+  emlat_report_names_free (&names);
   emlat_report_model_free (&m);
 }
 

@@ -17,6 +17,11 @@
 # Every test sees in its environment: BUILD (absolute build directory),
 # EMLAT (the emlat binary of that build), SRCDIR (the source tree).
 #
+# EMLAT_EMACS_BINS="VERSION=BINARY ..." (`make test-emacs` sets it, one
+# entry per Emacs version emlat patches): every shell test of tests/emacs/
+# runs once per entry, named emacs/test_NAME.sh@VERSION, with EMACS_BIN and
+# EMACS_VERSION set to that entry in its environment.
+#
 # One line per test: PASS, FAIL or SKIP, its name and its seconds.  Exit code
 # 77 means SKIP (a facility genuinely unavailable here; the test prints why);
 # a timeout is a FAIL.  The tail of a failed test's log follows its line.
@@ -165,6 +170,17 @@ for path in "$TESTS_DIR"/*/test_*.sh; do
   name=$area/$(basename "$path")
   selected "$name" "$@" || continue
   excluded "$name" && continue
+  if [ "$area" = emacs ] && [ -n "${EMLAT_EMACS_BINS:-}" ]; then
+    base=$name
+    for entry in $EMLAT_EMACS_BINS; do
+      EMACS_VERSION=${entry%%=*}
+      EMACS_BIN=${entry#*=}
+      export EMACS_VERSION EMACS_BIN
+      found=$((found + 1))
+      run_one "$base@$EMACS_VERSION" sh "$path"
+    done
+    continue
+  fi
   found=$((found + 1))
   run_one "$name" sh "$path"
 done

@@ -22,9 +22,12 @@
 
 ;;; Commentary:
 
-;; `M-x latency-profile-report' shows an interaction latency profile
-;; (recorded with `latency-profile-start' or `--latency-profile') in a
-;; buffer, in four sections:
+;; `M-x latency-profile-start' starts recording an interaction latency
+;; profile into a new file, `M-x latency-profile-report' shows the
+;; profile being recorded (with a prefix argument, or when none is,
+;; another one) and `M-x latency-profile-stop' ends the recording, as
+;; `profiler-start', `profiler-report' and `profiler-stop' do for the
+;; Lisp profiler.  The report buffer shows the profile in four sections:
 ;;
 ;;  1. the distributions of each latency metric, per root kind, split
 ;;     into interactions whose output was flushed, interactions without
@@ -34,13 +37,21 @@
 ;;  3. the redisplay work and terminal bytes of that interaction, and
 ;;     the split of its wall time;
 ;;  4. the profiler's overhead, its losses and the boundaries that were
-;;     not recorded.
+;;     not recorded;
+;;
+;; and, for a profile recorded under the names policy
+;; (`latency-profile-names'), the work of each command, timer function
+;; and process by name, between sections 1 and 2.  Cause ids and names
+;; are buttons that show the waterfall of that interaction (of a name:
+;; its slowest one); `g' reads the profile again.
 ;;
 ;; The numbers come from the primitive `latency-profile-summary', which
 ;; computes them with the same library code as `emlat report', so both
 ;; always agree.  This file only lays them out.  It is loaded when a
 ;; profile is opened; only the options and the start-up hook below are
-;; preloaded (through their autoload cookies).
+;; preloaded (through their autoload cookies).  The `:version' of the
+;; options is that of the Emacs the file is built into (emlat's
+;; emacs/build.sh sets it).
 
 ;;; Code:
 
@@ -54,9 +65,13 @@
 
 ;;;###autoload
 (defgroup latency-profile nil
-  "Interaction latency profiles of this Emacs."
-  :group 'internal
-  :prefix "latency-profile-")
+  "Interaction latency profiles of this Emacs.
+A latency profile records, for each key sequence, timer, process
+filter or sentinel, how long Emacs took from the input to the
+output on the terminal, and where that time went."
+  :group 'development
+  :prefix "latency-profile-"
+  :link '(info-link "(latency)Top"))
 
 ;;;###autoload
 (defcustom latency-profile-directory nil
@@ -83,6 +98,21 @@ The observer notes when input first became readable while Emacs was
 busy, which bounds the arrival of a key more tightly.  It applies to
 profiles started afterwards and stops itself if it uses more than 1%
 of a CPU."
+  :type 'boolean
+  :group 'latency-profile
+  :version "28.2")
+
+;;;###autoload
+(defcustom latency-profile-names nil
+  "Non-nil means a latency profile records the names of its work.
+A profile started while this is non-nil names the command of each key
+sequence, the function of each timer, the process of each process
+filter and sentinel, and each function that the command loop's hooks
+run, so that its report can say which command was slow.  Each name is
+stored once in the profile, whose privacy policy then says \"names\".
+Names can reveal which packages and commands you use; the profile holds
+no other text either way.  The command-line option
+`--latency-profile-names' sets this at startup."
   :type 'boolean
   :group 'latency-profile
   :version "28.2")
@@ -146,6 +176,10 @@ if NS is nil."
                             v (cdar units))))))
         result))))
 
+(defun latency-report--count (n singular &optional plural)
+  "\"N SINGULAR\", or \"N PLURAL\" (SINGULAR with an s) unless N is 1."
+  (format "%d %s" n (if (eql n 1) singular (or plural (concat singular "s")))))
+
 (defun latency-report--name (symbol)
   "The name of SYMBOL with hyphens as spaces, or \"-\" if nil."
   (if symbol (replace-regexp-in-string "-" " " (symbol-name symbol)) "-"))
@@ -186,16 +220,19 @@ A row that starts before T0 is drawn from the first column with a `<'."
   "Insert the distributions of SUMMARY, per root kind and population."
   (latency-report--heading "1. Latency distributions")
   (let ((counts (plist-get summary :interactions)))
-    (insert (format "%d interactions: %d flushed, %d no output, %d superseded\n"
-                    (plist-get counts :total) (plist-get counts :flushed)
+    (insert (format "%s: %d flushed, %d no output, %d superseded\n"
+                    (latency-report--count (plist-get counts :total)
+                                           "interaction")
+                    (plist-get counts :flushed)
                     (plist-get counts :no-output)
                     (plist-get counts :superseded))))
   (insert "Exact nearest-rank quantiles; `-' means no value.\n")
   (dolist (group (plist-get summary :groups))
-    (insert (format "\n%s, %s: %d interactions%s\n"
+    (insert (format "\n%s, %s: %s%s\n"
                     (latency-report--name (plist-get group :root-kind))
                     (latency-report--name (plist-get group :population))
-                    (plist-get group :interactions)
+                    (latency-report--count (plist-get group :interactions)
+                                           "interaction")
                     (if (plist-get group :primary-metric)
                         (format " (leading metric: %s)"
                                 (plist-get group :primary-metric))
@@ -221,9 +258,71 @@ A row that starts before T0 is drawn from the first column with a `<'."
                         (mapconcat (lambda (c) (format "%s %d" (car c) (cdr c)))
                                    inverted ", ")))))))
 
+(defun latency-report--cause-button (cause &optional label)
+  "Insert a button labelled LABEL (default CAUSE) showing CAUSE's waterfall."
+  (insert-text-button (or label (number-to-string cause))
+                      'latency-report-cause cause
+                      'action #'latency-report--button-action
+                      'follow-link t
+                      'help-echo (format "Show the waterfall of interaction %d"
+                                         cause)))
+
+(defun latency-report--button-action (button)
+  "Show the waterfall of the interaction of BUTTON."
+  (latency-report-interaction (button-get button 'latency-report-cause)))
+
+(defun latency-report--names (summary)
+  "Insert the work by name of SUMMARY, if its profile records names."
+  (let ((names (plist-get summary :names)))
+    (when names
+      (latency-report--heading "Work by name")
+      (insert (format "Privacy policy: names; %s named, %d unnamed; %s per \
+interaction.\nA name shows the waterfall of its slowest interaction.\n\n"
+                      (latency-report--count (plist-get names :named)
+                                             "interaction")
+                      (plist-get names :unnamed)
+                      (plist-get names :metric)))
+      (insert (format "  %-18s %-32s %7s %9s %9s %9s %9s %9s\n" "root kind"
+                      "name" "n" "median" "p90" "p99" "max" "total"))
+      (dolist (g (plist-get names :groups))
+        (let* ((d (plist-get g :dist))
+               (name (or (plist-get g :name) "(unnamed)"))
+               (shown (truncate-string-to-width name 32))
+               (slowest (plist-get g :slowest-cause)))
+          (insert (format "  %-18s "
+                          (latency-report--name (plist-get g :root-kind))))
+          (if slowest
+              (latency-report--cause-button slowest shown)
+            (insert shown))
+          (insert (make-string (max 0 (- 32 (string-width shown))) ?\s))
+          (insert (format " %7d %9s %9s %9s %9s %9s\n"
+                          (plist-get g :interactions)
+                          (latency-report--dur (plist-get d :median))
+                          (latency-report--dur (plist-get d :p90))
+                          (latency-report--dur (plist-get d :p99))
+                          (latency-report--dur (plist-get d :max))
+                          (latency-report--dur (plist-get d :total)))))))))
+
+(defun latency-report--slowest (summary)
+  "Insert the slowest interactions of SUMMARY, each a button."
+  (let* ((slow (plist-get summary :slowest))
+         (items (plist-get slow :interactions))
+         (names (plist-get slow :names)))
+    (when items
+      (insert (format "Slowest interactions by %s (a cause id shows its \
+waterfall):\n" (plist-get slow :metric)))
+      (pcase-dolist (`(,cause . ,value) (cl-subseq items 0 (min 10 (length items))))
+        (insert "  ")
+        (latency-report--cause-button cause (format "%12d" cause))
+        (insert (format " %9s%s\n" (latency-report--dur value)
+                        (let ((name (alist-get cause names)))
+                          (if name (concat "  " name) "")))))
+      (insert "\n"))))
+
 (defun latency-report--waterfall (summary)
   "Insert the waterfall of SUMMARY's tail interaction."
   (latency-report--heading "2. Tail interaction waterfall")
+  (latency-report--slowest summary)
   (let ((tail (plist-get summary :tail)))
     (if (not tail)
         (insert "No interaction has a latency metric.\n")
@@ -371,6 +470,8 @@ uncertainty %s\n\n"
     (define-key map "t" #'latency-report-tail)
     (define-key map "n" #'latency-report-next-section)
     (define-key map "p" #'latency-report-previous-section)
+    (define-key map "\t" #'forward-button)
+    (define-key map [backtab] #'backward-button)
     map)
   "Keymap of `latency-report-mode'.")
 
@@ -395,6 +496,7 @@ interaction.
                                ", ")))
     (insert (format "Session %s\n" (or (plist-get summary :session) "-")))
     (latency-report--distributions summary)
+    (latency-report--names summary)
     (latency-report--waterfall summary)
     (latency-report--work summary)
     (latency-report--overhead summary)
@@ -443,6 +545,11 @@ interaction.
                         (point) 'latency-report-section)))
             (goto-char (or start (point-min)))))))))
 
+(defun latency-report--current-file ()
+  "The file of the profile being recorded, or nil."
+  (and (fboundp 'latency-profile-status)
+       (plist-get (latency-profile-status) :file)))
+
 (defun latency-report--default-file ()
   "The profile to offer: the one being recorded, else the newest one."
   (or (and (fboundp 'latency-profile-status)
@@ -453,22 +560,35 @@ interaction.
         (car (sort files #'file-newer-than-file-p)))))
 
 ;;;###autoload
-(defun latency-profile-report (files &optional cause)
+(defun latency-profile-report (&optional files cause)
   "Show the latency profile in FILES in a report buffer.
-FILES is a file name or a list of the files of one rotated session.
-Interactively, ask for one file, offering the profile being recorded
-or else the newest one in `latency-profile-directory'.  CAUSE, if
-non-nil, is the cause id of the interaction whose waterfall to show
-instead of the tail interaction.  Return the buffer."
+FILES is a file name or a list of the files of one rotated session;
+nil means the profile being recorded, whose report covers every
+interaction that ended so far while the recording goes on.
+Interactively, show the profile being recorded; with a prefix
+argument, or when none is being recorded, ask for a file, offering
+the newest one in `latency-profile-directory'.  CAUSE, if non-nil, is
+the cause id of the interaction whose waterfall to show instead of
+the tail interaction.  In the report, \\<latency-report-mode-map>\\[revert-buffer] \
+reads the profile
+again and a cause id or a name shows its waterfall.  Return the
+buffer."
   (interactive
-   (let ((default (latency-report--default-file)))
-     (list (read-file-name
-            (if default
-                (format "Latency profile (default %s): "
-                        (file-name-nondirectory default))
-              "Latency profile: ")
-            (and default (file-name-directory default)) default t
-            (and default (file-name-nondirectory default))))))
+   (let ((current (latency-report--current-file)))
+     (list (if (and current (not current-prefix-arg))
+               nil
+             (let ((default (latency-report--default-file)))
+               (read-file-name
+                (if default
+                    (format "Latency profile (default %s): "
+                            (file-name-nondirectory default))
+                  "Latency profile: ")
+                (and default (file-name-directory default)) default t
+                (and default (file-name-nondirectory default))))))))
+  (unless files
+    (setq files (or (latency-report--current-file)
+                    (user-error "No latency profile is being recorded \
+\(M-x latency-profile-start starts one)"))))
   (let* ((files (mapcar #'expand-file-name
                         (if (stringp files) (list files) files)))
          (summary (latency-profile-summary files cause))

@@ -52,9 +52,12 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
      never recorded as zero; it is not recorded at all.
 
    - The profile never contains typed text, buffer contents, file
-     names, environment values, the terminal device name or Lisp
-     symbol names.  Input is described by batch number, byte offsets,
-     counts and times only.  */
+     names, environment values or the terminal device name.  Input is
+     described by batch number, byte offsets, counts and times only.
+     Lisp symbol names are recorded only by a session started under the
+     names policy (`latency-profile-names', latencynames.c), and then
+     only the names of commands, timer functions, hook functions and
+     processes, as the detail of the span of their work.  */
 
 #include <config.h>
 
@@ -84,6 +87,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include "fingerprint.h"
 #include "buffer.h"
 #include "window.h"
+#include "process.h"
 #include "c-ctype.h"
 #include "latency.h"
 
@@ -240,12 +244,27 @@ struct latency_interaction
   bool owner;
   EMACS_INT gcs_at_begin;
   modiff_count modiff_at_begin;
+  /* Under the names policy: the string id naming its work (the
+     command, the timer's function, the process), and the open span of
+     a root's work that carries it, or 0.  */
+  uint64_t name;
+  uint64_t name_span;
 };
 
 enum { LATENCY_DEPTH = 64 };
 static struct latency_interaction latency_stack[LATENCY_DEPTH];
 static int latency_depth;
 static intmax_t latency_serial;
+
+/* The hook functions running now, innermost last: the span of each,
+   the id of its name, and whether it returned.  */
+enum { LATENCY_HOOKS = 32 };
+static struct
+{
+  uint64_t span, name;
+  bool done;
+} latency_hooks[LATENCY_HOOKS];
+static int latency_hook_depth;
 
 /* Redisplay and output state.  */
 static uint64_t latency_redisplay_span;
@@ -285,6 +304,7 @@ latency_reset (void)
   atomic_store_explicit (&latency_sigint_time, 0, memory_order_relaxed);
   atomic_store_explicit (&latency_sigwinch_time, 0, memory_order_relaxed);
   latency_depth = 0;
+  latency_hook_depth = 0;
   latency_redisplay_span = latency_redisplay_cause = 0;
   latency_gc_span = 0;
   latency_written_epoch = latency_completed_epoch = 0;
@@ -325,7 +345,10 @@ latency_pop (void)
   if (!ix)
     return;
   if (ix->span)
-    emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
+    emlat_span_end (ix->span, EMLAT_SPAN_THROW,
+		    ix->phase == LATENCY_COMMAND ? ix->name : 0);
+  if (ix->name_span)
+    emlat_span_end (ix->name_span, EMLAT_SPAN_THROW, ix->name);
   if (ix->phase != LATENCY_FINISHED)
     emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
   emlat_ix_count (ix->cause, EMLAT_C_GC_COUNT,
@@ -1110,7 +1133,8 @@ latency_key_sequence_done (int nkeys)
 
 /* Move interaction SERIAL to phase PHASE, whose span is of kind KIND
    and whose time fields are T_BEGIN and T_END; BEGIN says whether the
-   phase begins or ends.  */
+   phase begins or ends.  The command's span ends with the command's
+   name as its detail (0 unless names are recorded).  */
 static void
 latency_phase (intmax_t serial, enum latency_phase phase,
 	       enum emlat_span_kind kind, enum emlat_time_field t_begin,
@@ -1132,7 +1156,8 @@ latency_phase (intmax_t serial, enum latency_phase phase,
   else
     {
       if (ix->span)
-	emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
+	emlat_span_end (ix->span, EMLAT_SPAN_OK,
+			phase == LATENCY_COMMAND ? ix->name : 0);
       ix->span = 0;
       emlat_ix_mark (ix->cause, t_end);
     }
@@ -1148,6 +1173,16 @@ latency_pre_command (intmax_t serial, bool begin)
 void
 latency_command (intmax_t serial, bool begin)
 {
+  /* The command is named by `real-this-command', the command the
+     command loop calls (after remapping); nil runs `undefined'.  */
+  if (begin && latency_naming)
+    {
+      int i = latency_find (serial);
+      if (i >= 0)
+	latency_stack[i].name
+	  = latency_name_of_function (NILP (Vreal_this_command)
+				      ? Qundefined : Vreal_this_command);
+    }
   latency_phase (serial, LATENCY_COMMAND, EMLAT_SPAN_COMMAND,
 		 EMLAT_T_COMMAND_BEGIN, EMLAT_T_COMMAND_END, begin);
   /* Events that the command reads itself are not part of the next key
@@ -1189,7 +1224,8 @@ latency_leave_phase (struct latency_interaction *ix,
 		     enum emlat_span_status span_status)
 {
   if (ix->span)
-    emlat_span_end (ix->span, span_status, 0);
+    emlat_span_end (ix->span, span_status,
+		    ix->phase == LATENCY_COMMAND ? ix->name : 0);
   ix->span = 0;
   if (ix->phase == LATENCY_COMMAND)
     emlat_ix_mark (ix->cause, EMLAT_T_COMMAND_END);
@@ -1339,6 +1375,13 @@ latency_timer_begin (Lisp_Object timer, struct timespec late)
     = latency_root_push (EMLAT_ROOT_TIMER, latency_scheduled_by (timer));
   if (!ix)
     return 0;
+  /* Under the names policy, a timer span names the timer's function
+     (slot 5 of the timer vector, `timer--function').  */
+  if (latency_naming && VECTORP (timer) && ASIZE (timer) > 5)
+    {
+      ix->name = latency_name_of_function (AREF (timer, 5));
+      ix->name_span = emlat_span_begin (EMLAT_SPAN_TIMER, ix->cause);
+    }
   uint64_t now = emlat_now ();
   if (late.tv_sec >= 0 && late.tv_sec < 1000000)
     {
@@ -1375,6 +1418,16 @@ latency_process_begin (Lisp_Object proc, bool sentinel)
     = latency_root_push ((sentinel ? EMLAT_ROOT_PROCESS_SENTINEL
 			  : EMLAT_ROOT_PROCESS_DATA),
 			 latency_scheduled_by (proc));
+  /* Under the names policy, a filter or sentinel span names the
+     process.  */
+  if (ix && latency_naming && PROCESSP (proc))
+    {
+      ix->name = latency_name_of_string (XPROCESS (proc)->name);
+      ix->name_span = emlat_span_begin ((sentinel
+					 ? EMLAT_SPAN_PROCESS_SENTINEL
+					 : EMLAT_SPAN_PROCESS_FILTER),
+					ix->cause);
+    }
   if (ix && !sentinel && latency_process_t_end)
     {
       emlat_ix_time (ix->cause, EMLAT_T_READ_BEGIN, latency_process_t_begin);
@@ -1456,6 +1509,14 @@ latency_root_end (intmax_t serial)
   struct latency_interaction *ix = &latency_stack[i];
   if (ix->phase == LATENCY_FINISHED)
     return;
+  if (ix->name_span)
+    {
+      emlat_span_end (ix->name_span,
+		      (ix->status == EMLAT_STATUS_ERROR ? EMLAT_SPAN_ERROR
+		       : ix->nonlocal ? EMLAT_SPAN_THROW : EMLAT_SPAN_OK),
+		      ix->name);
+      ix->name_span = 0;
+    }
   ix->phase = LATENCY_FINISHED;
   emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
   if (!ix->owner)
@@ -1515,6 +1576,59 @@ latency_redisplay_decided (bool superseded)
   if (superseded && ix->status == EMLAT_STATUS_NORMAL)
     ix->status = EMLAT_STATUS_SUPERSEDED;
   latency_pop ();
+}
+
+/* ------------------------------------------------------------------ */
+/* Hook functions, named under the names policy.  */
+
+/* Begin the span of FN, a function the command loop's hooks run
+   (safe_run_hooks), named by FN.  Return the span id, or 0.  */
+intmax_t
+latency_hook_begin (Lisp_Object fn)
+{
+  if (latency_hook_depth == LATENCY_HOOKS)
+    return 0;
+  uint64_t name = latency_name_of_function (fn);
+  uint64_t span = emlat_span_begin (EMLAT_SPAN_USER, latency_serving_cause ());
+  if (!span)
+    return 0;
+  latency_hooks[latency_hook_depth].span = span;
+  latency_hooks[latency_hook_depth].name = name;
+  latency_hooks[latency_hook_depth].done = false;
+  latency_hook_depth++;
+  return span;
+}
+
+/* Note that the hook function of span SPAN returned.  */
+void
+latency_hook_done (intmax_t span)
+{
+  for (int i = latency_hook_depth - 1; i >= 0; i--)
+    if (latency_hooks[i].span == span)
+      {
+	latency_hooks[i].done = true;
+	return;
+      }
+}
+
+/* Unwind function of a hook function's span SPAN: end it, and the
+   spans of hook functions it ran that a nonlocal exit left open.  */
+void
+latency_hook_unwind (intmax_t span)
+{
+  for (int i = latency_hook_depth - 1; i >= 0; i--)
+    if (latency_hooks[i].span == span)
+      {
+	while (latency_hook_depth > i)
+	  {
+	    latency_hook_depth--;
+	    emlat_span_end (latency_hooks[latency_hook_depth].span,
+			    (latency_hooks[latency_hook_depth].done
+			     ? EMLAT_SPAN_OK : EMLAT_SPAN_THROW),
+			    latency_hooks[latency_hook_depth].name);
+	  }
+	return;
+      }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1924,6 +2038,12 @@ latency_session_meta (struct latency_meta *m)
 	     getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
 	     || getenv ("SSH_TTY"));
   meta_uint (m, "latency.input_observer", latency_profile_input_observer);
+  /* The privacy policy, replacing libemlat's "default" (a later entry
+     replaces an earlier one): "names" when this session records the
+     names of commands, timer and hook functions and processes.  */
+  meta_uint (m, "latency.names", latency_profile_names);
+  if (latency_profile_names)
+    meta_str (m, "privacy.policy", "names", 5);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1956,6 +2076,7 @@ latency_start (const char *path, const char *dir)
   if (r == 0)
     {
       latency_reset ();
+      latency_names_start (latency_profile_names);
       latency_observer_start ();
       latency_profiling = true;
       latency_profile__recording = true;
@@ -2018,12 +2139,13 @@ latency_shut_down (void)
     }
   latency_profiling = false;
   latency_profile__recording = false;
+  latency_names_stop ();
   latency_observer_stop (latency_observer.state);
   emlat_stop ();
 }
 
 DEFUN ("latency-profile-start", Flatency_profile_start,
-       Slatency_profile_start, 0, 1, "i",
+       Slatency_profile_start, 0, 2, "i\np",
        doc: /* Start recording a latency profile into FILE.
 FILE must not exist; it is created with mode 0600.  If FILE is nil, a
 new file named after the date and process is created in
@@ -2032,10 +2154,17 @@ is nil.  Return the name of the file.
 
 The profile records when terminal input arrived, how long each command
 and its hooks ran, which redisplay followed and when its output was
-flushed.  It contains no typed text, buffer contents, file names or
-command names.  Interactively, FILE is nil.  Use `latency-profile-stop'
-to finish the profile.  */)
-  (Lisp_Object file)
+flushed.  It contains no typed text, buffer contents or file names.
+It contains no command names either, unless `latency-profile-names' is
+non-nil: then it names the command of each key sequence, the function
+of each timer, the process of each filter and sentinel and each function
+the command loop's hooks run.  Interactively, FILE is nil and
+INTERACTIVE non-nil, which shows where the profile goes.  Use
+`latency-profile-report' to see the profile while it is recorded and
+`latency-profile-stop' to finish it.
+
+usage: (latency-profile-start &optional FILE)  */)
+  (Lisp_Object file, Lisp_Object interactive)
 {
   if (latency_profiling)
     error ("A latency profile is already being recorded");
@@ -2061,26 +2190,48 @@ to finish the profile.  */)
     }
   if (r < 0)
     report_file_errno ("Starting latency profile", target, -r);
-  return latency_current_file ();
+  Lisp_Object name = latency_current_file ();
+  if (!NILP (interactive))
+    {
+      AUTO_STRING (format, "Recording a latency profile into %s%s");
+      AUTO_STRING (with_names, " (with names)");
+      AUTO_STRING (without, "");
+      CALLN (Fmessage, format, name,
+	     latency_naming ? with_names : without);
+    }
+  return name;
 }
 
 DEFUN ("latency-profile-stop", Flatency_profile_stop,
-       Slatency_profile_stop, 0, 0, "",
+       Slatency_profile_stop, 0, 1, "p",
        doc: /* Stop recording the latency profile and close its file.
 Return the name of the file, or nil if no profile was being recorded.
 Interactions that are still running, such as the command that called
-this function, are left open in the file.  */)
-  (void)
+this function, are left open in the file.  Interactively, INTERACTIVE
+is non-nil, which says where the profile is.
+
+usage: (latency-profile-stop)  */)
+  (Lisp_Object interactive)
 {
   if (!latency_profiling)
-    return Qnil;
+    {
+      if (!NILP (interactive))
+	message1 ("No latency profile is being recorded");
+      return Qnil;
+    }
   Lisp_Object file = latency_current_file ();
   latency_profiling = false;
   latency_profile__recording = false;
+  latency_names_stop ();
   latency_observer_stop (latency_observer.state);
   int r = emlat_stop ();
   if (r < 0 && r != -ENOENT)
     report_file_errno ("Writing latency profile", file, -r);
+  if (!NILP (interactive))
+    {
+      AUTO_STRING (format, "Latency profile written to %s");
+      CALLN (Fmessage, format, file);
+    }
   return file;
 }
 
@@ -2126,8 +2277,9 @@ threads), `:writer-cpu-ns' (CPU time of the writer thread),
 `latency-profile-input-observer' did not ask for it, `on', `gated' when
 it was stopped because it used more than 1% of a CPU, or `unavailable'
 when it could not be started or stopped answering) and
-`:observer-cpu-ns' (the CPU time of the observer thread).  The counters
-describe the last session when none is active.  */)
+`:observer-cpu-ns' (the CPU time of the observer thread) and `:names'
+\(t when the session records names: see `latency-profile-names').  The
+counters describe the last session when none is active.  */)
   (void)
 {
   struct emlat_status st;
@@ -2154,7 +2306,8 @@ describe the last session when none is active.  */)
 	       QCclock_read_ns, make_uint (st.clock_read_ns),
 	       QCwrite_errors, make_uint (st.write_errors),
 	       QCobserver, observer,
-	       QCobserver_cpu_ns, make_uint (latency_observer_cpu ()));
+	       QCobserver_cpu_ns, make_uint (latency_observer_cpu ()),
+	       QCnames, latency_naming ? Qt : Qnil);
 }
 
 void
@@ -2178,6 +2331,7 @@ syms_of_latency (void)
   DEFSYM (Qgated, "gated");
   DEFSYM (Qunavailable, "unavailable");
   DEFSYM (QCobserver_cpu_ns, ":observer-cpu-ns");
+  DEFSYM (QCnames, ":names");
 
   DEFVAR_BOOL ("latency-profile-input-observer",
 	       latency_profile_input_observer,
@@ -2189,6 +2343,20 @@ a key more tightly than the time Emacs read it.  The observer's CPU
 time is reported by `latency-profile-status'; it stops itself if it
 uses more than 1% of a CPU.  */);
   latency_profile_input_observer = false;
+
+  DEFVAR_BOOL ("latency-profile-names", latency_profile_names,
+	       doc: /* Non-nil means a latency profile records the names of its work.
+A profile started while this is non-nil (or with the command-line
+option `--latency-profile-names') names, by their symbol names, the
+command of each key sequence (`real-this-command'), the function of
+each timer and each function that the command loop's hooks, such as
+`pre-command-hook' and `post-command-hook', run; and the process of
+each process filter and sentinel by its name.  A function that is not
+a symbol is named "(anonymous)".  Each name is stored once in the
+profile, whose privacy policy then says "names".  Names can reveal the
+packages and commands you use, which is why the default is nil; the
+profile holds no other text either way.  */);
+  latency_profile_names = false;
 
   DEFVAR_BOOL ("latency-profile--recording", latency_profile__recording,
 	       doc: /* Non-nil while a latency profile is being recorded.

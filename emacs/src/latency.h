@@ -103,6 +103,19 @@ extern int latency_tty_flush (FILE *);
 extern void latency_start_from_command_line (const char *);
 extern void latency_shut_down (void);
 
+/* Names, recorded only under the names policy (latencynames.c): true
+   while the session records them.  The command loop's hooks name each
+   function they run (keyboard.c); the unwind function ends its span
+   after a nonlocal exit, or normally once latency_hook_done said so.  */
+extern bool latency_naming;
+extern void latency_names_start (bool);
+extern void latency_names_stop (void);
+extern uint64_t latency_name_of_function (Lisp_Object);
+extern uint64_t latency_name_of_string (Lisp_Object);
+extern intmax_t latency_hook_begin (Lisp_Object);
+extern void latency_hook_done (intmax_t);
+extern void latency_hook_unwind (intmax_t);
+
 /* Work of the current redisplay: windows considered and not skipped,
    glyph rows produced and their glyphs, frame rows left as they were,
    terminal updates cut short by pending input.  Reset when a redisplay

@@ -47,11 +47,13 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <emlat/emlat.h>
 #include <emlat/emlat_reader.h>
 #include <emlat/emlat_report.h>
 
 #include "lisp.h"
 #include "coding.h"
+#include "latency.h"
 
 /* What the library allocated for one summary.  */
 struct latency_summary
@@ -61,6 +63,7 @@ struct latency_summary
   bool model_built;
   struct emlat_report_waterfall waterfall;
   bool waterfall_built;
+  struct emlat_report_names names;
   char **paths;
   ptrdiff_t npaths;
 };
@@ -73,6 +76,7 @@ free_summary (void *arg)
     emlat_report_waterfall_free (&s->waterfall);
   if (s->model_built)
     emlat_report_model_free (&s->model);
+  emlat_report_names_free (&s->names);
   if (s->profile)
     emlat_profile_free (s->profile);
   for (ptrdiff_t i = 0; i < s->npaths; i++)
@@ -270,17 +274,66 @@ groups_list (const struct emlat_report_model *m)
   return result;
 }
 
+/* The name of string ID of P as a Lisp string (the bytes the profile
+   holds, as Emacs wrote them), or "#ID" when P lacks the string.  */
 static Lisp_Object
-slowest_plist (const struct emlat_report_tail *t)
+profile_name (const struct emlat_profile *p, uint64_t id)
 {
-  Lisp_Object items = Qnil;
+  size_t len;
+  const uint8_t *bytes = emlat_profile_string (p, id, &len);
+  if (bytes)
+    return make_string ((const char *) bytes, len);
+  char buf[32];
+  return build_string (emlat_report_name_format (p, id, buf, sizeof buf));
+}
+
+static Lisp_Object
+slowest_plist (const struct emlat_profile *p, const struct emlat_report_tail *t,
+	       const struct emlat_report_names *nm)
+{
+  Lisp_Object items = Qnil, names = Qnil;
   for (size_t i = t->n_slow; i-- > 0; )
-    items = Fcons (Fcons (make_uint (t->slow[i].cause),
-			  make_uint (t->slow[i].value)),
-		   items);
+    {
+      items = Fcons (Fcons (make_uint (t->slow[i].cause),
+			    make_uint (t->slow[i].value)),
+		     items);
+      uint64_t id = nm->has ? emlat_report_name_id (nm, t->slow[i].cause) : 0;
+      if (id)
+	names = Fcons (Fcons (make_uint (t->slow[i].cause),
+			      profile_name (p, id)),
+		       names);
+    }
   return list (QCmetric,
 	       t->has ? name_symbol (emlat_report_metric_name (t->metric)) : Qnil,
-	       QCinteractions, items);
+	       QCinteractions, items,
+	       QCnames, names);
+}
+
+/* The work by name of a names session, or nil.  */
+static Lisp_Object
+names_plist (const struct emlat_profile *p, const struct emlat_report_names *nm)
+{
+  if (!nm->has)
+    return Qnil;
+  Lisp_Object groups = Qnil;
+  for (size_t i = nm->n; i-- > 0; )
+    {
+      const struct emlat_report_name_group *g = &nm->g[i];
+      groups = Fcons (list (QCroot_kind, kind_symbol (g->root_kind),
+			    QCname, (g->has_name
+				     ? profile_name (p, g->string_id) : Qnil),
+			    QCinteractions, make_uint (g->n),
+			    QCdist, dist_plist (&g->d),
+			    QCslowest_cause, opt_uint (g->slowest_cause != 0,
+						       g->slowest_cause)),
+		      groups);
+    }
+  return list (QCpolicy, intern ("names"),
+	       QCmetric, name_symbol (emlat_report_metric_name
+				      (EMLAT_REPORT_NAME_METRIC)),
+	       QCnamed, make_uint (nm->named),
+	       QCunnamed, make_uint (nm->unnamed),
+	       QCgroups, groups);
 }
 
 static Lisp_Object
@@ -500,6 +553,11 @@ summary_paths (struct latency_summary *s, Lisp_Object files, ptrdiff_t nfiles)
 static void
 summary_load (struct latency_summary *s, Lisp_Object first)
 {
+  /* A profile being recorded by this Emacs holds what the writer has
+     drained so far: drain the rest, so that the summary covers every
+     interaction that ended before this call.  */
+  if (latency_profiling)
+    emlat_flush ();
   int r = emlat_profile_load ((const char *const *) s->paths, s->npaths,
 			      NULL, 0, &s->profile);
   if (r < 0)
@@ -533,6 +591,8 @@ summary_analyze (struct latency_summary *s, struct emlat_report_tail *tail,
     memory_full (0);
   s->model_built = true;
   s->model.tail = *tail;
+  if (emlat_report_names_build (p, &s->names) != 0)
+    memory_full (0);
   if (requested || tail->has)
     {
       int r = emlat_report_waterfall_build (p, requested ? want : tail->cause,
@@ -563,7 +623,8 @@ summary_plist (struct latency_summary *s,
 			      QCorphan_ends, make_uint (t->spans_orphan_end)),
 	       QCinput_batches, make_uint (t->input_batches),
 	       QCgroups, groups_list (&s->model),
-	       QCslowest, slowest_plist (tail),
+	       QCnames, names_plist (p, &s->names),
+	       QCslowest, slowest_plist (p, tail, &s->names),
 	       QCtail, (s->waterfall_built
 			? tail_plist (&s->waterfall, tail, requested)
 			: Qnil),
@@ -603,8 +664,17 @@ nanoseconds of the profiler clock.  Its properties are:
                   `:p99', `:p99.9' (only when n >= 1000), `:max', `:mean',
                   `:total'), `:inverted' and `:clamped' (alists of counts).
                   Quantiles are exact nearest-rank values.
-`:slowest'        plist `:metric' and `:interactions', a list of
-                  (CAUSE . VALUE), slowest first.
+`:names'          nil, unless the session records names (its privacy
+                  policy is `names': see `latency-profile-names'); then a
+                  plist `:policy', `:metric' (`wall-ns'), `:named',
+                  `:unnamed' and `:groups', one plist per root kind and
+                  name, largest total first: `:root-kind', `:name' (a
+                  string, or nil for the kind's unnamed interactions),
+                  `:interactions', `:dist' (as in `:metrics'),
+                  `:slowest-cause'.
+`:slowest'        plist `:metric', `:interactions', a list of
+                  (CAUSE . VALUE), slowest first, and `:names', an alist
+                  (CAUSE . NAME) of those that have a name.
 `:tail'           the waterfall of the tail interaction (the nearest-rank
                   p99 of the tail metric), or of interaction CAUSE when
                   CAUSE is non-nil; nil if there is none.  A plist:
@@ -645,7 +715,8 @@ contain no usable profile or CAUSE names no interaction.  */)
   uint64_t want = requested ? summary_cause (cause, files) : 0;
 
   struct latency_summary *s = xzalloc (sizeof *s);
-  ptrdiff_t count = SPECPDL_INDEX ();
+  /* ptrdiff_t in Emacs 28, specpdl_ref from Emacs 29 on.  */
+  __typeof__ (SPECPDL_INDEX ()) count = SPECPDL_INDEX ();
   record_unwind_protect_ptr (free_summary, s);
   Lisp_Object first = summary_paths (s, files, nfiles);
   summary_load (s, first);
@@ -666,6 +737,12 @@ syms_of_latencysum (void)
   DEFSYM (QCinput_batches, ":input-batches");
   DEFSYM (QCgroups, ":groups");
   DEFSYM (QCslowest, ":slowest");
+  DEFSYM (QCnames, ":names");
+  DEFSYM (QCpolicy, ":policy");
+  DEFSYM (QCnamed, ":named");
+  DEFSYM (QCunnamed, ":unnamed");
+  DEFSYM (QCdist, ":dist");
+  DEFSYM (QCslowest_cause, ":slowest-cause");
   DEFSYM (QCtail, ":tail");
   DEFSYM (QCoverhead, ":overhead");
   DEFSYM (QClosses, ":losses");

@@ -14,7 +14,8 @@
  *   overhead   the profiler's own cost as the recorder wrote it;
  *   waterfall  one interaction on a time axis, and the split of its wall time;
  *   bootstrap  confidence intervals of a quantile's difference;
- *   compare    are two sessions comparable, and how did their quantiles move.
+ *   compare    are two sessions comparable, and how did their quantiles move;
+ *   names      the work grouped by the names a names-policy session records.
  *
  * Invariants: every value has a presence flag or mask, and an absent value
  * is never 0; results point into the profile they were computed from, which
@@ -621,6 +622,106 @@ EMLAT_API int emlat_report_compare (const struct emlat_profile *pa, const struct
                     const struct emlat_profile *pb, const struct emlat_report_model *mb,
                     unsigned resamples, uint64_t seed, struct emlat_report_comparison *out);
 EMLAT_API void emlat_report_comparison_free (struct emlat_report_comparison *c);
+
+/* ------------------------------------------------------------------ */
+/* names                                                              */
+/*
+ * the work of a profile grouped by its name, when the recording named it:
+ * only a session whose SESSION key privacy.policy is "names" (an Emacs
+ * started with --latency-profile-names, say) does (docs/FORMAT.md F-44,
+ * docs/REPORT.md "Names").
+ *
+ * An interaction's name is the detail of the first span of its own cause
+ * of kind command, timer, process_filter or process_sentinel that has one:
+ * the command of a key sequence, the function of a timer, the process of a
+ * filter or sentinel.  Interactions of one root kind and one name form a
+ * group; the interactions of a root kind without a name form that kind's
+ * unnamed group.  Each group has the distribution of wall_ns of its
+ * interactions that have one (count, median, p90, p99, max, total) and its
+ * slowest interaction by that metric.  Groups are ordered by total,
+ * largest first, then root kind, then name bytes.
+ *
+ * A name whose STRING record is missing (F-41) is shown as "#ID".
+ *
+ * Invariant: the result points into the profile (names are its strings),
+ * which must outlive it; a profile that does not record names gives has = 0
+ * and costs one SESSION lookup.
+ */
+
+#define EMLAT_REPORT_NAME_METRIC EMLAT_RM_WALL
+
+struct emlat_report_name_group
+{
+  uint32_t root_kind;
+  int has_name;                /* 0: the kind's unnamed interactions */
+  uint64_t string_id;          /* 0 when unnamed */
+  const uint8_t *name;         /* the string's bytes, or NULL */
+  size_t name_len;
+  uint64_t n;                  /* interactions in the group */
+  struct emlat_report_dist d;  /* of EMLAT_REPORT_NAME_METRIC (d.n <= n) */
+  uint64_t slowest_cause;      /* 0 when d.n is 0 */
+  uint64_t *samples;           /* the d.n samples, ascending */
+};
+
+struct emlat_report_names
+{
+  int has;                     /* the session records names */
+  uint64_t named, unnamed;     /* interactions with and without a name */
+  struct emlat_report_name_group *g;
+  size_t n;
+  /* Private: cause -> string id, sorted by cause. */
+  uint64_t *priv_cause, *priv_id;
+  size_t priv_n;
+};
+
+/* Fill *NM from P.  Returns 0 or -ENOMEM (then *NM is freed). */
+EMLAT_API int emlat_report_names_build (const struct emlat_profile *p, struct emlat_report_names *nm);
+EMLAT_API void emlat_report_names_free (struct emlat_report_names *nm);
+/* The string id naming interaction CAUSE, or 0. */
+EMLAT_API uint64_t emlat_report_name_id (const struct emlat_report_names *nm, uint64_t cause);
+/* The printable name of string ID of P into BUF (NUL-terminated, at most
+   N - 1 bytes, truncated): its bytes, or "#ID" when P lacks the string.
+   Returns BUF. */
+EMLAT_API const char *emlat_report_name_format (const struct emlat_profile *p, uint64_t id,
+                                                char *buf, size_t n);
+
+/*
+ * Comparing two names sessions (emlat compare): groups are matched by
+ * root kind and name bytes (unnamed groups by root kind); a matched pair
+ * with at least EMLAT_REPORT_COMPARE_MIN_N samples on both sides gets the
+ * delta B - A of the median, p90 and p99 of EMLAT_REPORT_NAME_METRIC with a
+ * bootstrap 95% interval and a verdict, as a population does.  Rows follow
+ * A's order, then the groups only B has.  Only sessions that both record
+ * names and pass the guards are compared by name.
+ */
+struct emlat_report_cmp_name
+{
+  uint32_t root_kind;
+  int has_name;
+  const uint8_t *name;          /* A's string, else B's; NULL if unnamed or
+                                   missing (then string_id is A's or B's) */
+  size_t name_len;
+  uint64_t string_id;
+  uint64_t n_a, n_b;            /* interactions; 0 when a side lacks it */
+  struct emlat_report_cmp_metric m;   /* m.metric = EMLAT_REPORT_NAME_METRIC */
+};
+
+struct emlat_report_name_comparison
+{
+  int has;                      /* both sessions record names */
+  struct emlat_report_cmp_name *rows;
+  size_t n;
+  size_t n_compared;
+};
+
+/* Compare the names of A (profile PA, names NA) with B's, with RESAMPLES
+   resamples from SEED.  Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_compare_names (const struct emlat_profile *pa,
+                                          const struct emlat_report_names *na,
+                                          const struct emlat_profile *pb,
+                                          const struct emlat_report_names *nb, unsigned resamples,
+                                          uint64_t seed, struct emlat_report_name_comparison *out);
+EMLAT_API void emlat_report_name_comparison_free (struct emlat_report_name_comparison *c);
 
 #ifdef __cplusplus
 }

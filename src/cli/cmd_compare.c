@@ -37,6 +37,7 @@ struct side
   const char *path;
   struct emlat_profile *p;
   struct emlat_report_model m;
+  struct emlat_report_names names;
   int have_model;
 };
 
@@ -52,7 +53,9 @@ usage (FILE *f)
            "Otherwise, for each root kind and population with at least %u\n"
            "interactions in both, the change B - A of the median, p90 and p99\n"
            "with a bootstrap 95%% interval and a verdict: faster, slower or no\n"
-           "significant change.  A or B may be -, standard input.\n"
+           "significant change; when both record names, the same per root kind\n"
+           "and name (command, timer function, process).  A or B may be -,\n"
+           "standard input.\n"
            "\n"
            "  --json          one JSON document on stdout\n"
            "  --resamples N   bootstrap resamples (default %u)\n"
@@ -78,7 +81,8 @@ session_id (const struct emlat_profile *p, char out[37])
 }
 
 static void
-text (const struct side *a, const struct side *b, const struct emlat_report_comparison *c)
+text (const struct side *a, const struct side *b, const struct emlat_report_comparison *c,
+      const struct emlat_report_name_comparison *nc)
 {
   char ua[37], ub[37];
   session_id (a->p, ua);
@@ -140,6 +144,7 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
             }
         }
     }
+  compare_text_names (a->p, b->p, nc, stdout);
 }
 
 static void
@@ -170,7 +175,8 @@ json_session_value (struct emlat_json *j, const struct emlat_profile *p, const c
 }
 
 static int
-json (const struct side *a, const struct side *b, const struct emlat_report_comparison *c)
+json (const struct side *a, const struct side *b, const struct emlat_report_comparison *c,
+      const struct emlat_report_name_comparison *nc)
 {
   struct emlat_json j;
   emlat_json_init (&j, stdout);
@@ -254,6 +260,7 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
       emlat_json_end_object (&j);
     }
   emlat_json_end_array (&j);
+  compare_json_names (&j, a->p, b->p, nc);
   emlat_json_end_object (&j);
   emlat_json_line (&j);
   return j.error ? -1 : 0;
@@ -290,6 +297,11 @@ load_side (struct side *s)
       return EMLAT_EXIT_FAIL;
     }
   s->have_model = 1;
+  if (emlat_report_names_build (s->p, &s->names) != 0)
+    {
+      emlat_cli_error (s->path, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
   return 0;
 }
 
@@ -334,6 +346,7 @@ compare_main (int argc, char **argv)
     return emlat_cli_usage_error ("compare", "wants exactly two files, A and B");
   struct side a = { .path = argv[optind] }, b = { .path = argv[optind + 1] };
   struct emlat_report_comparison cmp;
+  struct emlat_report_name_comparison ncmp = { 0 };
   int have_cmp = 0;
   int result = load_side (&a);
   if (result == 0)
@@ -347,24 +360,34 @@ compare_main (int argc, char **argv)
       goto out;
     }
   have_cmp = 1;
+  /* Groups by name, only for comparable sessions that both record them. */
+  if (cmp.n_fails == 0
+      && emlat_report_compare_names (a.p, &a.names, b.p, &b.names, (unsigned)resamples, seed,
+                                     &ncmp) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      goto out;
+    }
   if (as_json)
     {
-      if (json (&a, &b, &cmp) != 0)
+      if (json (&a, &b, &cmp, &ncmp) != 0)
         {
           emlat_cli_error (NULL, UINT64_MAX, "JSON output failed");
           goto out;
         }
     }
   else
-    text (&a, &b, &cmp);
+    text (&a, &b, &cmp, &ncmp);
   /* A write error on stdout is main's to report. */
   result = emlat_report_damaged (a.p) || emlat_report_damaged (b.p) ? EMLAT_EXIT_FAIL
                                                                      : EMLAT_EXIT_OK;
 out:
   if (have_cmp)
     emlat_report_comparison_free (&cmp);
+  emlat_report_name_comparison_free (&ncmp);
   for (struct side *s = &a; s; s = s == &a ? &b : NULL)
     {
+      emlat_report_names_free (&s->names);
       if (s->have_model)
         emlat_report_model_free (&s->m);
       emlat_profile_free (s->p);

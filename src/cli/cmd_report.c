@@ -46,7 +46,8 @@ usage (FILE *f)
            "give every file of a rotated set): per root kind, distributions of\n"
            "the flushed, no-output and superseded interactions; the waterfall of\n"
            "the p99 interaction; profiler overhead, losses and the boundaries\n"
-           "that were not recorded.  docs/REPORT.md explains every number.\n"
+           "that were not recorded; for a profile that records names, the work\n"
+           "by name.  docs/REPORT.md explains every number.\n"
            "FILE - reads standard input.\n"
            "\n"
            "  --json              one JSON document on stdout instead of text\n"
@@ -182,6 +183,7 @@ struct report
   struct emlat_profile *p;
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
+  struct emlat_report_names names;
   int have_model, have_w;
   int per_ix;                 /* --per-interaction: every interaction spooled */
   struct spool per_ix_spool;
@@ -307,6 +309,12 @@ build (const struct report_opts *o, struct report *r)
                                 .unicode = o->unicode, .per_interaction = o->per_ix,
                                 .per_ix = o->per_ix ? &r->per_ix_spool : NULL };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
+  if (emlat_report_names_build (r->p, &r->names) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  r->ctx.names = &r->names;
   if (!want_w)
     return -1;
   if (wrc == -ENOENT)
@@ -359,6 +367,7 @@ report_free (struct report *r)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)
     emlat_report_model_free (&r->m);
+  emlat_report_names_free (&r->names);
   emlat_profile_free (r->p);
 }
 

@@ -222,9 +222,10 @@ slowest (const struct report_ctx *c, FILE *f)
       fprintf (f, "<p>None.</p></section>\n");
       return;
     }
+  int names = c->names && c->names->has;
   fprintf (f, "<table><tr><th>cause</th><th class=\"l\">root kind</th><th class=\"l\">"
-              "population</th><th class=\"l\">status</th><th>%s</th></tr>\n",
-           emlat_report_metric_name (m->tail.metric));
+              "population</th><th class=\"l\">status</th><th>%s</th>%s</tr>\n",
+           emlat_report_metric_name (m->tail.metric), names ? "<th class=\"l\">name</th>" : "");
   for (size_t i = 0; i < m->tail.n_slow; i++)
     {
       const struct emlat_interaction *ix = emlat_profile_find_interaction (c->p, m->tail.slow[i].cause);
@@ -238,6 +239,14 @@ slowest (const struct report_ctx *c, FILE *f)
                report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
                emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status));
       dur_cell (f, 1, m->tail.slow[i].value);
+      if (names)
+        {
+          char name[REPORT_NAME_LEN];
+          const char *nm = report_ix_name (c, ix->cause, name, sizeof name);
+          fprintf (f, "<td class=\"l\">");
+          esc (f, nm ? nm : "-");
+          fprintf (f, "</td>");
+        }
       fprintf (f, "</tr>\n");
     }
   fprintf (f, "</table></section>\n");
@@ -336,6 +345,7 @@ report_html (const struct report_ctx *c, FILE *f)
   if (!any)
     fprintf (f, "<p>No interactions were recorded.</p>\n");
   fprintf (f, "</section>\n");
+  report_html_names (c, f);
   tail (c, f);
   slowest (c, f);
   overhead (c, f);

@@ -203,6 +203,9 @@ tail (struct emlat_json *j, const struct report_ctx *c)
       emlat_json_begin_object (j);
       emlat_json_kv_u64 (j, "cause", m->tail.slow[i].cause);
       emlat_json_kv_u64 (j, "value_ns", m->tail.slow[i].value);
+      char name[REPORT_NAME_LEN];
+      if (c->names && c->names->has)
+        emlat_json_kv_str (j, "name", report_ix_name (c, m->tail.slow[i].cause, name, sizeof name));
       emlat_json_end_object (j);
     }
   emlat_json_end_array (j);
@@ -470,6 +473,7 @@ report_json (const struct report_ctx *c, FILE *f)
   emlat_json_end_object (&j);
   counts (&j, c);
   groups (&j, c);
+  report_json_names (&j, c);
   tail (&j, c);
   overhead (&j, c);
   losses (&j, c);
@@ -480,4 +484,10 @@ report_json (const struct report_ctx *c, FILE *f)
   emlat_json_end_object (&j);
   emlat_json_line (&j);
   return j.error ? -1 : 0;
+}
+
+void
+report_json_dist (struct emlat_json *j, const struct emlat_report_dist *d)
+{
+  dist (j, d);
 }

@@ -31,6 +31,7 @@ struct report_ctx
   int unicode;                        /* Unicode bars and sparklines */
   int per_interaction;                /* JSON: every interaction's metrics, */
   struct spool *per_ix;               /* put here by report_per_ix_put */
+  const struct emlat_report_names *names;   /* NULL or has 0: no names */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);
@@ -53,5 +54,28 @@ const char *report_kind_label (unsigned k);
 const char *report_session_str (const struct emlat_profile *p, const char *key, char *buf,
                                 size_t n);
 int report_session_uint (const struct emlat_profile *p, const char *key, uint64_t *out);
+
+/* Names (report_names.c): buffer size for one name. */
+#define REPORT_NAME_LEN 4097
+struct emlat_json;
+/* The name of interaction CAUSE into BUF, or NULL when it has none. */
+const char *report_ix_name (const struct report_ctx *c, uint64_t cause, char *buf, size_t n);
+/* The "Work by name" section; nothing without names. */
+void report_text_names (const struct report_ctx *c, FILE *f);
+/* The "names" member: null without names. */
+void report_json_names (struct emlat_json *j, const struct report_ctx *c);
+/* The "Work by name" section of the HTML page; nothing without names. */
+void report_html_names (const struct report_ctx *c, FILE *f);
+/* A distribution object as in the groups of report_json.c. */
+void report_json_dist (struct emlat_json *j, const struct emlat_report_dist *d);
+
+/* `emlat compare` by name (compare_names.c): a text section (nothing
+   unless both sessions record names and are comparable) and the "names"
+   member (null then). */
+void compare_text_names (const struct emlat_profile *pa, const struct emlat_profile *pb,
+                         const struct emlat_report_name_comparison *nc, FILE *f);
+void compare_json_names (struct emlat_json *j, const struct emlat_profile *pa,
+                         const struct emlat_profile *pb,
+                         const struct emlat_report_name_comparison *nc);
 
 #endif /* EMLAT_CLI_REPORT_RENDER_H */

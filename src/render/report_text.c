@@ -176,8 +176,9 @@ slowest (const struct report_ctx *c, FILE *f)
   if (!m->tail.has)
     return;
   fprintf (f, "\nSlowest interactions by %s\n", emlat_report_metric_name (m->tail.metric));
-  fprintf (f, "  %12s  %-20s %-11s %-10s %9s\n", "cause", "root kind", "population", "status",
-           "value");
+  int names = c->names && c->names->has;
+  fprintf (f, "  %12s  %-20s %-11s %-10s %9s%s\n", "cause", "root kind", "population", "status",
+           "value", names ? "  name" : "");
   for (size_t i = 0; i < m->tail.n_slow && i < 10; i++)
     {
       const struct emlat_interaction *ix = emlat_profile_find_interaction (c->p, m->tail.slow[i].cause);
@@ -186,10 +187,13 @@ slowest (const struct report_ctx *c, FILE *f)
       if (!ix)
         continue;
       emlat_report_times_from_profile (c->p, ix, &t);
-      fprintf (f, "  %12" PRIu64 "  %-20s %-11s %-10s %9s\n", ix->cause,
+      char name[REPORT_NAME_LEN];
+      const char *nm = names ? report_ix_name (c, ix->cause, name, 41) : NULL;
+      fprintf (f, "  %12" PRIu64 "  %-20s %-11s %-10s %9s%s%s\n", ix->cause,
                report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
                emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status),
-               report_fmt_dur (m->tail.slow[i].value, d));
+               report_fmt_dur (m->tail.slow[i].value, d), names ? "  " : "",
+               names ? (nm ? nm : "-") : "");
     }
 }
 
@@ -386,6 +390,7 @@ report_text (const struct report_ctx *c, FILE *f)
         }
   if (!any)
     fprintf (f, "\nNo interactions were recorded.\n");
+  report_text_names (c, f);
   slowest (c, f);
   report_text_waterfall (c, f);
   overhead (c, f);

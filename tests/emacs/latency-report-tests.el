@@ -209,7 +209,33 @@
                                                (gj 'clamped)
                                                (append what '(:clamped))))))
        groups jgroups))
-    ;; The slowest interactions and the tail.
+    ;; The work by name (a names session only).
+    (let ((names (plist-get s :names)) (jn (j 'names)))
+      (if (null jn)
+          (same names nil :names)
+        (cl-flet ((nj (k) (cdr (assq k jn))))
+          (same (plist-get names :policy) (latency-report-tests--sym (nj 'policy))
+                :names-policy)
+          (same (plist-get names :metric) (latency-report-tests--sym (nj 'metric))
+                :names-metric)
+          (same (plist-get names :named) (nj 'named) :named)
+          (same (plist-get names :unnamed) (nj 'unnamed) :unnamed)
+          (same (length (plist-get names :groups)) (length (nj 'groups))
+                :name-groups)
+          (cl-mapc
+           (lambda (g jg)
+             (cl-flet ((gj (k) (cdr (assq k jg))))
+               (let ((what (list name :names (plist-get g :root-kind)
+                                 (plist-get g :name))))
+                 (same (plist-get g :root-kind)
+                       (latency-report-tests--sym (gj 'root_kind)) what)
+                 (same (plist-get g :name) (gj 'name) what)
+                 (same (plist-get g :interactions) (gj 'interactions) what)
+                 (same (plist-get g :slowest-cause) (gj 'slowest_cause) what)
+                 (latency-report-tests--same-dist (plist-get g :dist) (gj 'dist)
+                                                  what))))
+           (plist-get names :groups) (nj 'groups)))))
+    ;; The slowest interactions (and their names) and the tail.
     (let ((slow (plist-get s :slowest)))
       (same (plist-get slow :metric)
             (latency-report-tests--sym (j 'slowest 'metric)) :slowest)
@@ -217,7 +243,14 @@
             (mapcar (lambda (o) (cons (cdr (assq 'cause o))
                                       (cdr (assq 'value_ns o))))
                     (j 'slowest 'interactions))
-            :slowest))
+            :slowest)
+      (same (plist-get slow :names)
+            (delq nil (mapcar (lambda (o)
+                                (and (cdr (assq 'name o))
+                                     (cons (cdr (assq 'cause o))
+                                           (cdr (assq 'name o)))))
+                              (j 'slowest 'interactions)))
+            :slowest-names))
     (latency-report-tests--same-tail (plist-get s :tail) (j 'tail)
                                      (list name :tail))
     ;; Overhead.
@@ -313,22 +346,45 @@
                        "3. Redisplay work and terminal output"
                        "4. Overhead, loss and unavailable boundaries"))
             (should (string-match-p (regexp-quote h) text)))
-          ;; Section 1: the counts and the three populations.
+          ;; Section 1: the counts and the three populations, "1
+          ;; interaction" but "2 interactions".
           (let ((c (plist-get s :interactions)))
             (should (string-match-p
-                     (format "%d interactions: %d flushed, %d no output, %d superseded"
+                     (format "%d interactions?: %d flushed, %d no output, %d superseded"
                              (plist-get c :total) (plist-get c :flushed)
                              (plist-get c :no-output) (plist-get c :superseded))
                      text)))
           (dolist (g (plist-get s :groups))
-            (should (string-match-p
-                     (format "%s, %s: %d interactions"
-                             (replace-regexp-in-string
-                              "-" " " (symbol-name (plist-get g :root-kind)))
-                             (replace-regexp-in-string
-                              "-" " " (symbol-name (plist-get g :population)))
-                             (plist-get g :interactions))
-                     text)))
+            (let ((n (plist-get g :interactions)))
+              (should (string-match-p
+                       (format "%s, %s: %d interaction%s\\b"
+                               (replace-regexp-in-string
+                                "-" " " (symbol-name (plist-get g :root-kind)))
+                               (replace-regexp-in-string
+                                "-" " " (symbol-name (plist-get g :population)))
+                               n (if (= n 1) "" "s"))
+                       text))))
+          (should-not (string-match-p "\\b1 interactions" text))
+          ;; The work by name: every group, with its count, and a name
+          ;; that is a button showing its slowest interaction.
+          (let ((names (plist-get s :names)))
+            (should (eq (and names t)
+                        (and (string-match-p "^Work by name$" text) t)))
+            (dolist (g (plist-get names :groups))
+              (should (string-match-p
+                       (format "%s +%d "
+                               (regexp-quote
+                                (truncate-string-to-width
+                                 (or (plist-get g :name) "(unnamed)") 32))
+                               (plist-get g :interactions))
+                       text))))
+          ;; The slowest interactions: each cause id a button.
+          (dolist (o (let ((l (plist-get (plist-get s :slowest) :interactions)))
+                       (cl-subseq l 0 (min 10 (length l)))))
+            (should (string-match-p (format "^ +%d +%s" (car o)
+                                            (regexp-quote
+                                             (latency-report--dur (cdr o))))
+                                    text)))
           ;; Section 2: the tail, its rank and one bar per row.
           (when tail
             (should (string-match-p (format "Interaction %d (" (plist-get tail :cause))
@@ -350,6 +406,31 @@
         (let ((before (buffer-string)))
           (revert-buffer)
           (should (equal (buffer-string) before)))
+        ;; A cause id button shows that interaction's waterfall; a name
+        ;; button its slowest interaction's.
+        (let ((slow (plist-get (plist-get s :slowest) :interactions)))
+          (when (cdr slow)
+            (goto-char (point-min))
+            (let ((want (car (nth 1 slow))) button)
+              (while (and (not button) (setq button (forward-button 1 nil nil t)))
+                (unless (equal (button-get button 'latency-report-cause) want)
+                  (setq button nil)))
+              (should button)
+              (push-button (button-start button))
+              (should (string-match-p (format "^Interaction %d (.*), as requested$" want)
+                                      (buffer-string)))
+              (latency-report-tail))))
+        (let ((g (car (plist-get (plist-get s :names) :groups))))
+          (when (plist-get g :slowest-cause)
+            (goto-char (point-min))
+            (re-search-forward (regexp-quote (truncate-string-to-width
+                                              (or (plist-get g :name) "(unnamed)")
+                                              32)))
+            (push-button (match-beginning 0))
+            (should (string-match-p (format "^Interaction %d (.*), as requested$"
+                                            (plist-get g :slowest-cause))
+                                    (buffer-string)))
+            (latency-report-tail)))
         (message "compared: %s: report buffer of %d lines" name
                  (count-lines (point-min) (point-max)))))))
 

@@ -59,7 +59,7 @@ set -eu
 SRCDIR=${SRCDIR:-$(pwd)}
 EMLAT=${EMLAT:-build/emlat}
 case $EMLAT in /*) ;; *) EMLAT=$(pwd)/$EMLAT ;; esac
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-28.2}
+cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
 EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
 
 if [ ! -x "$EMACS_BIN" ]; then

@@ -16,7 +16,7 @@
 set -eu
 
 EMLAT=${EMLAT:-build/emlat}
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-28.2}
+cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
 EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
 
 if [ ! -x "$EMACS_BIN" ]; then

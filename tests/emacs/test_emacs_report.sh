@@ -9,7 +9,9 @@
 # Profiles, each read by both sides:
 #   emacs   recorded by the profiled Emacs itself (-Q -nw in a script(1)
 #           pseudo-terminal: typing with pauses, a burst, C-x C-b,
-#           an error, M-x kill-emacs);
+#           an error, M-x kill-emacs), under the names policy
+#           (--latency-profile-names), so that the work by name is
+#           compared too;
 #   demo    written by `emlat demo' (every root kind, spans on two
 #           threads, superseded and open interactions);
 #   lossy   written through the producer API by a small program compiled
@@ -19,10 +21,12 @@
 # For each, tests/emacs/latency-report-tests.el (ERT, in batch) compares
 # every count, every quantile of every metric of every group, the tail
 # interaction and its waterfall rows, split and counters, the overhead,
-# the loss intervals and the unavailable-boundary counts; checks the
-# requested-interaction waterfall against `--interaction'; checks that the
-# report buffer shows the four sections; and checks that the report code
-# was autoloaded, not preloaded.
+# the loss intervals, the unavailable-boundary counts, and the work by
+# name; checks the requested-interaction waterfall against
+# `--interaction'; checks that the report buffer shows the four sections
+# (and the work by name), with "1 interaction" in the singular, and that
+# its cause ids and names are buttons showing their waterfall; and checks
+# that the report code was autoloaded, not preloaded.
 #
 # Exits 77 (SKIP) when the profiled Emacs has not been built.  The Emacs
 # profile needs script(1); without it that profile is left out (the
@@ -32,7 +36,7 @@ set -eu
 EMLAT=${EMLAT:-build/emlat}
 BUILD=${BUILD:-build}
 SRCDIR=${SRCDIR:-.}
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-28.2}
+cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
 EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
 
 if [ ! -x "$EMACS_BIN" ]; then
@@ -114,7 +118,7 @@ if command -v script >/dev/null 2>&1; then
     sleep 2
   }
   keys | TERM=xterm timeout 60 script -qfec \
-    "stty rows 24 cols 80; exec '$EMACS_BIN' -Q -nw --latency-profile='$tmp/emacs.emlat'" \
+    "stty rows 24 cols 80; exec '$EMACS_BIN' -Q -nw --latency-profile-names --latency-profile='$tmp/emacs.emlat'" \
     /dev/null > "$tmp/screen.log" 2>&1 || fail "the recorded Emacs did not exit cleanly"
   [ -s "$tmp/emacs.emlat" ] || fail "the profiled Emacs wrote no profile"
   have_emacs_profile=1
