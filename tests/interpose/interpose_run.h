@@ -27,16 +27,8 @@
 #include <link.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define IR_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define IR_ASAN 1
-#endif
-#endif
-#ifndef IR_ASAN
-#define IR_ASAN 0
-#endif
+#include "sanitizer.h"
+#define IR_ASAN TU_ASAN
 
 /* The first of CANDIDATES (absolute paths) that is executable, or NULL. */
 static inline const char *ir_find (const char *const *candidates)
@@ -62,49 +54,6 @@ static inline const char *ir_less (void)
 {
   static const char *const c[] = { "/usr/bin/less", "/bin/less", NULL };
   return ir_find (c);
-}
-
-/* The program interpreter (PT_INTERP) of this test binary. */
-static int ir_interp_cb (struct dl_phdr_info *info, size_t size, void *data)
-{
-  (void)size;
-  for (int i = 0; i < info->dlpi_phnum; i++)
-    if (info->dlpi_phdr[i].p_type == PT_INTERP)
-      {
-        *(const char **)data
-          = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-        return 1;
-      }
-  return 1; /* only the main program (the first object) */
-}
-
-static inline const char *ir_interp (void)
-{
-  const char *p = NULL;
-  dl_iterate_phdr (ir_interp_cb, &p);
-  return p;
-}
-
-/* The shared ASan runtime of the clang that built this test ($CLANG or
-   clang), heap; NULL when not found. */
-static inline char *ir_asan_runtime (void)
-{
-  const char *clang = getenv ("CLANG");
-  char *cmd = tu_strf ("%s -print-file-name=libclang_rt.asan-x86_64.so",
-                       clang && *clang ? clang : "clang");
-  FILE *f = popen (cmd, "r");
-  free (cmd);
-  if (!f)
-    return NULL;
-  char buf[4096];
-  char *line = fgets (buf, sizeof buf, f);
-  pclose (f);
-  if (!line)
-    return NULL;
-  buf[strcspn (buf, "\n")] = 0;
-  if (buf[0] != '/' || access (buf, R_OK) != 0)
-    return NULL;
-  return strdup (buf);
 }
 
 /* One run of `emlat replay --interpose`. */
@@ -147,8 +96,8 @@ static inline int ir_replay (struct ir_run *r, const char *dir, const char *name
   argv[n++] = (char *)"--";
   if (IR_ASAN)
     {
-      rt = ir_asan_runtime ();
-      const char *interp = ir_interp ();
+      rt = tu_asan_runtime ();
+      const char *interp = tu_interp ();
       CHECK (rt && interp, "ASan build: the shared ASan runtime (%s) and the "
              "program interpreter (%s) are found", rt ? rt : "none",
              interp ? interp : "none");

@@ -16,6 +16,7 @@
  */
 #include "profile_view.h"
 #include "pty_harness.h"
+#include "sanitizer.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -56,10 +57,23 @@ run_shell (const char *dir, const char *name, char *const *shell, int follow)
   if (follow)
     argv[k++] = (char *)"--follow-children";
   argv[k++] = (char *)"--";
+  /* An instrumented libemlat-tty.so needs the ASan runtime: the shell is
+     started through the program interpreter with the runtime preloaded
+     (sanitizer.h), so that emlat itself does not see it. */
+  char *rt = TU_ASAN ? tu_asan_runtime () : NULL;
+  if (TU_ASAN)
+    {
+      const char *interp = tu_interp ();
+      CHECK (rt && interp, "ASan build: the shared ASan runtime and the interpreter are found");
+      argv[k++] = (char *)(interp ? interp : "/lib64/ld-linux-x86-64.so.2");
+      argv[k++] = (char *)"--preload";
+      argv[k++] = rt ? rt : (char *)"";
+    }
   for (int i = 0; shell[i]; i++)
     argv[k++] = shell[i];
   argv[k] = NULL;
-  char *env[] = { (char *)"TERM=xterm", (char *)"PS1=PROMPT> ", xdg, NULL };
+  char *env[] = { (char *)"TERM=xterm", (char *)"PS1=PROMPT> ", xdg,
+                  TU_ASAN ? (char *)TU_ASAN_PRELOAD_OPTIONS : NULL, NULL };
   struct ph_child c;
   char *out = NULL;
   if (ph_spawn (&c, argv, env) == 0)
@@ -89,6 +103,7 @@ run_shell (const char *dir, const char *name, char *const *shell, int follow)
   free (xdg);
   free (file);
   free (emlat);
+  free (rt);
   return out;
 }
 
@@ -135,6 +150,17 @@ main (void)
      exec and records nothing: the library turns itself off in a fork
      child). */
   char *d3 = tu_strf ("%s/follow", dir);
+  if (TU_ASAN)
+    {
+      /* The children get the instrumented library without the runtime
+         (only the shell was started with it preloaded): the plain build
+         checks this part. */
+      TEST_DIAG ("ASan build: --follow-children not run");
+      free (d1);
+      free (d2);
+      free (d3);
+      TEST_DONE ();
+    }
   mkdir (d3, 0700);
   out = run_shell (d3, "f", bash, 1);
   check_quiet (out, "bash -i --follow-children");
