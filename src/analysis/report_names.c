@@ -5,10 +5,10 @@
  *
  * A profile keeps per interaction only span aggregates, not the spans'
  * details, so the names are found by one more scan of the loaded files
- * (emlat_profile_file_data), keeping only the naming spans: a complete
- * record names its cause at once; a begin record is remembered by span id
- * until its end record brings the detail.  Only sessions whose
- * privacy.policy is "names" are scanned.
+ * (emlat_profile_rescan, which reads a streamed file again), keeping
+ * only the naming spans: a complete record names its cause at once; a
+ * begin record is remembered by span id until its end record brings the
+ * detail.  Only sessions whose privacy.policy is "names" are scanned.
  *
  * Invariants: only the public reader API is used; the first name of a
  * cause wins (as the first definition does, F-92); the groups point into
@@ -222,9 +222,7 @@ scan_names (const struct emlat_profile *p, struct scan_ctx *x)
   const struct emlat_file_summary *fs = emlat_profile_files (p, &nf);
   for (size_t i = 0; i < nf && !x->err; i++)
     {
-      size_t len;
-      const uint8_t *buf = emlat_profile_file_data (p, i, &len);
-      if (fs[i].ignored || !buf)
+      if (fs[i].ignored)
         continue;
       struct emlat_scan_params sp;
       struct emlat_scan_result res;
@@ -232,7 +230,9 @@ scan_names (const struct emlat_profile *p, struct scan_ctx *x)
       sp.file_index = (uint32_t)i;
       sp.visitor.ctx = x;
       sp.visitor.on_record = on_record;
-      emlat_scan (buf, len, &sp, &res);
+      /* Held in memory or streamed, the file is read again the same way;
+         one that cannot be read again names nothing. */
+      emlat_profile_rescan (p, i, &sp, &res);
     }
   return x->err;
 }
