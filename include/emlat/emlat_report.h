@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat_report.h -- the analysis API of libemlat: what a loaded profile
  * (emlat_reader.h) says about latency, computed the same way for

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat_types.h -- the vocabulary shared by the producer API (emlat.h), the
  * reader API (emlat_reader.h) and the file format (docs/FORMAT.md).

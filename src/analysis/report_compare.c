@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_compare.c -- comparison guards and quantile deltas (rules in
  * emlat_report.h, "compare").

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_model.c -- one pass over a profile's interactions that derives
  * every metric, files each sample under its root kind and population, then

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_tail.c -- pick the tail interaction and the slowest ones (see
  * emlat_report.h, "tail").  A candidate metric's value is computed exactly as

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * encode.c -- chunk building and record encoders (see encode.h), following
  * docs/FORMAT.md; rule ids F-n are cited where a choice is made.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * encode.h -- building complete chunks in memory (FORMAT.md sections 4 and
  * 6), for the writer thread only.

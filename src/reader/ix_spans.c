@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ix_spans.c -- every span of one interaction, for a waterfall, without
  * keeping every span of the session in memory: the profile's files are

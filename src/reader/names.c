@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * names.c -- printable names of the reader's and the format's enumerations,
  * the one-line description of a diagnostic, and the printed session UUID.

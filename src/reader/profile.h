@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile.h -- the inside of struct emlat_profile, shared by the loader
  * (profile_load.c), its finishing pass (profile_finish.c), the accessors

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_load.c -- the records of a load: the scan visitor that turns
  * each decoded record of the session's files into the profile (sessions,

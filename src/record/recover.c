@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * recover.c -- finishing the profile of a process that left its ring file
  * behind: it died (any signal, exec, exit without emlat_stop) or stopped

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * registry.c -- the pool of per-thread rings: allocation at session start
  * (in the ring file, ringfile.h), claim on a thread's first record, release

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * session.c -- the setup calls of emlat.h: start, stop, rotate, flush,
  * status, strings.  These may lock and allocate; producers never call them.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * session.h -- the one recording session of the process, shared by the
  * public setup calls (session.c) and the writer thread (writer.c).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * state.h -- process-wide recorder state shared by producer.c, registry.c,
  * writer.c and session.c.  Internal; nothing here is exported.

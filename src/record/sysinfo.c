@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sysinfo.c -- the SESSION entries that libemlat writes by itself
  * (FORMAT.md 8.1): writer version, clock identity and cost, OS and CPU

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * writer.c -- the writer thread: drains every ring, turns ring records into
  * chunks (FORMAT.md), and appends them to the file with writev.
