@@ -377,4 +377,8 @@ EMLAT_API void emlat_input_batch (const struct emlat_input_batch *b);
 }
 #endif
 
+/* The application API: named sections, instants, counters, async slices,
+   flows, thread and process names, application interactions. */
+#include "emlat_app.h"
+
 #endif /* EMLAT_H */

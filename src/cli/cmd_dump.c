@@ -40,7 +40,39 @@ struct dump
   uint64_t mono0;          /* file's monotonic start: origin of "+t" */
   uint64_t chunk_no;
   struct emlat_json j;
+  /* The file's strings read so far, by id (ids up to DUMP_STRINGS_MAX;
+     the bytes point into the file's buffer): names of events, sections
+     and application interactions (F-41, F-44). */
+  struct dump_string { const uint8_t *b; uint32_t len; int set; } *strings;
+  size_t n_strings;
 };
+
+#define DUMP_STRINGS_MAX (1u << 20)
+
+static void note_string (struct dump *d, uint64_t id, const uint8_t *b, uint32_t len)
+{
+  if (id == 0 || id > DUMP_STRINGS_MAX)
+    return;
+  if (id >= d->n_strings)
+    {
+      size_t n = d->n_strings ? d->n_strings : 64;
+      while (n <= id)
+        n *= 2;
+      struct dump_string *v = realloc (d->strings, n * sizeof *v);
+      if (!v)
+        return; /* the name is shown as its id */
+      memset (v + d->n_strings, 0, (n - d->n_strings) * sizeof *v);
+      d->strings = v;
+      d->n_strings = n;
+    }
+  if (!d->strings[id].set)
+    d->strings[id] = (struct dump_string){ b, len, 1 };
+}
+
+static const struct dump_string *find_string (const struct dump *d, uint64_t id)
+{
+  return id && id < d->n_strings && d->strings[id].set ? &d->strings[id] : NULL;
+}
 
 /* ------------------------------------------------------------------ */
 /* Text helpers                                                        */
@@ -49,6 +81,21 @@ static void put_rel (const struct dump *d, const char *name, uint64_t t)
 {
   int64_t rel = (int64_t)(t - d->mono0);
   printf (" %s=%+" PRId64, name, rel);
+}
+
+static void put_bytes (const uint8_t *s, size_t n);
+
+/* " name=\"...\"" for a string the file defined, " name=#ID" otherwise. */
+static void put_name (const struct dump *d, uint64_t id)
+{
+  const struct dump_string *s = find_string (d, id);
+  if (s)
+    {
+      printf (" name=");
+      put_bytes (s->b, s->len);
+    }
+  else
+    printf (" name=#%" PRIu64, id);
 }
 
 static void put_bytes (const uint8_t *s, size_t n)
@@ -139,6 +186,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
         const struct emlat_rd_ix_begin *b = &r->u.ix_begin;
         printf ("  interaction begin cause=%" PRIu64 " thread=%" PRIu64 " kind=%s", b->cause,
                 r->thread, emlat_root_kind_name (b->root_kind));
+        if (b->name)
+          put_name (d, b->name);
         if (b->parent)
           printf (" parent=%" PRIu64, b->parent);
         if (b->scheduled_by)
@@ -154,6 +203,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
                 " kind=%s status=%s",
                 ix->cause, r->thread, emlat_root_kind_name (ix->root_kind),
                 emlat_status_name (ix->status));
+        if (ix->name)
+          put_name (d, ix->name);
         for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
           if (ix->time_mask & (1u << f))
             {
@@ -196,6 +247,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
           printf (" status=%s", emlat_span_status_name (s->status));
         if (s->flags & EMLAT_RD_SPAN_DETAIL)
           printf (" detail=%" PRIu64, s->detail);
+        if (record_json_name_id (r))
+          put_name (d, s->detail);
         for (uint32_t i = 0; i < s->n_counters; i++)
           printf (" %s=%" PRIu64, emlat_counter_name (s->counter_id[i]), s->counter_val[i]);
         putchar ('\n');
@@ -211,6 +264,22 @@ static void text_record (struct dump *d, const struct emlat_record *r)
         printf (" records=%" PRIu64 " bytes=%" PRIu64 "\n", l->records, l->bytes);
         return;
       }
+    case EMLAT_REC_EVENT:
+      {
+        const struct emlat_rd_event *e = &r->u.event;
+        printf ("  event %s thread=%" PRIu64, emlat_event_tag_name (e->tag), r->thread);
+        if (e->name)
+          put_name (d, e->name);
+        put_rel (d, "t", e->t);
+        if (e->id)
+          printf (" id=%" PRIu64, e->id);
+        if (e->tag == EMLAT_EV_COUNTER)
+          printf (" value=%" PRId64, e->iv);
+        else if (e->tag == EMLAT_EV_COUNTER_F)
+          printf (" value=%.17g", e->fv);
+        putchar ('\n');
+        return;
+      }
     }
 }
 
@@ -222,6 +291,11 @@ static void json_record (struct dump *d, const struct emlat_chunk_info *ci,
 {
   emlat_json_begin_object (&d->j);
   record_json_keys (&d->j, d->path, ci, r);
+  if (record_json_has_name (r))
+    {
+      const struct dump_string *s = find_string (d, record_json_name_id (r));
+      record_json_name_key (&d->j, s ? s->b : NULL, s ? s->len : 0);
+    }
   emlat_json_end_object (&d->j);
   emlat_json_line (&d->j);
 }
@@ -277,6 +351,8 @@ static int on_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
 static int on_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
 {
   struct dump *d = ctx;
+  if (r->kind == EMLAT_REC_STRING)
+    note_string (d, r->u.str.id, r->u.str.bytes, r->u.str.len);
   if (d->chunks_only)
     return 0;
   if (d->json)
@@ -452,6 +528,9 @@ static int run_dump (int argc, char **argv)
       sp.visitor.on_record = on_record;
       sp.visitor.on_diag = on_diag;
       emlat_scan (buf, len, &sp, &res);
+      free (d.strings);
+      d.strings = NULL;
+      d.n_strings = 0;
       free (owned);
       if (!res.header_ok)
         {

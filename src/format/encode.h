@@ -60,6 +60,8 @@ struct emlat_cb
   uint64_t represents;
   uint64_t first_t, last_t;
   int open;
+  uint16_t version;   /* type version written: 1, or what
+                         emlat_cb_set_version chose before any record */
 };
 
 void emlat_arena_reset (struct emlat_arena *a);
@@ -70,6 +72,9 @@ void emlat_chunk_list_free (struct emlat_chunk_list *l);
 /* Start a chunk of TYPE whose block has BASE_T and THREAD (F-50..F-52). */
 void emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type,
                      uint64_t base_t, uint64_t thread);
+/* Write the chunk as type version VERSION (INTERACTION 2, FORMAT.md 6.5);
+   before the first record only. */
+void emlat_cb_set_version (struct emlat_cb *cb, uint16_t version);
 /* Room for one record of at most MAX bytes; NULL if the arena failed. */
 uint8_t *emlat_cb_room (struct emlat_cb *cb, size_t max);
 /* Account a record of N bytes written at the room pointer, representing
@@ -113,6 +118,7 @@ struct emlat_enc_ix
   uint8_t q[EMLAT_T_FIELD_COUNT]; /* 0 = default quality */
   uint64_t v[EMLAT_V_FIELD_COUNT];
   uint64_t c[EMLAT_C_COUNTER_COUNT];
+  uint64_t name; /* string id naming it (version 2 chunks only), 0 = none */
 };
 int emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
 int emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
@@ -139,5 +145,17 @@ int emlat_enc_span (struct emlat_cb *cb, const struct emlat_enc_span *s, uint64_
 
 int emlat_enc_loss (struct emlat_cb *cb, uint64_t stream, unsigned reason, uint64_t first,
                     uint64_t last, uint64_t records, uint64_t bytes);
+
+/* One EVENT record (6.9) of a block whose thread is the event's; the
+   value is IV for EMLAT_EV_COUNTER, the bits of FV for EMLAT_EV_COUNTER_F
+   (encode_event.c). */
+struct emlat_enc_event
+{
+  unsigned tag;
+  uint64_t name, t, id;
+  int64_t iv;
+  double fv;
+};
+int emlat_enc_event (struct emlat_cb *cb, const struct emlat_enc_event *e, uint64_t represents);
 
 #endif /* EMLAT_ENCODE_H */

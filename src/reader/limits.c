@@ -23,6 +23,7 @@ EMLAT_API void emlat_limits_default (struct emlat_limits *lim)
   lim->max_string_bytes = 256u << 20;
   lim->max_input_batches = 50u << 20;
   lim->max_losses = 1u << 20;
+  lim->max_events = 64u << 20;
   lim->max_diagnostics = 100000;
   lim->max_alloc_bytes = (uint64_t)16 << 30;
 }
@@ -48,6 +49,7 @@ void emlat_limits_resolve (const struct emlat_limits *in, struct emlat_limits *o
   DEFAULT_IF_ZERO (max_string_bytes);
   DEFAULT_IF_ZERO (max_input_batches);
   DEFAULT_IF_ZERO (max_losses);
+  DEFAULT_IF_ZERO (max_events);
   DEFAULT_IF_ZERO (max_diagnostics);
   DEFAULT_IF_ZERO (max_alloc_bytes);
 #undef DEFAULT_IF_ZERO

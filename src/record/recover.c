@@ -33,6 +33,7 @@
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 #include "record/checkpoint.h"
+#include "record/app.h"
 #include "record/session.h"
 
 /* The profile file header's UUID and rotation (F-11), read directly: the
@@ -120,6 +121,7 @@ session_release (struct emlat_session *s)
   emlat_chunk_list_free (&s->chunks);
   free (s->inputs);
   free (s->losses);
+  emlat_app_session_free (s);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
 }

@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "format/format.h"
+#include "record/app.h"
 
 struct emlat_session *emlat_g_session;
 static pthread_mutex_t g_control = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +59,7 @@ atfork_child (void)
     close (emlat_g_session->ring.fd);
   /* Relaxed: the child has a single thread while this handler runs. */
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_relaxed);
+  emlat_app_fork_child ();
   emlat_g_session = 0;
   pthread_mutex_init (&g_control, 0);
 }
@@ -92,6 +94,7 @@ session_free (struct emlat_session *s)
   emlat_chunk_list_free (&s->chunks);
   free (s->inputs);
   free (s->losses);
+  emlat_app_session_free (s);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
   free (s);
@@ -327,6 +330,7 @@ emlat_start (const struct emlat_options *opt)
      before any producer sees the new generation (its claim path
      acquire-loads it). */
   atomic_store_explicit (&emlat_g_active_gen, s->gen, memory_order_release);
+  emlat_app_trace_on (1);
   pthread_mutex_unlock (&g_control);
   return 0;
 }
@@ -368,6 +372,7 @@ emlat_stop (void)
   /* Release: pairs with nothing in particular; producers that still see the
      old generation store into rings the final passes drain or that stay
      mapped unread. */
+  emlat_app_trace_on (0);
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_release);
   pthread_mutex_lock (&s->lock);
   s->stop_req = 1;

@@ -102,6 +102,8 @@ struct emlat_session
   struct emlat_chunk_list chunks;
   struct emlat_enc_input *inputs;
   size_t ninputs, inputs_cap;
+  struct emlat_app_event *app_events; /* this pass's APP records (app_drain.c) */
+  size_t napp_events, app_events_cap;
   uint64_t pass;
   uint64_t last_pass_t;     /* when the last pass began */
   uint64_t last_stats_t;
@@ -139,6 +141,10 @@ int emlat_writer_open_first (struct emlat_session *s);
 /* Final pass, final STATS, close (called by the writer thread at stop,
    and by recovery). */
 void emlat_writer_finish (struct emlat_session *s);
+/* Account RECORDS ring records (BYTES bytes) of STREAM lost for REASON
+   between FIRST and LAST (writer.c; F-70). */
+void emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason,
+                        uint64_t first, uint64_t last, uint64_t records, uint64_t bytes);
 /* Whether the pool is file-backed and this session's state can be
    checkpointed; the first checkpoint (writer.c, called by emlat_start
    after the first file was written). */

@@ -84,6 +84,7 @@ emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint
   o->cause = cause;
   o->t_start = t;
   o->cpu_begin = cpu;
+  o->name = 0;
   o->kind = (uint8_t)kind;
   o->has_cpu = (uint8_t)has_cpu;
   o->begin_written = 0;
@@ -135,7 +136,7 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   e->has_cpu = o->has_cpu && has_cpu;
   e->cpu_a = o->cpu_begin;
   e->cpu_b = cpu;
-  e->detail = detail;
+  e->detail = detail ? detail : o->name;
   e->ncounters = kept;
   st->pair_off = off;
   st->represents += rep + kept;
@@ -204,6 +205,13 @@ emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, u
       return;
     }
   ss->discarded++; /* counter for a span that is not open */
+}
+
+void
+emlat_spans_name_top (struct emlat_span_state *ss, uint64_t id, uint64_t name)
+{
+  if (ss->depth && ss->stack[ss->depth - 1].id == id)
+    ss->stack[ss->depth - 1].name = name;
 }
 
 int

@@ -26,6 +26,8 @@
 struct emlat_open_span
 {
   uint64_t id, parent, cause, t_start, cpu_begin;
+  uint64_t name; /* string id of a named section (app.c), the end's
+                    detail when the end gives none; 0 = none */
   uint8_t kind, has_cpu, begin_written;
   long staged; /* index in staged[] while begun this pass, else -1 */
   uint32_t ncounters;
@@ -62,6 +64,10 @@ void emlat_spans_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind,
 void emlat_spans_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t,
                       uint64_t detail, int has_cpu, uint64_t cpu);
 void emlat_spans_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v);
+/* The span ID just begun (the top of the stack) is a section named NAME
+   (a string id): its end record carries NAME as detail when the end gives
+   none (FORMAT.md F-44). */
+void emlat_spans_name_top (struct emlat_span_state *ss, uint64_t id, uint64_t name);
 /* End of pass: stage begin records for open spans not yet written, encode
    everything staged into SPAN chunks of at most CHUNK_BYTES payload, and
    clear the staging area.  Returns 0 or -1 (allocation): the records of

@@ -48,6 +48,7 @@
 #include "common/clock.h"
 #include "common/leb128.h"
 #include "format/format.h"
+#include "record/app.h"
 #include "record/checkpoint.h"
 #include "record/ringrec.h"
 
@@ -163,6 +164,9 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
       e->ix.parent = a->w[2];
       e->ix.sched = a->w[3];
       e->ix.t_dispatch = b->w[0];
+      /* An application interaction's name (app.c); other producers leave
+         that word as it was. */
+      e->ix.name = fa == EMLAT_ROOT_APPLICATION ? b->w[1] : 0;
       e->ix.tmask |= 1u << EMLAT_T_DISPATCH_BEGIN;
       e->ix.t[EMLAT_T_DISPATCH_BEGIN] = b->w[0];
       if (a->w[2])
@@ -348,9 +352,12 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
       switch (type)
         {
         case EMLAT_RR_SPAN_BEGIN:
-          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
+          if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2)
+              || (EMLAT_RR_NAME (h) && fa != EMLAT_SPAN_USER))
             goto invalid;
           emlat_spans_begin (&ws->spans, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          if (EMLAT_RR_NAME (h)) /* a named section (app.c) */
+            emlat_spans_name_top (&ws->spans, a->w[1], EMLAT_RR_NAME (h));
           break;
         case EMLAT_RR_SPAN_END:
           if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))
@@ -380,6 +387,10 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           break;
         case EMLAT_RR_IX_FIELDS:
           if (drain_ix_fields (s, thread, h, r, tail, ns) != 0)
+            goto invalid;
+          break;
+        case EMLAT_RR_APP:
+          if (ns != 1 || emlat_app_drain (s, thread, h, a) != 0)
             goto invalid;
           break;
         default:
@@ -493,6 +504,8 @@ encode_interactions (struct emlat_session *s, int final, uint64_t *lost)
   for (size_t i = s->ix.nentries; i-- > 0;)
     {
       struct emlat_ix_entry *e = &s->ix.entries[i];
+      if (e->ix.kind == EMLAT_ROOT_APPLICATION)
+        continue; /* INTERACTION version 2: emlat_app_encode */
       int complete = final || (e->ended_pass && e->ended_pass < s->pass);
       if (!complete && e->begin_written)
         continue;
@@ -861,6 +874,7 @@ static void
 encode_pass (struct emlat_session *s, struct pass_state *ps)
 {
   ps->rc |= encode_inputs (s, &ps->enc_lost);
+  ps->rc |= emlat_app_encode (s, ps->final, &ps->enc_lost);
   ps->rc |= encode_interactions (s, ps->final, &ps->enc_lost);
 
   ps->now = emlat_clock_now ();
@@ -1157,6 +1171,13 @@ emlat_writer_main (void *arg)
     }
   emlat_writer_finish (s);
   return 0;
+}
+
+void
+emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t first,
+                   uint64_t last, uint64_t records, uint64_t bytes)
+{
+  add_loss (s, stream, reason, first, last, records, bytes);
 }
 
 int

@@ -167,7 +167,7 @@ decode_file (const uint8_t *d, size_t n, const struct expect *e, struct seen *w)
   /* Section 3: the file header. */
   CHECK (n >= 64 && memcmp (d, "EMLAT\0\r\n", 8) == 0, "magic");
   CHECK_EQ_U64 (le (d + 8, 2), 1);
-  CHECK_EQ_U64 (le (d + 10, 2), 0);
+  CHECK_EQ_U64 (le (d + 10, 2), 1); /* format 1.1 */
   CHECK_EQ_U64 (le (d + 12, 4), 0);
   CHECK_EQ_U64 ((d[16 + 6] >> 4), 4); /* UUID version 4 */
   CHECK_EQ_U64 (le (d + 32, 8), 0);
