@@ -8,7 +8,14 @@
  * as exact decimals (ns / 1000 with three decimals), never rounded through
  * floating point; every span of the profile is written exactly once; an
  * async slice is closed ("e") only when its interaction has a completion
- * boundary at or after its start.
+ * boundary at or after its start.  Names come from the application API
+ * (report_names.h): a named section is a slice with its name (category
+ * "section"), an application interaction's slice has its name, every
+ * EVENT record is one event -- instants "i", counters "C" (one track per
+ * counter name), async slices "b"/"e" (category "async"), flows "s", "t",
+ * "f" (category "flow", the steps and end named as their begin) -- and
+ * threads and the process get the names the program gave them, with the
+ * recording process's id (SESSION process.pid) as pid.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,20 +24,43 @@
 
 #include "render/json.h"
 #include "render/report_export.h"
+#include "render/report_names.h"
 #include "emlat/emlat_report.h"
 #include "render/report_render.h"
+
+/* The process id every event carries: the recording process's
+   (SESSION process.pid), else 1. */
+static uint64_t export_pid = 1;
+
+/* An event's opening keys; NAME, or when NULL the string NAME_ID of P
+   (report_names.h). */
+static void
+event_head_id (struct emlat_json *j, const char *ph, const char *name,
+               const struct emlat_profile *p, uint64_t name_id, const char *cat, uint64_t tid)
+{
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "ph", ph);
+  if (name)
+    emlat_json_kv_str (j, "name", name);
+  else
+    {
+      emlat_json_key (j, "name");
+      if (name_id)
+        report_name_json (j, p, name_id);
+      else
+        emlat_json_str (j, "(unnamed)");
+    }
+  if (cat)
+    emlat_json_kv_str (j, "cat", cat);
+  emlat_json_kv_u64 (j, "pid", export_pid);
+  emlat_json_kv_u64 (j, "tid", tid);
+}
 
 static void
 event_head (struct emlat_json *j, const char *ph, const char *name, const char *cat,
             uint64_t tid)
 {
-  emlat_json_begin_object (j);
-  emlat_json_kv_str (j, "ph", ph);
-  emlat_json_kv_str (j, "name", name);
-  if (cat)
-    emlat_json_kv_str (j, "cat", cat);
-  emlat_json_kv_u64 (j, "pid", 1);
-  emlat_json_kv_u64 (j, "tid", tid);
+  event_head_id (j, ph, name, NULL, 0, cat, tid);
 }
 
 static void
@@ -47,21 +77,28 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* thread_name metadata for every thread that has a span or interaction. */
+/* thread_name metadata for every thread that has a span, an interaction
+   or an event: the name the program gave it (EVENT thread_name), else
+   "emlat thread N". */
 static void
-threads (struct emlat_json *j, const struct emlat_profile *p)
+threads (struct emlat_json *j, const struct emlat_profile *p, const struct report_thread_names *tn)
 {
-  size_t ns, ni;
+  size_t ns, ni, ne;
   const struct emlat_span *s = emlat_profile_spans (p, &ns, NULL);
   const struct emlat_interaction *ix = emlat_profile_interactions (p, &ni);
-  uint64_t *t = malloc ((ns + ni + 1) * sizeof *t);
+  const struct emlat_event *ev = emlat_profile_events (p, &ne);
+  uint64_t *t = malloc ((ns + ni + ne + 1) * sizeof *t);
   size_t n = 0;
   if (!t)
     return;
   for (size_t i = 0; i < ns; i++)
-    t[n++] = s[i].thread;
+    if (!n || t[n - 1] != s[i].thread)
+      t[n++] = s[i].thread;
   for (size_t i = 0; i < ni; i++)
     t[n++] = ix[i].thread;
+  for (size_t i = 0; i < ne; i++)
+    if (!n || t[n - 1] != ev[i].thread)
+      t[n++] = ev[i].thread;
   qsort (t, n, sizeof *t, cmp_u64);
   for (size_t i = 0; i < n; i++)
     {
@@ -69,10 +106,15 @@ threads (struct emlat_json *j, const struct emlat_profile *p)
         continue;
       char name[48];
       snprintf (name, sizeof name, "emlat thread %" PRIu64, t[i]);
+      uint64_t given = report_thread_name (tn, t[i]);
       event_head (j, "M", "thread_name", NULL, t[i]);
       emlat_json_key (j, "args");
       emlat_json_begin_object (j);
-      emlat_json_kv_str (j, "name", name);
+      emlat_json_key (j, "name");
+      if (given)
+        report_name_json (j, p, given);
+      else
+        emlat_json_str (j, name);
       emlat_json_end_object (j);
       emlat_json_end_object (j);
     }
@@ -88,7 +130,13 @@ spans (struct emlat_json *j, const struct emlat_profile *p)
   for (size_t i = 0; i < n; i++)
     {
       int ended = (s[i].flags & EMLAT_SPAN_HAS_END) && s[i].end >= s[i].start;
-      event_head (j, ended ? "X" : "B", emlat_span_kind_name (s[i].kind), "span", s[i].thread);
+      /* F-44: a user span's detail names it (a named section). */
+      int named = s[i].kind == EMLAT_SPAN_USER && (s[i].flags & EMLAT_SPAN_HAS_DETAIL)
+                  && s[i].detail != 0;
+      if (named)
+        event_head_id (j, ended ? "X" : "B", NULL, p, s[i].detail, "section", s[i].thread);
+      else
+        event_head (j, ended ? "X" : "B", emlat_span_kind_name (s[i].kind), "span", s[i].thread);
       ts (j, "ts", s[i].start);
       if (ended)
         ts (j, "dur", s[i].end - s[i].start);
@@ -134,12 +182,15 @@ interactions (struct emlat_json *j, const struct emlat_profile *p)
       if (!has_start)
         continue;
       int has_done = emlat_report_completion (&t, &done) && done >= start;
-      event_head (j, "b", report_kind_key (kind), "interaction", ix[i].thread);
+      /* An application interaction is shown by its name (F-66a). */
+      const char *kname = ix[i].name ? NULL : report_kind_key (kind);
+      event_head_id (j, "b", kname, p, ix[i].name, "interaction", ix[i].thread);
       emlat_json_kv_u64 (j, "id", ix[i].cause);
       ts (j, "ts", start);
       emlat_json_key (j, "args");
       emlat_json_begin_object (j);
       emlat_json_kv_u64 (j, "cause", ix[i].cause);
+      emlat_json_kv_str (j, "root_kind", report_kind_key (kind));
       emlat_json_kv_str (j, "status", emlat_status_name (ix[i].status));
       emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
       for (int k = 0; k < EMLAT_RM_COUNT; k++)
@@ -149,7 +200,7 @@ interactions (struct emlat_json *j, const struct emlat_profile *p)
       emlat_json_end_object (j);
       if (!has_done)
         continue;
-      event_head (j, "e", report_kind_key (kind), "interaction", ix[i].thread);
+      event_head_id (j, "e", kname, p, ix[i].name, "interaction", ix[i].thread);
       emlat_json_kv_u64 (j, "id", ix[i].cause);
       ts (j, "ts", done);
       emlat_json_end_object (j);
@@ -193,6 +244,121 @@ losses (struct emlat_json *j, const struct emlat_profile *p)
     }
 }
 
+/* The name of every flow id, from its begin (F-96): sorted (id, name)
+   pairs, to name the steps and the end. */
+struct flow_names
+{
+  uint64_t *v; /* 2 * n words */
+  size_t n;
+};
+
+static int
+cmp_pair (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+flow_names_build (const struct emlat_profile *p, struct flow_names *fn)
+{
+  size_t ne;
+  const struct emlat_event *e = emlat_profile_events (p, &ne);
+  fn->n = 0;
+  fn->v = NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < ne; i++)
+    k += e[i].ev.tag == EMLAT_EV_FLOW_BEGIN;
+  if (!k || !(fn->v = malloc (2 * k * sizeof *fn->v)))
+    return; /* without memory, steps and ends stay unnamed */
+  for (size_t i = 0; i < ne; i++)
+    if (e[i].ev.tag == EMLAT_EV_FLOW_BEGIN)
+      {
+        fn->v[2 * fn->n] = e[i].ev.id;
+        fn->v[2 * fn->n + 1] = e[i].ev.name;
+        fn->n++;
+      }
+  qsort (fn->v, fn->n, 2 * sizeof *fn->v, cmp_pair);
+}
+
+static uint64_t
+flow_name (const struct flow_names *fn, uint64_t id)
+{
+  size_t lo = 0, hi = fn->n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (fn->v[2 * mid] < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < fn->n && fn->v[2 * lo] == id ? fn->v[2 * lo + 1] : 0;
+}
+
+/* Every EVENT record of the application API (FORMAT.md 6.9). */
+static void
+events (struct emlat_json *j, const struct emlat_profile *p)
+{
+  size_t ne;
+  const struct emlat_event *e = emlat_profile_events (p, &ne);
+  struct flow_names fn;
+  flow_names_build (p, &fn);
+  for (size_t i = 0; i < ne; i++)
+    {
+      const struct emlat_rd_event *v = &e[i].ev;
+      uint64_t tid = e[i].thread;
+      switch (v->tag)
+        {
+        case EMLAT_EV_INSTANT:
+          event_head_id (j, "i", NULL, p, v->name, "instant", tid);
+          emlat_json_kv_str (j, "s", "t");
+          ts (j, "ts", v->t);
+          break;
+        case EMLAT_EV_COUNTER:
+        case EMLAT_EV_COUNTER_F:
+          /* One counter track per name (pid-wide), whichever thread sets it. */
+          event_head_id (j, "C", NULL, p, v->name, NULL, tid);
+          ts (j, "ts", v->t);
+          emlat_json_key (j, "args");
+          emlat_json_begin_object (j);
+          emlat_json_key (j, "value");
+          if (v->tag == EMLAT_EV_COUNTER)
+            emlat_json_i64 (j, v->iv);
+          else
+            emlat_json_double (j, v->fv);
+          emlat_json_end_object (j);
+          break;
+        case EMLAT_EV_ASYNC_BEGIN:
+        case EMLAT_EV_ASYNC_END:
+          event_head_id (j, v->tag == EMLAT_EV_ASYNC_BEGIN ? "b" : "e", NULL, p, v->name, "async",
+                         tid);
+          emlat_json_kv_u64 (j, "id", v->id);
+          ts (j, "ts", v->t);
+          break;
+        case EMLAT_EV_FLOW_BEGIN:
+        case EMLAT_EV_FLOW_STEP:
+        case EMLAT_EV_FLOW_END:
+          {
+            uint64_t name = v->name ? v->name : flow_name (&fn, v->id);
+            const char *ph = v->tag == EMLAT_EV_FLOW_BEGIN  ? "s"
+                             : v->tag == EMLAT_EV_FLOW_STEP ? "t"
+                                                            : "f";
+            event_head_id (j, ph, NULL, p, name, "flow", tid);
+            emlat_json_kv_u64 (j, "id", v->id);
+            if (v->tag == EMLAT_EV_FLOW_END)
+              emlat_json_kv_str (j, "bp", "e"); /* bound to the enclosing slice */
+            ts (j, "ts", v->t);
+            break;
+          }
+        default: /* thread and process names: metadata events */
+          continue;
+        }
+      emlat_json_end_object (j);
+    }
+  free (fn.v);
+}
+
 int
 report_export_chrome (const struct emlat_profile *p, FILE *f)
 {
@@ -211,15 +377,29 @@ report_export_chrome (const struct emlat_profile *p, FILE *f)
   emlat_json_end_object (&j);
   emlat_json_key (&j, "traceEvents");
   emlat_json_begin_array (&j);
+  uint64_t pid;
+  export_pid = report_session_uint (p, "process.pid", &pid) && pid ? pid : 1;
+  struct report_thread_names tn;
+  if (report_thread_names_build (p, &tn) != 0)
+    memset (&tn, 0, sizeof tn);
+  char pname[128];
   event_head (&j, "M", "process_name", NULL, 0);
   emlat_json_key (&j, "args");
   emlat_json_begin_object (&j);
-  emlat_json_kv_str (&j, "name", "emlat session");
+  emlat_json_key (&j, "name");
+  if (tn.process)
+    report_name_json (&j, p, tn.process);
+  else
+    emlat_json_str (&j, report_session_str (p, "program.name", pname, sizeof pname)
+                          ? pname
+                          : "emlat session");
   emlat_json_end_object (&j);
   emlat_json_end_object (&j);
-  threads (&j, p);
+  threads (&j, p, &tn);
+  report_thread_names_free (&tn);
   spans (&j, p);
   interactions (&j, p);
+  events (&j, p);
   losses (&j, p);
   emlat_json_end_array (&j);
   emlat_json_end_object (&j);
