@@ -33,7 +33,7 @@ push (struct emlat_report_series *s, uint64_t v)
 void
 emlat_report_model_free (struct emlat_report_model *m)
 {
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int p = 0; p < EMLAT_POP_COUNT; p++)
       for (int i = 0; i < EMLAT_RM_COUNT; i++)
         {
@@ -56,15 +56,48 @@ emlat_report_group_primary (const struct emlat_report_group *g)
   return -1;
 }
 
+/* 1 when string ids A and B of P name the same bytes (an id P lacks is
+   only equal to itself). */
+static int
+same_name (const struct emlat_profile *p, uint64_t a, uint64_t b)
+{
+  if (a == b)
+    return 1;
+  size_t la, lb;
+  const uint8_t *sa = emlat_profile_string (p, a, &la), *sb = emlat_profile_string (p, b, &lb);
+  return sa && sb && la == lb && memcmp (sa, sb, la) == 0;
+}
+
+/* The group index of an interaction of root kind KIND named NAME. */
+static unsigned
+group_of (struct emlat_report_model *m, unsigned kind, uint64_t name)
+{
+  if (kind != EMLAT_ROOT_APPLICATION || name == 0)
+    return kind;
+  for (uint32_t i = 0; i < m->n_app_names; i++)
+    if (same_name (m->p, m->app_names[i], name))
+      return EMLAT_REPORT_KINDS + i;
+  if (m->n_app_names == EMLAT_REPORT_APP_NAMES)
+    {
+      m->app_names_overflow++;
+      return kind;
+    }
+  unsigned gi = EMLAT_REPORT_KINDS + m->n_app_names;
+  m->app_names[m->n_app_names++] = name;
+  for (int q = 0; q < EMLAT_POP_COUNT; q++)
+    m->g[gi][q].name = name;
+  return gi;
+}
+
 int
 emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_model *m)
 {
   memset (m, 0, sizeof *m);
   m->p = p;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       {
-        m->g[k][q].root_kind = (uint32_t)k;
+        m->g[k][q].root_kind = k < EMLAT_REPORT_KINDS ? (uint32_t)k : EMLAT_ROOT_APPLICATION;
         m->g[k][q].pop = (enum emlat_report_pop)q;
       }
   int rc = 0;
@@ -79,11 +112,14 @@ emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_mod
       emlat_report_metrics_compute (&t, &mt);
       enum emlat_report_pop pop = emlat_report_population (&t);
       unsigned kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
-      struct emlat_report_group *g = &m->g[kind][pop];
+      unsigned gi = group_of (m, kind, ix[i].name);
+      struct emlat_report_group *g = &m->g[gi][pop];
       g->n++;
       m->n_ix++;
       m->n_pop[pop]++;
       m->n_kind[kind]++;
+      if (gi != kind)
+        m->n_kind[gi]++;
       m->n_status[ix[i].status <= EMLAT_STATUS_MAX ? ix[i].status : 0]++;
       for (uint32_t b = t.tmask; b; b &= b - 1)
         m->present_t[pop][__builtin_ctz (b)]++;
@@ -100,7 +136,7 @@ emlat_report_model_build (const struct emlat_profile *p, struct emlat_report_mod
       for (uint32_t b = mt.clamped; b; b &= b - 1)
         g->clamped[__builtin_ctz (b)]++;
     }
-  for (int k = 0; k < EMLAT_REPORT_KINDS && rc == 0; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS && rc == 0; k++)
     for (int q = 0; q < EMLAT_POP_COUNT && rc == 0; q++)
       for (int i = 0; i < EMLAT_RM_COUNT && rc == 0; i++)
         {

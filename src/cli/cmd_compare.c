@@ -106,8 +106,21 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
   for (size_t i = 0; i < c->n_pops; i++)
     {
       const struct emlat_report_cmp_pop *cp = &c->pops[i];
-      printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
-              emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
+      if (cp->name_id)
+        {
+          /* An application group: its name (printable bytes, or #ID). */
+          printf ("\n");
+          if (cp->name)
+            for (size_t k = 0; k < cp->name_len && k < 64; k++)
+              putchar (cp->name[k] >= 0x20 && cp->name[k] < 0x7f ? cp->name[k] : 0x3f);
+          else
+            printf ("#%" PRIu64, cp->name_id);
+          printf (" (application), %s: A n=%" PRIu64 ", B n=%" PRIu64,
+                  emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
+        }
+      else
+        printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
+                emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
       if (!cp->compared)
         {
           printf (" -- not compared (fewer than %u)\n", EMLAT_REPORT_COMPARE_MIN_N);
@@ -212,6 +225,17 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
       emlat_json_begin_object (&j);
       emlat_json_kv_str (&j, "root_kind", report_kind_key (cp->root_kind));
       emlat_json_kv_str (&j, "population", emlat_report_pop_key (cp->pop));
+      emlat_json_key (&j, "name");
+      if (!cp->name_id)
+        emlat_json_null (&j);
+      else if (cp->name)
+        emlat_json_strn (&j, cp->name, cp->name_len);
+      else
+        {
+          char id[24];
+          snprintf (id, sizeof id, "#%" PRIu64, cp->name_id);
+          emlat_json_str (&j, id);
+        }
       emlat_json_kv_u64 (&j, "n_a", cp->n_a);
       emlat_json_kv_u64 (&j, "n_b", cp->n_b);
       emlat_json_key (&j, "compared");

@@ -176,7 +176,8 @@ struct report
   struct emlat_profile *p;
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
-  int have_model, have_w;
+  struct emlat_report_app app;
+  int have_model, have_w, have_app;
   struct report_ctx ctx;
 };
 
@@ -216,6 +217,13 @@ build (const struct report_opts *o, struct report *r)
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
                                 .unicode = o->unicode, .per_interaction = o->per_ix };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
+  if (emlat_report_app_build (r->p, &r->app) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  r->have_app = 1;
+  r->ctx.app = &r->app;
   if (!want_w)
     return -1;
   if (job.rc == -ENOENT)
@@ -267,6 +275,8 @@ report_free (struct report *r)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)
     emlat_report_model_free (&r->m);
+  if (r->have_app)
+    emlat_report_app_free (&r->app);
   emlat_profile_free (r->p);
 }
 

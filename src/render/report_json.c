@@ -15,6 +15,8 @@
 #include "render/record_json.h"
 #include "render/report_fmt.h"
 #include "render/report_render.h"
+#include "render/report_app_render.h"
+#include "render/report_names.h"
 
 #define HIST_BUCKETS 40
 
@@ -116,7 +118,7 @@ groups (struct emlat_json *j, const struct report_ctx *c)
 {
   emlat_json_key (j, "groups");
   emlat_json_begin_array (j);
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       {
         const struct emlat_report_group *g = &c->m->g[k][q];
@@ -125,6 +127,8 @@ groups (struct emlat_json *j, const struct report_ctx *c)
         emlat_json_begin_object (j);
         emlat_json_kv_str (j, "root_kind", report_kind_key (g->root_kind));
         emlat_json_kv_str (j, "population", emlat_report_pop_key (g->pop));
+        emlat_json_key (j, "name");
+        report_name_json (j, c->p, g->name);
         emlat_json_kv_u64 (j, "interactions", g->n);
         int lead = emlat_report_group_primary (g);
         emlat_json_kv_str (j, "primary_metric",
@@ -424,6 +428,7 @@ report_json (const struct report_ctx *c, FILE *f)
   emlat_json_end_object (&j);
   counts (&j, c);
   groups (&j, c);
+  report_json_app (&j, c);
   tail (&j, c);
   overhead (&j, c);
   losses (&j, c);

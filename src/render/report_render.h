@@ -28,6 +28,8 @@ struct report_ctx
   int damaged;                        /* the reader lost data (exit 1) */
   int unicode;                        /* Unicode bars and sparklines */
   int per_interaction;                /* JSON: every interaction's metrics */
+  const struct emlat_report_app *app; /* the application API's records per
+                                         name; NULL: not built */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);
