@@ -132,6 +132,41 @@ struct emlat_options
    of open(2)/mmap(2)/pthread_create(3).  On error nothing is left behind. */
 EMLAT_API int emlat_start (const struct emlat_options *opt);
 
+/* Start a session when the environment asks for one (DESIGN.md section
+   11.4), the way every emlat layer is switched on: only when EMLAT_TRACE
+   is exactly "1" or "true".  For any other value, or none, it returns 0
+   and creates nothing: no file, no directory, no thread.  On, the profile
+   is EMLAT_FILE (that file, created new: -EEXIST if it exists), else a new
+   file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
+   ~/.local/state/emlat; the directory is created (mode 0700) if needed.
+   BASE (may be NULL) gives the other options (sizes, flags, metadata);
+   its path and dir are ignored.  Returns 1 when a session started, 0 when
+   tracing is off, or a negative errno of emlat_start (-EALREADY when a
+   session is active).  These are the only environment variables the
+   library reads, and only in this call (and emlat_autostart).  Under
+   `emlat record` the interposition library owns EMLAT_FILE: a program
+   that also starts from the environment gets -EEXIST there and should
+   pass EMLAT_DIR instead. */
+EMLAT_API int emlat_start_from_env (const struct emlat_options *base);
+
+/* 1 when EMLAT_TRACE is exactly "1" or "true". */
+EMLAT_API int emlat_trace_requested (void);
+
+/* emlat_start_from_env (NULL) once per process, and emlat_stop at exit
+   (atexit) when it started a session; the result of the first call. */
+EMLAT_API int emlat_autostart (void);
+
+/* Opt in to tracing from the environment at load: write
+     EMLAT_AUTOSTART ();
+   once, at file scope, in the program.  A constructor then calls
+   emlat_autostart before main (GCC and Clang). */
+#define EMLAT_AUTOSTART()                                                      \
+  __attribute__ ((constructor)) static void emlat_autostart_ctor_ (void)      \
+  {                                                                            \
+    emlat_autostart ();                                                        \
+  }                                                                            \
+  struct emlat_autostart_semicolon_
+
 /* Stop the session: drain every ring, write the final STATS chunk, close the
    file, remove the ring file and join the writer (with
    EMLAT_OPT_DEFER_FINISH: close both files and leave the draining to the

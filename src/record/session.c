@@ -162,17 +162,32 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   return s;
 }
 
+/* 1 when KEY is one of the keys the recorder wrote itself: the run's
+   identity (process.pid, process.build_id, ...), the clock and the sizes
+   are the library's to say, and no caller entry replaces them. */
+static int
+own_key (const struct emlat_session *s, const char *key)
+{
+  for (size_t i = 0; i < s->n_own_meta; i++)
+    if (strcmp (s->meta[i].key, key) == 0)
+      return 1;
+  return 0;
+}
+
 /* SESSION metadata: the recorder's own keys (sysinfo.c), then the caller's
-   valid entries (the others are counted in meta_rejected).  0 or -ENOMEM. */
+   valid entries (the others, and any that would replace one of the
+   recorder's, are counted in meta_rejected).  0 or -ENOMEM. */
 static int
 session_meta (struct emlat_session *s, const struct emlat_options *opt, size_t *meta_cap)
 {
   if (emlat_sysinfo_meta (&s->meta, &s->nmeta, meta_cap, s) != 0)
     return -ENOMEM;
+  s->n_own_meta = s->nmeta;
   for (size_t i = 0; i < opt->n_meta; i++)
     {
       const struct emlat_meta *m = &opt->meta[i];
       if (!m->key || !emlat_meta_key_ok (m->key) || strncmp (m->key, "emlat.", 6) == 0
+          || own_key (s, m->key)
           || m->type > EMLAT_META_STR || (m->type == EMLAT_META_STR && !m->s && m->s_len)
           || (m->type == EMLAT_META_STR && m->s_len > EMLAT_KV_STRING_MAX))
         {

@@ -77,6 +77,7 @@ struct emlat_session
   uint64_t realtime0, mono0;
   struct emlat_meta_kv *meta;
   size_t nmeta;
+  size_t n_own_meta;        /* meta[0..n_own_meta): the recorder's own keys */
   uint64_t meta_rejected;
 
   /* Under lock. */
