@@ -188,9 +188,15 @@ EMLAT_API int emlat_flush (void);
 struct emlat_status
 {
   int active;
-  uint64_t session_records;   /* records accepted into rings */
-  uint64_t records_written;   /* ring records encoded into the file */
-  uint64_t records_dropped;   /* lost for any reason (sum of LOSS records) */
+  uint64_t session_records;   /* ring slots accepted so far: current, summed
+                                 from every ring's counter by the call */
+  uint64_t records_written;   /* ring records encoded into the file (as of
+                                 the writer's last pass) */
+  uint64_t records_dropped;   /* lost for any reason: current -- what
+                                 producers dropped so far (full ring, no
+                                 ring), counted where they dropped it, plus
+                                 what the writer lost; after emlat_flush it
+                                 equals the sum of the LOSS records */
   uint64_t bytes_written;     /* file bytes, all rotated files */
   uint64_t chunks_written;
   uint64_t files;             /* 1 + rotations */
@@ -206,7 +212,10 @@ struct emlat_status
 };
 
 /* Fill *st.  Works with and without an active session (then active == 0 and
-   the counters describe the last session). */
+   the counters describe the last session).  session_records and
+   records_dropped are current at any time, without waiting for the writer
+   (per-ring counters summed by the call); the other counters are those of
+   the writer's last pass. */
 EMLAT_API void emlat_status (struct emlat_status *st);
 
 /* Nonzero while a session is active. */

@@ -484,6 +484,11 @@ emlat_status (struct emlat_status *st)
       pthread_mutex_lock (&s->lock);
       *st = s->st;
       st->active = 1;
+      /* Current, not as of the last pass: the producers' own counters
+         (accepted slots, records dropped at a full ring or for want of a
+         ring) summed now, plus what the writer itself lost so far. */
+      st->session_records = emlat_rings_accepted (s->pool);
+      st->records_dropped = emlat_rings_dropped (s->pool) + s->st_writer_dropped;
       pthread_mutex_unlock (&s->lock);
     }
   pthread_mutex_unlock (&g_control);

@@ -91,6 +91,7 @@ struct emlat_session
   int stop_req, rotate_req;
   int rotate_result;
   struct emlat_status st; /* snapshot, updated at the end of each pass */
+  uint64_t st_writer_dropped; /* writer_dropped as of that snapshot */
 
   /* Writer-private. */
   struct emlat_out out;
@@ -124,7 +125,9 @@ struct emlat_session
   } *losses;
   size_t nlosses, losses_cap;
   uint64_t noring_reported, noring_bytes_reported;
-  uint64_t retired_accepted; /* records of rings whose owner exited */
+  uint64_t retired_accepted; /* unused: heads count on across owners */
+  uint64_t writer_dropped;   /* records lost by the writer itself (not
+                                ring_full, not no_ring) */
   /* Counters for STATS and status. */
   uint64_t records_written, records_dropped, bytes_written, chunks_written;
   uint64_t ring_high_water, write_errors, writer_cpu_ns;

@@ -92,6 +92,13 @@ extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
    left, or when no session is active. */
 EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
 
+/* Slots accepted into the rings of POOL and records the producers dropped
+   (ring_full in each ring, no_ring in the shared counters) so far: sums of
+   monotonic counters, readable at any time by any thread (relaxed loads:
+   counts, possibly a few records behind a producer that is storing). */
+EMLAT_HIDDEN uint64_t emlat_rings_accepted (struct emlat_pool *pool);
+EMLAT_HIDDEN uint64_t emlat_rings_dropped (struct emlat_pool *pool);
+
 /* Count a record of N slots that found no ring (LOSS no_ring). */
 EMLAT_HIDDEN void emlat_count_noring (unsigned n);
 

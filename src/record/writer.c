@@ -107,6 +107,11 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
   if (records == 0)
     return;
   s->records_dropped += records;
+  /* What producers dropped is counted where they dropped it (the rings'
+     and the shared counters, summed live by emlat_status); the rest is
+     the writer's own. */
+  if (reason != EMLAT_LOSS_RING_FULL && reason != EMLAT_LOSS_NO_RING)
+    s->writer_dropped += records;
   /* Merge with a pending loss of the same stream and reason. */
   for (size_t i = 0; i < s->nlosses; i++)
     {
@@ -556,17 +561,9 @@ encode_losses (struct emlat_session *s)
 static uint64_t
 records_accepted (struct emlat_session *s)
 {
-  uint64_t n = s->retired_accepted;
-  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
-  for (uint32_t i = 0; i < used; i++)
-    {
-      struct emlat_ring *r = &s->pool->rings[i];
-      /* Acquire of state orders the head read after the claim's init. */
-      int st = atomic_load_explicit (&r->state, memory_order_acquire);
-      if (st == EMLAT_RING_OWNED || st == EMLAT_RING_RETIRING)
-        n += atomic_load_explicit (&r->head, memory_order_relaxed);
-    }
-  return n;
+  /* Heads count on across a ring's owners (registry.c): their sum is
+     every slot accepted in the session. */
+  return emlat_rings_accepted (s->pool);
 }
 
 static int
@@ -788,10 +785,11 @@ snapshot_heads (struct emlat_session *s, struct pass_state *ps)
         continue;
       if (s->ws[i].thread != r->thread_id)
         {
+          /* A new owner: the drop counters count on (registry.c), and
+             the old owner's were all reported before its ring was freed,
+             so drops_reported stays. */
           emlat_spans_reset (&s->ws[i].spans, r->thread_id);
           s->ws[i].thread = r->thread_id;
-          s->ws[i].drops_reported = 0;
-          s->ws[i].drop_bytes_reported = 0;
         }
       /* Acquire: the slots below head are fully written. */
       ps->snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
@@ -843,7 +841,6 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
           emlat_spans_reset (&ws->spans, 0);
           ws->thread = 0;
           ws->hw_seen = 0;
-          s->retired_accepted += ps->snaps[i];
         }
     }
 }
@@ -1050,6 +1047,7 @@ publish_status (struct emlat_session *s)
   s->st.ring_high_water = s->ring_high_water;
   s->st.writer_cpu_ns = s->writer_cpu_ns;
   s->st.write_errors = s->write_errors;
+  s->st_writer_dropped = s->writer_dropped;
   s->st.last_error = s->last_error;
   /* Relaxed: a count for the status only. */
   s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
