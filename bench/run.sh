@@ -82,6 +82,9 @@ target_of () {
   case $1 in
     span_record_ns) echo "<= 35" ;;
     span_record_ir_ex_clock) echo "<= 40" ;;
+    app_disabled_call_ns) echo "<= 2" ;;
+    app_section_record_ns) echo "<= 35" ;;
+    app_section_record_ir_ex_clock) echo "<= 45" ;;
     writer_zero_loss_records_per_s_T1) echo ">= 10000000" ;;
     bytes_per_span) echo "<= 12" ;;
     reader_scan_records_per_s) echo ">= 20000000" ;;
@@ -156,4 +159,37 @@ for line in "span_pair_ir $pair" "span_record_ir $rec" "clock_read_ir $clock" \
   set -- $line
   show "$1" "$2" "$2" "$2" instructions
 done
+
+# The application API (bench_app --callgrind, hot loop hot_sections): a
+# named section pair enabled and disabled.
+app_collected () {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    --toggle-collect=hot_sections "$BUILD/bench/bench_app" --callgrind "$1" "$2" 2>&1 \
+    | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
+}
+if [ -x "$BUILD/bench/bench_app" ]; then
+  for what in sections disabled; do
+    a=$(app_collected "$what" "$N1")
+    b=$(app_collected "$what" "$N2")
+    if [ -z "$a" ] || [ -z "$b" ]; then
+      echo "bench/run.sh: callgrind gave no count for bench_app $what" >&2
+      status=1
+      continue
+    fi
+    per=$(awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }')
+    if [ "$what" = sections ]; then
+      rec=$(awk -v p="$per" 'BEGIN { printf "%.2f", p / 2 }')
+      ex=$(awk -v r="$rec" -v c="$clock" 'BEGIN { printf "%.2f", r - c }')
+      set -- "app_section_pair_ir $per" "app_section_record_ir $rec" \
+        "app_section_record_ir_ex_clock $ex"
+    else
+      set -- "app_disabled_pair_ir $per"
+    fi
+    for line in "$@"; do
+      echo "METRIC $line instructions" >>"$raw"
+      # shellcheck disable=SC2086
+      show $line $(echo "$line" | cut -d' ' -f2) $(echo "$line" | cut -d' ' -f2) instructions
+    done
+  done
+fi
 exit "$status"
