@@ -19,6 +19,7 @@
 #   tests/progs/*.c                   -> helper programs for tests
 #   bench/bench_*.c                   -> benchmarks
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
+#   examples/*.c                      -> example programs (make examples)
 #
 # Targets: all, demo, check, test, test-lib, test-emacs, asan-test, tsan-test,
 # fuzz-check, bench, install, uninstall, clean, deps.  See README.md.
@@ -67,6 +68,8 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(BUILD)/%)
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -91,7 +94,7 @@ TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build
+.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench install uninstall clean deps tests-build examples
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -154,7 +157,15 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS)
 
-tests-build: all $(TEST_BINS) $(PROG_BINS)
+# The examples are built as a user builds a program against the installed
+# library: public headers only, linked with libemlat.a (docs/API.md).
+examples: $(EXAMPLE_BINS)
+
+$(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -D_GNU_SOURCE -Iinclude $(WARN) $(OPT) -pthread $(EXAMPLE_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
 
 # Run every test once (plain build); the Emacs tests use the profiled Emacs
 # of `make emacs` in EMACS_CACHE and skip when it was not built.

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# test_examples.sh -- the example programs of examples/ (make examples,
+# docs/API.md) do what their comments say:
+#
+# interactive_loop --demo 25, traced with EMLAT_TRACE=1 into EMLAT_FILE:
+#   the profile is valid and stopped cleanly at exit (EMLAT_AUTOSTART);
+#   `emlat report --json` has the application group "command" with 25
+#   interactions, the sections parse / execute / render / sum per name,
+#   the counters queue and history, the instant "empty line", flows begun
+#   and ended; the Chrome export names the threads main and worker and the
+#   process, and holds the flows ("s" and "f") and the named slices;
+# the same without EMLAT_TRACE: runs, and no file appears.
+
+set -u
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-$SRCDIR/build}
+EMLAT=${EMLAT:-$BUILD/emlat}
+fails=0
+check () {
+  desc=$1
+  shift
+  if "$@"; then :; else
+    echo "FAIL: $desc"
+    fails=$((fails + 1))
+  fi
+}
+has () { grep -q -- "$2" "$1"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ex=$BUILD/examples/interactive_loop
+check "interactive_loop built (make examples)" [ -x "$ex" ]
+
+# Off: nothing is written anywhere we look.
+HOME=$tmp/home XDG_STATE_HOME=$tmp/state EMLAT_FILE=$tmp/off.emlat \
+  "$ex" --demo 5 >"$tmp/off.out" 2>&1
+check "runs untraced" [ $? -eq 0 ]
+check "untraced: no profile" [ ! -e "$tmp/off.emlat" ]
+check "untraced: no state directory" [ ! -e "$tmp/state" ]
+
+EMLAT_TRACE=1 EMLAT_FILE=$tmp/ex.emlat "$ex" --demo 25 >"$tmp/ex.out" 2>&1
+check "runs traced" [ $? -eq 0 ]
+check "the program's own output" has "$tmp/ex.out" "sum 1..100000 = 5000050000"
+"$EMLAT" check "$tmp/ex.emlat" >"$tmp/check" 2>&1
+check "the profile is valid (emlat check exits 0)" [ $? -eq 0 ]
+"$EMLAT" report --json "$tmp/ex.emlat" >"$tmp/r.json" 2>"$tmp/r.err"
+check "report --json exits 0" [ $? -eq 0 ]
+
+python3 - "$tmp/r.json" >"$tmp/py.out" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = True
+def want(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what)
+        ok = False
+groups = [g for g in r["groups"] if g["name"] == "command"]
+want(len(groups) == 1 and groups[0]["root_kind"] == "application"
+     and groups[0]["interactions"] == 25, "one application group 'command' of 25")
+a = r["application"]
+secs = {s["name"]: s["durations"]["count"] for s in a["sections"]}
+want(secs.get("parse") == 25 and secs.get("execute") == 25 and secs.get("render") == 25,
+     "sections parse/execute/render 25 each: %r" % secs)
+want(secs.get("sum") == 10, "10 sum sections on the worker: %r" % secs)
+ctr = {c["name"]: c for c in a["counters"]}
+want("queue" in ctr and ctr["history"]["last"] == 25, "counters queue and history (last 25)")
+want([i["count"] for i in a["instants"] if i["name"] == "empty line"] == [5], "5 empty lines")
+want(a["flows_begun"] == 10 and a["flows_ended"] == 10, "10 flows begun and ended")
+want(r["overhead"]["final_stats"] is True, "stopped cleanly at exit")
+sys.exit(0 if ok else 1)
+PY
+check "report contents" [ $? -eq 0 ]
+cat "$tmp/py.out"
+
+"$EMLAT" export --format=chrome -o "$tmp/trace.json" "$tmp/ex.emlat" 2>"$tmp/x.err"
+check "chrome export exits 0" [ $? -eq 0 ]
+python3 - "$tmp/trace.json" >"$tmp/py2.out" 2>&1 <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ok = True
+def want(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what)
+        ok = False
+threads = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+want({"main", "worker"} <= threads, "thread names: %r" % threads)
+proc = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+want(proc == ["interactive_loop"], "process name: %r" % proc)
+want(sum(1 for e in ev if e["ph"] == "s" and e.get("cat") == "flow") == 10, "10 flow starts")
+want(sum(1 for e in ev if e["ph"] == "f" and e.get("cat") == "flow") == 10, "10 flow ends")
+names = {e["name"] for e in ev if e["ph"] == "X" and e.get("cat") == "section"}
+want({"parse", "execute", "render", "sum"} <= names, "named slices: %r" % names)
+want(any(e["ph"] == "C" and e["name"] == "history" for e in ev), "a counter track")
+want(any(e["ph"] == "b" and e["name"] == "command" for e in ev), "command interactions")
+sys.exit(0 if ok else 1)
+PY
+check "chrome export contents" [ $? -eq 0 ]
+cat "$tmp/py2.out"
+
+[ $fails -eq 0 ] && echo "ok - examples" || echo "$fails failure(s)"
+[ $fails -eq 0 ]
