@@ -166,7 +166,7 @@ else
 fi
 
 # --- 5. README ---------------------------------------------------------
-sect=$(sed -n '/^## Licen[cs]e/,/^## /p' "$SRCDIR/README.md")
+sect=$(cd "$SRCDIR" && sed -n '/^## Licen[cs]e/,/^## /p' README.md)
 for w in LGPL-2.1-or-later GPL-3.0-or-later COPYING.LESSER libemlat src/tty emacs; do
   printf '%s\n' "$sect" | grep -q -- "$w" || bad "README's licence section does not mention $w"
 done
