@@ -124,6 +124,16 @@ struct emlat_options
   /* Session metadata written into the SESSION chunk. */
   const struct emlat_meta *meta;
   size_t n_meta;
+  /* Resource samples of the process (RSS, CPU user and system time, CPU
+     share, context switches; RESOURCE records, docs/FORMAT.md 6.10),
+     taken by the writer thread, never by a timer or signal in the
+     program: one at start, one at stop, and in between one every
+     sample_interval_ms (the writer then wakes that often even when the
+     program records nothing).  0 (the default): no period of their own;
+     a sample is taken with a writer pass that happens at least
+     stats_interval_ms after the last one, so an idle program still costs
+     no wake-up (DESIGN.md section 8.6). */
+  uint32_t sample_interval_ms;
 };
 
 /* Start a session.  Returns 0, or a negative errno value: -EALREADY when a

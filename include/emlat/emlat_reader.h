@@ -74,7 +74,8 @@ struct emlat_limits
   uint64_t max_alloc_bytes;    /* every allocation of a load, and every file
                                   buffer it keeps, read by the reader or
                                   handed over (default 16 GiB) */
-  uint64_t max_events;         /* EVENT records kept (default 64 M) */
+  uint64_t max_events;         /* EVENT records kept, and RESOURCE records
+                                  kept (default 64 M each) */
 };
 
 EMLAT_API void emlat_limits_default (struct emlat_limits *lim);
@@ -161,7 +162,8 @@ enum emlat_rec_kind {
   EMLAT_REC_SPAN_BEGIN = 7,
   EMLAT_REC_SPAN_END = 8,
   EMLAT_REC_LOSS = 9,        /* 6.7 */
-  EMLAT_REC_EVENT = 10       /* 6.9 (format 1.1) */
+  EMLAT_REC_EVENT = 10,      /* 6.9 (format 1.1) */
+  EMLAT_REC_SAMPLE = 11      /* 6.10 (format 1.1) */
 };
 
 /* A key/value entry.  KEY and S point into the scanned buffer (or the
@@ -228,6 +230,26 @@ struct emlat_rd_event
   double fv;
 };
 
+/* A RESOURCE record (6.10): one sample of the recording process taken by
+   the writer at time T; v[f] is meaningful iff bit f of MASK is set (a
+   field the sampler could not read is absent, never 0). */
+enum emlat_resource_field {
+  EMLAT_RES_RSS_BYTES = 0,     /* resident set size */
+  EMLAT_RES_CPU_USER_NS = 1,   /* process user CPU time since it started */
+  EMLAT_RES_CPU_SYS_NS = 2,    /* process system CPU time */
+  EMLAT_RES_CPU_SHARE_PPM = 3, /* CPU time / wall time since the previous
+                                  sample, parts per million of one core */
+  EMLAT_RES_VOL_CSW = 4,       /* voluntary context switches */
+  EMLAT_RES_INVOL_CSW = 5,     /* involuntary context switches */
+  EMLAT_RES_FIELD_COUNT = 6
+};
+struct emlat_rd_sample
+{
+  uint64_t t;
+  uint32_t mask;
+  uint64_t v[EMLAT_RES_FIELD_COUNT];
+};
+
 /* Span record flags. */
 #define EMLAT_RD_SPAN_CPU 0x1u      /* cpu is set */
 #define EMLAT_RD_SPAN_DETAIL 0x2u   /* detail is set */
@@ -273,6 +295,7 @@ struct emlat_record
     struct emlat_rd_span span;
     struct emlat_rd_loss loss;
     struct emlat_rd_event event;
+    struct emlat_rd_sample sample;
   } u;
 };
 
@@ -365,7 +388,7 @@ struct emlat_scan_result
   struct emlat_file_header header;
   uint64_t file_bytes;
   uint64_t chunks;             /* framed chunks, including skipped/invalid */
-  uint64_t chunks_by_type[9];  /* decoded chunks by type 1..8 (index 0 unused) */
+  uint64_t chunks_by_type[10]; /* decoded chunks by type 1..9 (index 0 unused) */
   uint64_t chunks_skipped;     /* F-30, F-31 */
   uint64_t chunks_experimental;/* F-32 */
   uint64_t chunks_invalid;     /* F-27 */
@@ -708,6 +731,13 @@ EMLAT_API int emlat_profile_ix_spans (const struct emlat_profile *p, uint64_t ca
 
 EMLAT_API const struct emlat_rd_input *
 emlat_profile_inputs (const struct emlat_profile *p, size_t *n);
+
+/* The resource samples of the session (RESOURCE records, FORMAT.md
+   6.10) in reading order (which is time order); at most
+   limits.max_events. */
+EMLAT_API const struct emlat_rd_sample *emlat_profile_samples (const struct emlat_profile *p,
+                                                               size_t *n);
+EMLAT_API const char *emlat_resource_field_name (unsigned f);
 
 /* The application events of the session (EVENT records, FORMAT.md 6.9) in
    reading order, each with its thread; at most limits.max_events. */

@@ -613,6 +613,36 @@ EMLAT_API int emlat_report_compare (const struct emlat_profile *pa, const struct
 EMLAT_API void emlat_report_comparison_free (struct emlat_report_comparison *c);
 
 /* ------------------------------------------------------------------ */
+/* resources                                                          */
+/*
+ * the recording process's CPU and memory over the run, from the writer's
+ * resource samples (RESOURCE records, FORMAT.md 6.10; docs/REPORT.md
+ * "Resources").  Each quantity is present only when at least the samples
+ * it needs carry its field (a field the sampler could not read is absent
+ * from that sample): first and last for the totals over the run, one for
+ * the extremes.
+ */
+
+struct emlat_report_resources
+{
+  uint64_t n_samples;
+  uint64_t t_first, t_last;          /* of the samples (n_samples >= 1) */
+  int has_rss;
+  uint64_t rss_first, rss_min, rss_max, rss_last; /* bytes */
+  int has_cpu;                       /* user and system time of the run:
+                                        last minus first sample having both */
+  uint64_t cpu_user_ns, cpu_sys_ns, cpu_wall_ns;
+  double cpu_share_mean;             /* (user + sys) / wall, cores */
+  int has_share_max;
+  double cpu_share_max;              /* the largest window's share, cores */
+  int has_csw;
+  uint64_t vol_csw, invol_csw;       /* during the run */
+};
+
+EMLAT_API void emlat_report_resources_of (const struct emlat_profile *p,
+                                          struct emlat_report_resources *r);
+
+/* ------------------------------------------------------------------ */
 /* application                                                        */
 /*
  * what the application API (emlat_app.h) recorded, summarized per name

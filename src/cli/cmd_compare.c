@@ -31,6 +31,7 @@
 #include "render/report_fmt.h"
 #include "cli/load.h"
 #include "render/report_render.h"
+#include "render/report_res_render.h"
 
 struct side
 {
@@ -153,6 +154,12 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
             }
         }
     }
+  /* CPU and memory of the two runs (writer's samples, no interval: too few
+     samples per run for a bootstrap). */
+  struct emlat_report_resources ra, rb;
+  emlat_report_resources_of (a->p, &ra);
+  emlat_report_resources_of (b->p, &rb);
+  report_compare_resources_text (&ra, &rb, stdout);
 }
 
 static void
@@ -278,6 +285,16 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
       emlat_json_end_object (&j);
     }
   emlat_json_end_array (&j);
+  struct emlat_report_resources ra, rb;
+  emlat_report_resources_of (a->p, &ra);
+  emlat_report_resources_of (b->p, &rb);
+  emlat_json_key (&j, "resources");
+  emlat_json_begin_object (&j);
+  emlat_json_key (&j, "a");
+  report_json_resources_value (&j, &ra);
+  emlat_json_key (&j, "b");
+  report_json_resources_value (&j, &rb);
+  emlat_json_end_object (&j);
   emlat_json_end_object (&j);
   emlat_json_line (&j);
   return j.error ? -1 : 0;

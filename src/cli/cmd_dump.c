@@ -264,6 +264,17 @@ static void text_record (struct dump *d, const struct emlat_record *r)
         printf (" records=%" PRIu64 " bytes=%" PRIu64 "\n", l->records, l->bytes);
         return;
       }
+    case EMLAT_REC_SAMPLE:
+      {
+        const struct emlat_rd_sample *sm = &r->u.sample;
+        printf ("  sample");
+        put_rel (d, "t", sm->t);
+        for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+          if (sm->mask & (1u << f))
+            printf (" %s=%" PRIu64, emlat_resource_field_name (f), sm->v[f]);
+        putchar ('\n');
+        return;
+      }
     case EMLAT_REC_EVENT:
       {
         const struct emlat_rd_event *e = &r->u.event;

@@ -217,6 +217,7 @@ build (const struct report_opts *o, struct report *r)
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
                                 .unicode = o->unicode, .per_interaction = o->per_ix };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
+  emlat_report_resources_of (r->p, &r->ctx.res);
   if (emlat_report_app_build (r->p, &r->app) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");

@@ -626,6 +626,28 @@ static int dec_event (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record
   return 0;
 }
 
+/* 6.10: time, presence mask, a uvarint per present field. */
+static int dec_sample (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record *r)
+{
+  struct emlat_rd_sample *s = &r->u.sample;
+  int64_t delta;
+  uint64_t mask;
+  if (get_s (d, &delta))
+    return -1;
+  s->t = *prev_t + (uint64_t)delta;
+  *prev_t = s->t;
+  if (get_mask (d, EMLAT_RES_FIELDS, &mask))
+    return -1;
+  s->mask = (uint32_t)mask;
+  for (unsigned i = 0; i < EMLAT_RES_FIELDS; i++)
+    {
+      s->v[i] = 0;
+      if ((mask & (1u << i)) && get_u (d, &s->v[i]))
+        return -1;
+    }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Record block (6.1)                                                  */
 
@@ -660,7 +682,8 @@ int emlat_decode_block (const uint8_t *payload, size_t len, struct emlat_chunk_i
     return -1;
   /* 6.1: no thread in the blocks of timeless chunks and of LOSS (whose
      stream field names the thread, 6.7); a SPAN block is one thread's. */
-  if (((timeless || ci->type == EMLAT_CHUNK_LOSS) && ci->thread != 0)
+  if (((timeless || ci->type == EMLAT_CHUNK_LOSS || ci->type == EMLAT_CHUNK_RESOURCE)
+       && ci->thread != 0)
       || ((ci->type == EMLAT_CHUNK_SPAN || ci->type == EMLAT_CHUNK_EVENT) && ci->thread == 0))
     {
       d->p = at;
@@ -725,6 +748,10 @@ int emlat_decode_block (const uint8_t *payload, size_t len, struct emlat_chunk_i
         case EMLAT_CHUNK_EVENT:
           r.kind = EMLAT_REC_EVENT;
           rc = dec_event (d, &prev_t, &r);
+          break;
+        case EMLAT_CHUNK_RESOURCE:
+          r.kind = EMLAT_REC_SAMPLE;
+          rc = dec_sample (d, &prev_t, &r);
           break;
         default:
           /* Callers decode known types only; refuse rather than guess. */

@@ -25,6 +25,9 @@
 
 #include "emlat/emlat_types.h"
 
+/* Fields of a RESOURCE record (format.h EMLAT_RES_FIELDS). */
+#define EMLAT_RES_FIELDS_MAX 6
+
 /* Largest encoded record: an interaction with every field present. */
 #define EMLAT_REC_MAX 1024
 
@@ -157,5 +160,15 @@ struct emlat_enc_event
   double fv;
 };
 int emlat_enc_event (struct emlat_cb *cb, const struct emlat_enc_event *e, uint64_t represents);
+
+/* One RESOURCE record (6.10): time T, fields V[i] for each bit i of MASK
+   (EMLAT_RES_*), in bit order. */
+struct emlat_enc_sample
+{
+  uint64_t t;
+  uint32_t mask;
+  uint64_t v[EMLAT_RES_FIELDS_MAX];
+};
+int emlat_enc_sample (struct emlat_cb *cb, const struct emlat_enc_sample *s);
 
 #endif /* EMLAT_ENCODE_H */

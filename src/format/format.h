@@ -65,7 +65,8 @@ enum emlat_chunk_type {
   EMLAT_CHUNK_LOSS = 6,
   EMLAT_CHUNK_STATS = 7,
   EMLAT_CHUNK_EVENT = 8, /* format 1.1: application events (6.9) */
-  EMLAT_CHUNK_TYPE_MAX_KNOWN = 8,
+  EMLAT_CHUNK_RESOURCE = 9, /* format 1.1: process resource samples (6.10) */
+  EMLAT_CHUNK_TYPE_MAX_KNOWN = 9,
   EMLAT_CHUNK_EXPERIMENTAL_MIN = 0x8000 /* F-32 */
 };
 #define EMLAT_TYPE_VERSION 1 /* every type of format 1.0 */
@@ -135,6 +136,17 @@ static const uint8_t emlat_default_quality[EMLAT_T_FIELD_COUNT] = {
 
 /* EVENT (6.9). */
 #define EMLAT_EVENT_HAS_ID(tag) ((tag) >= EMLAT_EV_ASYNC_BEGIN && (tag) <= EMLAT_EV_FLOW_END)
+
+/* RESOURCE (6.10): presence bits of a sample's fields. */
+#define EMLAT_RES_RSS 0x01u          /* resident set, bytes */
+#define EMLAT_RES_CPU_USER 0x02u     /* process user CPU time, ns */
+#define EMLAT_RES_CPU_SYS 0x04u      /* process system CPU time, ns */
+#define EMLAT_RES_CPU_SHARE 0x08u    /* (user + sys) / wall since the previous
+                                        sample, parts per million */
+#define EMLAT_RES_VCSW 0x10u         /* voluntary context switches */
+#define EMLAT_RES_IVCSW 0x20u        /* involuntary context switches */
+#define EMLAT_RES_MASK_ALL 0x3fu
+#define EMLAT_RES_FIELDS 6
 
 /* Ring slot size: the unit of LOSS byte counts (6.7). */
 #define EMLAT_SLOT_BYTES 32

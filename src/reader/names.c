@@ -39,7 +39,7 @@ EMLAT_API const char *emlat_invalid_name (enum emlat_invalid r)
 EMLAT_API const char *emlat_chunk_type_name (unsigned type)
 {
   static const char *const names[] = {
-    NULL, "SESSION", "STRING", "INPUT", "INTERACTION", "SPAN", "LOSS", "STATS", "EVENT",
+    NULL, "SESSION", "STRING", "INPUT", "INTERACTION", "SPAN", "LOSS", "STATS", "EVENT", "RESOURCE",
   };
   return NAME_OF (names, type);
 }
@@ -150,6 +150,15 @@ EMLAT_API const char *emlat_event_tag_name (unsigned t)
     "flow_begin", "flow_step", "flow_end", "thread_name", "process_name",
   };
   return NAME_OF (names, t);
+}
+
+EMLAT_API const char *emlat_resource_field_name (unsigned f)
+{
+  static const char *const names[] = {
+    "rss_bytes", "cpu_user_ns", "cpu_sys_ns", "cpu_share_ppm", "voluntary_csw",
+    "involuntary_csw",
+  };
+  return NAME_OF (names, f);
 }
 
 EMLAT_API const char *emlat_diag_kind_name (enum emlat_diag_kind k)

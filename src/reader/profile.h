@@ -89,6 +89,7 @@ struct emlat_profile
   struct emlat_vec inputs;    /* struct emlat_rd_input */
   struct emlat_vec events;    /* struct emlat_event (profile_app.c) */
   struct emlat_vec named;     /* struct emlat_named_span (profile_app.c) */
+  struct emlat_vec samples;   /* struct emlat_rd_sample (profile_app.c) */
   struct emlat_vec losses;    /* struct emlat_loss_entry */
   struct emlat_vec diags;     /* struct emlat_diag */
 
@@ -127,6 +128,7 @@ int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, ui
 /* Application records (profile_app.c): an EVENT record, and a finished
    span that may be a named section.  Return 0, or 1 after a limit. */
 int emlat_profile_on_event (struct emlat_profile *p, const struct emlat_record *r);
+int emlat_profile_on_sample (struct emlat_profile *p, const struct emlat_record *r);
 int emlat_profile_on_named_span (struct emlat_profile *p, const struct emlat_span *s);
 /* The scan visitor that feeds records, chunks and diagnostics of the
    current file (P->cur_file) into P. */

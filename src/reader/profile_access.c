@@ -245,6 +245,7 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   emlat_vec_free (NULL, &p->inputs, 0);
   emlat_vec_free (NULL, &p->events, 0);
   emlat_vec_free (NULL, &p->named, 0);
+  emlat_vec_free (NULL, &p->samples, 0);
   emlat_vec_free (NULL, &p->losses, 0);
   emlat_vec_free (NULL, &p->diags, 0);
   free (p);

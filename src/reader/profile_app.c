@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_app.c -- what the application API (emlat_app.h) recorded, as a
- * load keeps it: the EVENT records (instants, named counters, async
+ * load keeps it (and the writer's resource samples, RESOURCE records): the EVENT records (instants, named counters, async
  * slices, flows, thread and process names; FORMAT.md 6.9) in reading
  * order, and the name and duration of every finished named section (a
  * span of kind user whose detail names it, F-44), for the per-name report.
@@ -47,6 +47,26 @@ emlat_profile_on_named_span (struct emlat_profile *p, const struct emlat_span *s
   n->thread = s->thread;
   n->cause = s->cause;
   return 0;
+}
+
+int
+emlat_profile_on_sample (struct emlat_profile *p, const struct emlat_record *r)
+{
+  if (emlat_vec_reserve (&p->budget, &p->samples, p->samples.n + 1,
+                         sizeof (struct emlat_rd_sample), p->lim.max_events))
+    {
+      emlat_profile_limit (p, "max_events (resource samples)");
+      return 1;
+    }
+  EMLAT_VEC_AT (p->samples, struct emlat_rd_sample, p->samples.n++) = r->u.sample;
+  return 0;
+}
+
+EMLAT_API const struct emlat_rd_sample *
+emlat_profile_samples (const struct emlat_profile *p, size_t *n)
+{
+  *n = p->samples.n;
+  return p->samples.p;
 }
 
 EMLAT_API const struct emlat_event *

@@ -409,6 +409,8 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
       return on_span (p, ci, r);
     case EMLAT_REC_EVENT:
       return emlat_profile_on_event (p, r);
+    case EMLAT_REC_SAMPLE:
+      return emlat_profile_on_sample (p, r);
     case EMLAT_REC_LOSS:
       p->totals.loss_records++;
       p->totals.lost_records += r->u.loss.records;

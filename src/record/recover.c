@@ -122,6 +122,7 @@ session_release (struct emlat_session *s)
   free (s->inputs);
   free (s->losses);
   emlat_app_session_free (s);
+  emlat_sampler_free (&s->sampler);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
 }

@@ -95,6 +95,7 @@ session_free (struct emlat_session *s)
   free (s->inputs);
   free (s->losses);
   emlat_app_session_free (s);
+  emlat_sampler_free (&s->sampler);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
   free (s);
@@ -153,6 +154,7 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   s->rotate_bytes = opt->rotate_bytes;
   s->drain_us = opt->drain_interval_us; /* 0: no period (writer.c) */
   s->stats_ms = opt->stats_interval_ms ? opt->stats_interval_ms : 1000;
+  emlat_sampler_init (&s->sampler, opt->sample_interval_ms, s->stats_ms);
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
   s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
   s->gen = ++g_generation;

@@ -21,6 +21,7 @@
 #include "record/fileout.h"
 #include "record/ixtable.h"
 #include "record/ringfile.h"
+#include "record/sample.h"
 #include "record/spans.h"
 #include "record/state.h"
 
@@ -105,6 +106,7 @@ struct emlat_session
   struct emlat_enc_input *inputs;
   size_t ninputs, inputs_cap;
   struct emlat_app_event *app_events; /* this pass's APP records (app_drain.c) */
+  struct emlat_sampler sampler;       /* resource samples (sample.c) */
   size_t napp_events, app_events_cap;
   uint64_t pass;
   uint64_t last_pass_t;     /* when the last pass began */

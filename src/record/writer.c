@@ -872,6 +872,7 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
 {
   ps->rc |= encode_inputs (s, &ps->enc_lost);
   ps->rc |= emlat_app_encode (s, ps->final, &ps->enc_lost);
+  ps->rc |= emlat_sampler_encode (s, ps->final);
   ps->rc |= encode_interactions (s, ps->final, &ps->enc_lost);
 
   ps->now = emlat_clock_now ();
@@ -1122,6 +1123,8 @@ emlat_writer_main (void *arg)
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, 0);
   prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
+  /* The baseline resource sample (sample.h). */
+  emlat_sampler_take (&s->sampler, emlat_clock_now ());
 
   for (;;)
     {
@@ -1150,6 +1153,14 @@ emlat_writer_main (void *arg)
           else
             timeout = pending ? period - since : period;
         }
+      /* Resource samples with a period of their own (sample.h): the
+         wait ends at the next one, which a pass writes. */
+      uint64_t now = emlat_clock_now ();
+      if (emlat_sampler_due (&s->sampler, now, 0))
+        need = 1;
+      uint64_t st = emlat_sampler_timeout (&s->sampler, now);
+      if (st && (!timeout || st < timeout))
+        timeout = st;
       if (asked || need)
         {
           pass (s, 0);

@@ -40,6 +40,8 @@ record_kind (const struct emlat_record *r)
       return "loss";
     case EMLAT_REC_EVENT:
       return "event";
+    case EMLAT_REC_SAMPLE:
+      return "sample";
     }
   return "?";
 }
@@ -214,6 +216,15 @@ event_keys (struct emlat_json *j, const struct emlat_rd_event *e)
     emlat_json_null (j);
 }
 
+/* RESOURCE (6.10): every field, null when absent. */
+static void
+sample_keys (struct emlat_json *j, const struct emlat_rd_sample *s)
+{
+  emlat_json_kv_u64 (j, "t", s->t);
+  for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+    emlat_json_kv_u64_opt (j, emlat_resource_field_name (f), s->mask >> f & 1u, s->v[f]);
+}
+
 uint64_t
 record_json_name_id (const struct emlat_record *r)
 {
@@ -291,6 +302,9 @@ record_json_keys (struct emlat_json *j, const char *file, const struct emlat_chu
       break;
     case EMLAT_REC_EVENT:
       event_keys (j, &r->u.event);
+      break;
+    case EMLAT_REC_SAMPLE:
+      sample_keys (j, &r->u.sample);
       break;
     }
 }

@@ -18,6 +18,7 @@
 #include "render/report_render.h"
 #include "render/report_svg.h"
 #include "render/report_app_render.h"
+#include "render/report_res_render.h"
 
 #define HTML_MAX_LOSS_ROWS 10000
 
@@ -347,6 +348,7 @@ report_html (const struct report_ctx *c, FILE *f)
     fprintf (f, "<p>No interactions were recorded.</p>\n");
   fprintf (f, "</section>\n");
   report_html_app (c, f);
+  report_html_resources (&c->res, f);
   tail (c, f);
   slowest (c, f);
   overhead (c, f);

@@ -16,6 +16,7 @@
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 #include "render/report_app_render.h"
+#include "render/report_res_render.h"
 #include "render/report_names.h"
 
 #define HIST_BUCKETS 40
@@ -429,6 +430,8 @@ report_json (const struct report_ctx *c, FILE *f)
   counts (&j, c);
   groups (&j, c);
   report_json_app (&j, c);
+  emlat_json_key (&j, "resources");
+  report_json_resources_value (&j, &c->res);
   tail (&j, c);
   overhead (&j, c);
   losses (&j, c);

@@ -30,6 +30,7 @@ struct report_ctx
   int per_interaction;                /* JSON: every interaction's metrics */
   const struct emlat_report_app *app; /* the application API's records per
                                          name; NULL: not built */
+  struct emlat_report_resources res;  /* the process's CPU and memory */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);

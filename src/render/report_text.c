@@ -21,6 +21,7 @@
 
 #include "render/report_fmt.h"
 #include "render/report_app_render.h"
+#include "render/report_res_render.h"
 #include "render/report_render.h"
 #include "render/report_text_wf.h"
 
@@ -391,6 +392,7 @@ report_text (const struct report_ctx *c, FILE *f)
   if (!any)
     fprintf (f, "\nNo interactions were recorded.\n");
   report_text_app (c, f);
+  report_text_resources (&c->res, f);
   slowest (c, f);
   report_text_waterfall (c, f);
   overhead (c, f);

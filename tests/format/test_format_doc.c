@@ -218,6 +218,15 @@ static void print_record (struct text *t, const struct emlat_record *r)
              l->first, l->last, l->records, l->bytes);
         break;
       }
+    case EMLAT_REC_SAMPLE:
+      {
+        const struct emlat_rd_sample *sm = &r->u.sample;
+        put (t, "sample t=%" PRIu64, sm->t);
+        for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+          if (sm->mask & (1u << f))
+            put (t, " %s=%" PRIu64, emlat_resource_field_name (f), sm->v[f]);
+        break;
+      }
     case EMLAT_REC_EVENT:
       {
         const struct emlat_rd_event *e = &r->u.event;
@@ -443,6 +452,15 @@ static uint8_t *reencode (size_t *len)
                 const struct emlat_rd_loss *lo = &rec->u.loss;
                 emlat_enc_loss (&cb, lo->stream, lo->reason, lo->first, lo->last, lo->records,
                                 lo->bytes);
+                break;
+              }
+            case EMLAT_REC_SAMPLE:
+              {
+                struct emlat_enc_sample e;
+                e.t = rec->u.sample.t;
+                e.mask = rec->u.sample.mask;
+                memcpy (e.v, rec->u.sample.v, sizeof e.v);
+                emlat_enc_sample (&cb, &e);
                 break;
               }
             case EMLAT_REC_EVENT:

@@ -373,6 +373,17 @@ decode_file (const uint8_t *d, size_t n, const struct expect *e, struct seen *w)
                 w->span_begin_straddle = 1;
             }
         }
+      else if (type == 9) /* 6.10 RESOURCE: time, mask, a value per bit */
+        for (uint64_t r = 0; r < count; r++)
+          {
+            prev_t += (uint64_t)sv (&c);
+            uint64_t mask = uv (&c);
+            for (unsigned b = 0; b < 6; b++)
+              if (mask & (1u << b))
+                (void)uv (&c);
+            if (mask >> 6)
+              c.bad = 1;
+          }
       else if (type == 6)
         for (uint64_t r = 0; r < count; r++)
           {
