@@ -55,6 +55,9 @@ CFLAGS ?=
 LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections -DEMLAT_BUILDING_LIBRARY $(CFLAGS)
 APP_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 LDLIBS := -pthread -lm
+# The renderers symbolize traced functions with libdw (elfutils,
+# src/render/report_syms.c): whatever links libemlat-render.a.
+RENDER_LDLIBS := -ldw -lelf
 
 CORE_SRCS := $(sort $(wildcard src/common/*.c src/format/*.c src/record/*.c))
 LIB_SRCS := $(CORE_SRCS) $(sort $(wildcard src/reader/*.c src/analysis/*.c))
@@ -126,7 +129,7 @@ $(RENDER_LIB) $(REPLAY_LIB) $(WORKLOAD_LIB):
 
 # The command links the static libraries: one self-contained binary.
 $(EMLAT): $(CLI_OBJS) $(TOOL_LIBS)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(TOOL_LIBS) $(LDLIBS)
+	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
 
 # The interposition library carries its own copy of the recorder core (not
 # the reader or the analysis), so that it can be preloaded into any program
@@ -143,7 +146,7 @@ $(BUILD)/emlat.pc: emlat.pc.in Makefile
 # library, with access to internal headers under src/.
 $(BUILD)/tests/%: tests/%.c $(TOOL_LIBS) $(TEST_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS) -lutil
 
 # The allocation-failure test routes the library's malloc, calloc and
 # realloc through its own wrappers (which fail on command).
@@ -155,7 +158,7 @@ $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 
 $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS)
+	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
 
 # The examples are built as a user builds a program against the installed
 # library: public headers only, linked with libemlat.a (docs/API.md).
@@ -164,6 +167,10 @@ examples: $(EXAMPLE_BINS)
 $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -D_GNU_SOURCE -Iinclude $(WARN) $(OPT) -pthread $(EXAMPLE_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+# Function tracing (examples/fntrace.c): every function of the program is
+# instrumented; libemlat provides the hooks.
+$(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 
 tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS)
 

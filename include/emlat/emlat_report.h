@@ -643,6 +643,51 @@ EMLAT_API void emlat_report_resources_of (const struct emlat_profile *p,
                                           struct emlat_report_resources *r);
 
 /* ------------------------------------------------------------------ */
+/* functions                                                          */
+/*
+ * calls of a program traced with -finstrument-functions (EVENT fn_enter /
+ * fn_exit records, FORMAT.md 6.9): per thread, in reading order, an exit
+ * closes the innermost open call of the same function; calls opened
+ * inside it and still open end with it (a longjmp skipped their exits);
+ * an exit with no such call (its entry was before recording began) is
+ * skipped; a call still open at the end has no end.  A function is its
+ * module (a string id) and its module-relative address; the names come
+ * from the reader's symbolizer (`emlat report --symbols`).
+ */
+
+struct emlat_report_call
+{
+  uint64_t thread, module, offset;
+  uint64_t start, end;          /* end meaningful iff has_end */
+  int has_end;
+  int depth;                    /* 0 for a thread's outermost traced call */
+  int recursive;                /* an enclosing call is of the same function */
+};
+
+/* Call FN (CTX, CALL) for every call of P, each exactly once, in the order
+   calls end (then those left open).  Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_calls_walk (const struct emlat_profile *p,
+                                       void (*fn) (void *ctx, const struct emlat_report_call *c),
+                                       void *ctx);
+
+struct emlat_report_function
+{
+  uint64_t module, offset;
+  uint64_t calls;               /* finished calls */
+  uint64_t total_ns;            /* their inclusive time, saturating; a
+                                   recursive call's time is in the call
+                                   that encloses it, counted once */
+  uint64_t max_ns;
+};
+
+/* Per function, the finished calls and their inclusive time, largest
+   total first, at most MAX entries (the rest are counted in
+   *OTHERS).  Returns 0 or -ENOMEM; free *OUT with free(). */
+EMLAT_API int emlat_report_functions (const struct emlat_profile *p, size_t max,
+                                      struct emlat_report_function **out, size_t *n,
+                                      uint64_t *others);
+
+/* ------------------------------------------------------------------ */
 /* application                                                        */
 /*
  * what the application API (emlat_app.h) recorded, summarized per name

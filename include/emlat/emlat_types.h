@@ -232,7 +232,12 @@ enum emlat_event_tag {
   EMLAT_EV_FLOW_END = 8,     /* arrives on it */
   EMLAT_EV_THREAD_NAME = 9,  /* the thread's name from now on */
   EMLAT_EV_PROCESS_NAME = 10,/* the process's name from now on */
-  EMLAT_EV_TAG_MAX = 10
+  /* Function tracing (-finstrument-functions, docs/API.md): the name is
+     the module (a string "BASENAME BUILD-ID"), the id field the function's
+     module-relative address. */
+  EMLAT_EV_FN_ENTER = 11,
+  EMLAT_EV_FN_EXIT = 12,
+  EMLAT_EV_TAG_MAX = 12
 };
 
 #ifdef __cplusplus

@@ -31,6 +31,7 @@
 #include "cli/cli.h"
 #include "cli/load.h"
 #include "render/report_render.h"
+#include "render/report_syms.h"
 
 static void
 usage (FILE *f)
@@ -54,6 +55,9 @@ usage (FILE *f)
            "  --interaction ID    show the waterfall of cause ID instead\n"
            "  --unicode, --ascii  force or refuse Unicode bars (default: Unicode\n"
            "                      when stdout is a terminal)\n"
+           "  --symbols FILE      name the functions of a -finstrument-functions\n"
+           "                      trace from FILE (a binary or debug file,\n"
+           "                      matched by build id; repeatable)\n"
            "  -h, --help          this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 reported; 1 reported, but reading lost data (each\n"
@@ -70,14 +74,17 @@ struct report_opts
   uint64_t want; /* --interaction, 0 when not given */
   const char *const *paths;
   size_t n;
+  const char *symbols[64];
+  size_t nsymbols;
 };
 
 /* Fills O from ARGV.  Returns -1 to go on, or the exit code. */
 static int
 parse_options (int argc, char **argv, struct report_opts *o)
 {
-  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX, O_FORCE };
+  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX, O_FORCE, O_SYMBOLS };
   static const struct option longopts[] = {
+    { "symbols", required_argument, NULL, O_SYMBOLS },
     { "json", no_argument, NULL, 'j' },
     { "per-interaction", no_argument, NULL, O_PER_IX },
     { "html", required_argument, NULL, O_HTML },
@@ -104,6 +111,11 @@ parse_options (int argc, char **argv, struct report_opts *o)
         break;
       case O_FORCE:
         o->force = 1;
+        break;
+      case O_SYMBOLS:
+        if (o->nsymbols == sizeof o->symbols / sizeof o->symbols[0])
+          return emlat_cli_usage_error ("report", "at most 64 --symbols files");
+        o->symbols[o->nsymbols++] = optarg;
         break;
       case O_IX:
         if (emlat_cli_opt_u64 ("report", "--interaction", optarg, 1, UINT64_MAX, &o->want) != 0)
@@ -218,6 +230,7 @@ build (const struct report_opts *o, struct report *r)
                                 .unicode = o->unicode, .per_interaction = o->per_ix };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
   emlat_report_resources_of (r->p, &r->ctx.res);
+  r->ctx.syms = report_syms_new (r->p, o->symbols, o->nsymbols);
   if (emlat_report_app_build (r->p, &r->app) != 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
@@ -278,6 +291,7 @@ report_free (struct report *r)
     emlat_report_model_free (&r->m);
   if (r->have_app)
     emlat_report_app_free (&r->app);
+  report_syms_free (r->ctx.syms);
   emlat_profile_free (r->p);
 }
 

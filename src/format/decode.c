@@ -598,8 +598,9 @@ static int dec_event (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record
   const uint8_t *at = d->p;
   if (get_u (d, &e->name))
     return -1;
-  /* A thread or process name without a name says nothing. */
-  if (e->name == 0 && (tag == EMLAT_EV_THREAD_NAME || tag == EMLAT_EV_PROCESS_NAME))
+  /* A thread or process name without a name says nothing; a function
+     record names its module. */
+  if (e->name == 0 && EMLAT_EVENT_NEEDS_NAME (tag))
     {
       d->p = at;
       EMLAT_CORRUPT (d, EMLAT_INVALID_RANGE);
@@ -612,6 +613,8 @@ static int dec_event (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record
   e->iv = 0;
   e->fv = 0;
   if (EMLAT_EVENT_HAS_ID (tag) && get_range (d, 1, UINT64_MAX, &e->id))
+    return -1;
+  if (EMLAT_EVENT_IS_FN (tag) && get_u (d, &e->id)) /* the offset: any value */
     return -1;
   if (tag == EMLAT_EV_COUNTER)
     return get_s (d, &e->iv);

@@ -27,7 +27,7 @@ emlat_enc_event (struct emlat_cb *cb, const struct emlat_enc_event *e, uint64_t 
   n += emlat_put_uvarint (p + n, e->name);
   n += emlat_put_svarint (p + n, (int64_t)(e->t - cb->prev_t));
   cb->prev_t = e->t;
-  if (EMLAT_EVENT_HAS_ID (e->tag))
+  if (EMLAT_EVENT_HAS_ID (e->tag) || EMLAT_EVENT_IS_FN (e->tag))
     n += emlat_put_uvarint (p + n, e->id);
   if (e->tag == EMLAT_EV_COUNTER)
     n += emlat_put_svarint (p + n, e->iv);

@@ -136,6 +136,11 @@ static const uint8_t emlat_default_quality[EMLAT_T_FIELD_COUNT] = {
 
 /* EVENT (6.9). */
 #define EMLAT_EVENT_HAS_ID(tag) ((tag) >= EMLAT_EV_ASYNC_BEGIN && (tag) <= EMLAT_EV_FLOW_END)
+/* Function records: an offset (any value) after the time. */
+#define EMLAT_EVENT_IS_FN(tag) ((tag) == EMLAT_EV_FN_ENTER || (tag) == EMLAT_EV_FN_EXIT)
+/* Records whose name is required (F-96). */
+#define EMLAT_EVENT_NEEDS_NAME(tag)                                            \
+  ((tag) == EMLAT_EV_THREAD_NAME || (tag) == EMLAT_EV_PROCESS_NAME || EMLAT_EVENT_IS_FN (tag))
 
 /* RESOURCE (6.10): presence bits of a sample's fields. */
 #define EMLAT_RES_RSS 0x01u          /* resident set, bytes */

@@ -148,6 +148,7 @@ EMLAT_API const char *emlat_event_tag_name (unsigned t)
   static const char *const names[] = {
     NULL, "instant", "counter", "counter_f", "async_begin", "async_end",
     "flow_begin", "flow_step", "flow_end", "thread_name", "process_name",
+    "fn_enter", "fn_exit",
   };
   return NAME_OF (names, t);
 }

@@ -235,7 +235,7 @@ emlat_section_begin_for_ (struct emlat_name *n, uint64_t cause)
 /* Events                                                              */
 
 /* One APP record: TAG, NAME, ID, VALUE, at now. */
-static void
+static inline void
 put_event (unsigned tag, uint64_t name, uint64_t id, uint64_t value)
 {
   struct emlat_ring *r = emlat_my_ring (1);
@@ -250,6 +250,25 @@ put_event (unsigned tag, uint64_t name, uint64_t id, uint64_t value)
   s->w[3] = value;
   s->w[2] = emlat_clock_now ();
   emlat_ring_publish (r, h, 1);
+}
+
+void
+emlat_app_put (unsigned tag, uint64_t name, uint64_t id, uint64_t value)
+{
+  put_event (tag, name, id, value);
+}
+
+uint64_t
+emlat_app_intern (const char *s, size_t len)
+{
+  /* Acquire: as emlat_name_id. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_acquire);
+  if (gen == 0)
+    return 0;
+  pthread_mutex_lock (&intern_lock);
+  uint64_t id = intern_locked (s, len, gen);
+  pthread_mutex_unlock (&intern_lock);
+  return id;
 }
 
 void

@@ -10,6 +10,7 @@
 #ifndef EMLAT_RECORD_APP_H
 #define EMLAT_RECORD_APP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "record/ring.h"
@@ -18,6 +19,13 @@ struct emlat_session;
 
 /* emlat_trace_on = ON (release), by session start and stop (app.c). */
 __attribute__ ((visibility ("hidden"))) void emlat_app_trace_on (int on);
+/* One APP record (ringrec.h) of the calling thread at now: TAG, NAME (a
+   string id), ID, VALUE (app.c; function tracing uses it, fntrace.c). */
+__attribute__ ((visibility ("hidden"))) void emlat_app_put (unsigned tag, uint64_t name,
+                                                            uint64_t id, uint64_t value);
+/* The id of S[0..LEN) in the current session, interned under the
+   application API's lock (app.c); 0 without a session or room. */
+__attribute__ ((visibility ("hidden"))) uint64_t emlat_app_intern (const char *s, size_t len);
 /* Reset the application API's state in a child of fork (app.c). */
 __attribute__ ((visibility ("hidden"))) void emlat_app_fork_child (void);
 

@@ -34,7 +34,7 @@ emlat_app_drain (struct emlat_session *s, uint64_t thread, uint64_t h, const str
   uint64_t name = EMLAT_RR_NAME (h);
   if (tag < 1 || tag > EMLAT_EV_TAG_MAX || EMLAT_RR_B (h) != 0
       || (EMLAT_EVENT_HAS_ID (tag) && a->w[1] == 0)
-      || ((tag == EMLAT_EV_THREAD_NAME || tag == EMLAT_EV_PROCESS_NAME) && name == 0))
+      || (EMLAT_EVENT_NEEDS_NAME (tag) && name == 0))
     return -1;
   if (s->napp_events == s->app_events_cap)
     {
@@ -54,7 +54,7 @@ emlat_app_drain (struct emlat_session *s, uint64_t thread, uint64_t h, const str
   ev->e.tag = tag;
   ev->e.name = name;
   ev->e.t = a->w[2];
-  ev->e.id = EMLAT_EVENT_HAS_ID (tag) ? a->w[1] : 0;
+  ev->e.id = EMLAT_EVENT_HAS_ID (tag) || EMLAT_EVENT_IS_FN (tag) ? a->w[1] : 0;
   ev->e.iv = (int64_t)a->w[3];
   memcpy (&ev->e.fv, &a->w[3], sizeof ev->e.fv);
   return 0;

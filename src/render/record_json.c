@@ -206,7 +206,7 @@ event_keys (struct emlat_json *j, const struct emlat_rd_event *e)
   emlat_json_kv_str (j, "tag", emlat_event_tag_name (e->tag));
   emlat_json_kv_u64 (j, "name_id", e->name);
   emlat_json_kv_u64 (j, "t", e->t);
-  emlat_json_kv_u64_opt (j, "id", EMLAT_EVENT_HAS_ID (e->tag), e->id);
+  emlat_json_kv_u64_opt (j, "id", EMLAT_EVENT_HAS_ID (e->tag) || EMLAT_EVENT_IS_FN (e->tag), e->id);
   emlat_json_key (j, "value");
   if (e->tag == EMLAT_EV_COUNTER)
     emlat_json_i64 (j, e->iv);

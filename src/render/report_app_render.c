@@ -14,12 +14,14 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/report_app_render.h"
 #include "render/report_fmt.h"
 #include "render/report_names.h"
 #include "render/report_svg.h"
+#include "render/report_syms.h"
 
 const char *
 report_group_label (const struct report_ctx *c, const struct emlat_report_group *g, char *buf,
@@ -266,4 +268,104 @@ report_html_app (const struct report_ctx *c, FILE *f)
   fprintf (f, "<p>Async slices: %" PRIu64 " begun, %" PRIu64 " ended; flows: %" PRIu64
               " begun, %" PRIu64 " ended.</p></section>\n",
            a->async_begun, a->async_ended, a->flows_begun, a->flows_ended);
+}
+
+/* ---- functions (-finstrument-functions) -------------------------------- */
+
+#define FN_TOP 20
+
+void
+report_text_functions (const struct report_ctx *c, FILE *f)
+{
+  struct emlat_report_function *fn;
+  size_t n;
+  uint64_t others;
+  if (emlat_report_functions (c->p, FN_TOP, &fn, &n, &others) != 0 || n == 0)
+    {
+      free (fn);
+      return;
+    }
+  char d[3][REPORT_DUR_LEN];
+  fprintf (f, "\nFunctions (-finstrument-functions), by inclusive time\n");
+  fprintf (f, "  %-36s %9s %9s %9s %9s\n", "function", "calls", "total", "mean", "max");
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = report_syms_name (c->syms, fn[i].module, fn[i].offset);
+      fprintf (f, "  %-36.36s %9" PRIu64 " %9s %9s %9s\n", name, fn[i].calls,
+               fn[i].total_ns == UINT64_MAX ? "-" : report_fmt_dur (fn[i].total_ns, d[0]),
+               report_fmt_dur (fn[i].total_ns / fn[i].calls, d[1]),
+               report_fmt_dur (fn[i].max_ns, d[2]));
+    }
+  if (others)
+    fprintf (f, "  (%" PRIu64 " more functions)\n", others);
+  free (fn);
+}
+
+void
+report_json_functions (struct emlat_json *j, const struct report_ctx *c)
+{
+  struct emlat_report_function *fn = NULL;
+  size_t n = 0;
+  uint64_t others = 0;
+  int rc = emlat_report_functions (c->p, FN_TOP, &fn, &n, &others);
+  emlat_json_key (j, "functions");
+  if (rc != 0)
+    {
+      emlat_json_null (j);
+      return;
+    }
+  emlat_json_begin_object (j);
+  emlat_json_key (j, "top");
+  emlat_json_begin_array (j);
+  for (size_t i = 0; i < n; i++)
+    {
+      emlat_json_begin_object (j);
+      emlat_json_kv_str (j, "name", report_syms_name (c->syms, fn[i].module, fn[i].offset));
+      emlat_json_key (j, "module");
+      report_name_json (j, c->p, fn[i].module);
+      emlat_json_kv_u64 (j, "offset", fn[i].offset);
+      emlat_json_kv_u64 (j, "calls", fn[i].calls);
+      emlat_json_kv_u64_opt (j, "total_ns", fn[i].total_ns != UINT64_MAX, fn[i].total_ns);
+      emlat_json_kv_u64 (j, "max_ns", fn[i].max_ns);
+      emlat_json_end_object (j);
+    }
+  emlat_json_end_array (j);
+  emlat_json_kv_u64 (j, "more", others);
+  emlat_json_end_object (j);
+  free (fn);
+}
+
+void
+report_html_functions (const struct report_ctx *c, FILE *f)
+{
+  struct emlat_report_function *fn;
+  size_t n;
+  uint64_t others;
+  if (emlat_report_functions (c->p, FN_TOP, &fn, &n, &others) != 0 || n == 0)
+    {
+      free (fn);
+      return;
+    }
+  char d[REPORT_DUR_LEN];
+  fprintf (f, "<section id=\"functions\"><h2>Functions (-finstrument-functions)</h2>\n"
+              "<table><tr><th class=\"l\">function</th><th>calls</th><th>total</th><th>max</th></tr>\n");
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = report_syms_name (c->syms, fn[i].module, fn[i].offset);
+      fprintf (f, "<tr><td class=\"l\">");
+      report_html_escape (f, name, strlen (name));
+      fprintf (f, "</td><td>%" PRIu64 "</td>", fn[i].calls);
+      if (fn[i].total_ns == UINT64_MAX)
+        fprintf (f, "<td class=\"na\">&ndash;</td>");
+      else
+        fprintf (f, "<td data-ns=\"%" PRIu64 "\">%s</td>", fn[i].total_ns,
+                 report_fmt_dur (fn[i].total_ns, d));
+      fprintf (f, "<td data-ns=\"%" PRIu64 "\">%s</td></tr>\n", fn[i].max_ns,
+               report_fmt_dur (fn[i].max_ns, d));
+    }
+  fprintf (f, "</table>");
+  if (others)
+    fprintf (f, "<p>%" PRIu64 " more functions.</p>", others);
+  fprintf (f, "</section>\n");
+  free (fn);
 }

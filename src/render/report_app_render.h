@@ -26,5 +26,11 @@ void report_text_app (const struct report_ctx *c, FILE *f);
 /* The key "application" and its value (null without a summary). */
 void report_json_app (struct emlat_json *j, const struct report_ctx *c);
 void report_html_app (const struct report_ctx *c, FILE *f);
+/* The functions of a -finstrument-functions trace: the top 20 by
+   inclusive time, named by C->syms (module+offset without it); nothing in
+   text and HTML, an empty "top" in JSON, without such records. */
+void report_text_functions (const struct report_ctx *c, FILE *f);
+void report_json_functions (struct emlat_json *j, const struct report_ctx *c);
+void report_html_functions (const struct report_ctx *c, FILE *f);
 
 #endif /* EMLAT_RENDER_REPORT_APP_RENDER_H */

@@ -25,6 +25,7 @@
 #include "render/json.h"
 #include "render/report_export.h"
 #include "render/report_names.h"
+#include "render/report_syms.h"
 #include "emlat/emlat_report.h"
 #include "render/report_render.h"
 
@@ -351,7 +352,7 @@ events (struct emlat_json *j, const struct emlat_profile *p)
             ts (j, "ts", v->t);
             break;
           }
-        default: /* thread and process names: metadata events */
+        default: /* thread and process names: metadata; calls: one_call */
           continue;
         }
       emlat_json_end_object (j);
@@ -359,8 +360,42 @@ events (struct emlat_json *j, const struct emlat_profile *p)
   free (fn.v);
 }
 
+/* Every call of a -finstrument-functions trace: "X" named by its
+   function (report_syms.h), "B" for one still open at the end. */
+struct calls_ctx
+{
+  struct emlat_json *j;
+  const struct emlat_profile *p;
+  struct report_syms *syms;
+};
+
+static void
+one_call (void *ctx, const struct emlat_report_call *c)
+{
+  struct calls_ctx *x = ctx;
+  struct emlat_json *j = x->j;
+  event_head (j, c->has_end ? "X" : "B", report_syms_name (x->syms, c->module, c->offset),
+              "function", c->thread);
+  ts (j, "ts", c->start);
+  if (c->has_end)
+    ts (j, "dur", c->end - c->start);
+  emlat_json_key (j, "args");
+  emlat_json_begin_object (j);
+  emlat_json_key (j, "module");
+  report_name_json (j, x->p, c->module);
+  emlat_json_kv_u64 (j, "offset", c->offset);
+  emlat_json_end_object (j);
+  emlat_json_end_object (j);
+}
+
 int
 report_export_chrome (const struct emlat_profile *p, FILE *f)
+{
+  return report_export_chrome_syms (p, f, NULL);
+}
+
+int
+report_export_chrome_syms (const struct emlat_profile *p, FILE *f, struct report_syms *syms)
 {
   struct emlat_json j;
   emlat_json_init (&j, f);
@@ -400,6 +435,11 @@ report_export_chrome (const struct emlat_profile *p, FILE *f)
   spans (&j, p);
   interactions (&j, p);
   events (&j, p);
+  struct report_syms *own = syms ? NULL : report_syms_new (p, NULL, 0);
+  struct calls_ctx cx = { &j, p, syms ? syms : own };
+  if (emlat_report_calls_walk (p, one_call, &cx) != 0)
+    j.error = 1;
+  report_syms_free (own);
   losses (&j, p);
   emlat_json_end_array (&j);
   emlat_json_end_object (&j);

@@ -348,6 +348,7 @@ report_html (const struct report_ctx *c, FILE *f)
     fprintf (f, "<p>No interactions were recorded.</p>\n");
   fprintf (f, "</section>\n");
   report_html_app (c, f);
+  report_html_functions (c, f);
   report_html_resources (&c->res, f);
   tail (c, f);
   slowest (c, f);

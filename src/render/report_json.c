@@ -430,6 +430,7 @@ report_json (const struct report_ctx *c, FILE *f)
   counts (&j, c);
   groups (&j, c);
   report_json_app (&j, c);
+  report_json_functions (&j, c);
   emlat_json_key (&j, "resources");
   report_json_resources_value (&j, &c->res);
   tail (&j, c);

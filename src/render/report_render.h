@@ -31,6 +31,8 @@ struct report_ctx
   const struct emlat_report_app *app; /* the application API's records per
                                          name; NULL: not built */
   struct emlat_report_resources res;  /* the process's CPU and memory */
+  struct report_syms *syms;           /* names traced functions (NULL:
+                                         module+offset); report_syms.h */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);

@@ -392,6 +392,7 @@ report_text (const struct report_ctx *c, FILE *f)
   if (!any)
     fprintf (f, "\nNo interactions were recorded.\n");
   report_text_app (c, f);
+  report_text_functions (c, f);
   report_text_resources (&c->res, f);
   slowest (c, f);
   report_text_waterfall (c, f);

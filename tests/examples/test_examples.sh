@@ -11,7 +11,10 @@
 #   the counters queue and history, the instant "empty line", flows begun
 #   and ended; the Chrome export names the threads main and worker and the
 #   process, and holds the flows ("s" and "f") and the named slices;
-# the same without EMLAT_TRACE: runs, and no file appears.
+# the same without EMLAT_TRACE: runs, and no file appears;
+# fntrace (-finstrument-functions): the Chrome export names its functions
+# from the binary and nests them (main > compute > fib > fib ...), a
+# stripped copy shows module+offset, and the report counts the calls.
 
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -100,6 +103,54 @@ sys.exit(0 if ok else 1)
 PY
 check "chrome export contents" [ $? -eq 0 ]
 cat "$tmp/py2.out"
+
+# fntrace, built with -finstrument-functions: every call is recorded; the
+# export names the functions from the binary (--symbols) and nests them;
+# a stripped copy shows module+offset.
+fn=$BUILD/examples/fntrace
+check "fntrace built (make examples)" [ -x "$fn" ]
+EMLAT_TRACE=1 EMLAT_FILE=$tmp/fn.emlat "$fn" 6 >"$tmp/fn.out" 2>&1
+check "fntrace runs traced" [ $? -eq 0 ]
+check "fntrace's own output" has "$tmp/fn.out" "3 x fib(6) = 24"
+"$EMLAT" export --format=chrome --symbols "$fn" -o "$tmp/fn.json" "$tmp/fn.emlat" 2>"$tmp/fn.err"
+check "export --symbols exits 0" [ $? -eq 0 ]
+strip -o "$tmp/fntrace-stripped" "$fn"
+"$EMLAT" export --format=chrome --symbols "$tmp/fntrace-stripped" -o "$tmp/fn-stripped.json" \
+  "$tmp/fn.emlat" 2>"$tmp/fn2.err"
+check "export with a stripped binary exits 0" [ $? -eq 0 ]
+python3 - "$tmp/fn.json" "$tmp/fn-stripped.json" >"$tmp/py3.out" 2>&1 <<'PY'
+import json, re, sys
+ok = True
+def want(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what)
+        ok = False
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "function"]
+names = {}
+for e in ev:
+    names.setdefault(e["name"], []).append(e)
+want(set(names) == {"main", "parse", "compute", "fib", "render"}, "function names: %r" % sorted(names))
+want(len(names.get("fib", [])) == 75, "3 x fib(6) = 75 calls of fib (%d)" % len(names.get("fib", [])))
+want(all(e["ph"] == "X" for e in ev), "every call has its end")
+def inside(a, b):  # a within b
+    return b["ts"] <= a["ts"] and a["ts"] + a["dur"] <= b["ts"] + b["dur"]
+main = names["main"][0]
+want(all(inside(e, main) for e in ev if e["name"] != "main"), "every call nests inside main")
+comp = names["compute"][0]
+want(all(inside(e, comp) for e in names["fib"]), "every fib nests inside compute")
+want(sum(1 for a in names["fib"] for b in names["fib"] if a is not b and inside(a, b)) > 0,
+     "fib nests inside fib")
+sev = [e for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("cat") == "function"]
+want(len(sev) == len(ev) and all(re.fullmatch(r"fntrace\+0x[0-9a-f]+", e["name"]) for e in sev),
+     "stripped: module+offset names: %r" % sorted({e["name"] for e in sev}))
+sys.exit(0 if ok else 1)
+PY
+check "function slices" [ $? -eq 0 ]
+cat "$tmp/py3.out"
+"$EMLAT" report --symbols "$fn" "$tmp/fn.emlat" >"$tmp/fn-report" 2>&1
+check "report --symbols exits 0" [ $? -eq 0 ]
+check "report lists fib with its 75 calls" grep -qE '^  fib +75 ' "$tmp/fn-report"
 
 [ $fails -eq 0 ] && echo "ok - examples" || echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -41,10 +41,11 @@ static void put_f64 (struct craft *p, double v)
     craft_u8 (p, (uint8_t)(bits >> (8 * i)));
 }
 
-/* Every tag once, thread 3, base time 1000. */
+/* Every tag once, thread 3, base time 1000 (function records: offsets 0
+   and 0x40). */
 static void every_tag (struct craft *p, double fv)
 {
-  craft_block (p, 1000, 3, 10);
+  craft_block (p, 1000, 3, 12);
   craft_uv (p, EMLAT_EV_INSTANT), craft_uv (p, 5), craft_sv (p, 0);
   craft_uv (p, EMLAT_EV_COUNTER), craft_uv (p, 6), craft_sv (p, 10), craft_sv (p, -42);
   craft_uv (p, EMLAT_EV_COUNTER_F), craft_uv (p, 7), craft_sv (p, 10), put_f64 (p, fv);
@@ -55,6 +56,8 @@ static void every_tag (struct craft *p, double fv)
   craft_uv (p, EMLAT_EV_FLOW_END), craft_uv (p, 0), craft_sv (p, 1), craft_uv (p, 1);
   craft_uv (p, EMLAT_EV_THREAD_NAME), craft_uv (p, 10), craft_sv (p, 1);
   craft_uv (p, EMLAT_EV_PROCESS_NAME), craft_uv (p, 999), craft_sv (p, 1);
+  craft_uv (p, EMLAT_EV_FN_ENTER), craft_uv (p, 10), craft_sv (p, 1), craft_uv (p, 0);
+  craft_uv (p, EMLAT_EV_FN_EXIT), craft_uv (p, 10), craft_sv (p, 1), craft_uv (p, 0x40);
 }
 
 /* 6.9: what every tag decodes to. */
@@ -68,10 +71,11 @@ static void test_valid (void)
   CHECK_EQ_U64 (c.res.stop, EMLAT_STOP_CLEAN);
   CHECK_EQ_U64 (c.res.chunks_invalid, 0);
   CHECK_EQ_U64 (c.res.chunks_by_type[EMLAT_CHUNK_EVENT], 1);
-  CHECK_EQ_U64 (c.n_recs, 11);
+  CHECK_EQ_U64 (c.n_recs, 13);
   const struct emlat_record *r = &c.recs[1];
-  static const uint64_t t[10] = { 1000, 1010, 1020, 1030, 1040, 1035, 1036, 1037, 1038, 1039 };
-  for (int i = 0; i < 10; i++)
+  static const uint64_t t[12] = { 1000, 1010, 1020, 1030, 1040, 1035,
+                                  1036, 1037, 1038, 1039, 1040, 1041 };
+  for (int i = 0; i < 12; i++)
     {
       CHECK (r[i].kind == EMLAT_REC_EVENT, "record %d is an event", i);
       CHECK (r[i].u.event.tag == (uint32_t)i + 1, "record %d tag %u", i, r[i].u.event.tag);
@@ -85,6 +89,8 @@ static void test_valid (void)
   CHECK_EQ_U64 (r[5].u.event.id, 1);
   CHECK_EQ_U64 (r[6].u.event.name, 0);
   CHECK_EQ_U64 (r[9].u.event.name, 999);
+  CHECK_EQ_U64 (r[10].u.event.id, 0);    /* an offset may be 0 */
+  CHECK_EQ_U64 (r[11].u.event.id, 0x40);
   /* F-96: any bit pattern, a NaN included. */
   start_file (&f, &p);
   every_tag (&p, NAN);
@@ -127,8 +133,17 @@ static void test_invalid_events (void)
   invalid_case ("tag 0", &p, EMLAT_CHUNK_EVENT, 1, EMLAT_INVALID_RANGE);
   p.n = 0;
   craft_block (&p, 0, 1, 1);
-  craft_uv (&p, 11), craft_uv (&p, 1), craft_sv (&p, 0);
-  invalid_case ("tag 11", &p, EMLAT_CHUNK_EVENT, 1, EMLAT_INVALID_RANGE);
+  craft_uv (&p, 13), craft_uv (&p, 1), craft_sv (&p, 0);
+  invalid_case ("tag 13", &p, EMLAT_CHUNK_EVENT, 1, EMLAT_INVALID_RANGE);
+  /* A function record names its module and carries its offset. */
+  p.n = 0;
+  craft_block (&p, 0, 1, 1);
+  craft_uv (&p, EMLAT_EV_FN_ENTER), craft_uv (&p, 0), craft_sv (&p, 0), craft_uv (&p, 0x1234);
+  invalid_case ("fn_enter without a module", &p, EMLAT_CHUNK_EVENT, 1, EMLAT_INVALID_RANGE);
+  p.n = 0;
+  craft_block (&p, 0, 1, 1);
+  craft_uv (&p, EMLAT_EV_FN_EXIT), craft_uv (&p, 3), craft_sv (&p, 0);
+  invalid_case ("fn_exit without its offset", &p, EMLAT_CHUNK_EVENT, 1, EMLAT_INVALID_SHORT);
   /* A thread name without a name. */
   p.n = 0;
   craft_block (&p, 0, 1, 1);
@@ -270,7 +285,7 @@ static void test_profile (void)
   CHECK_OK (emlat_profile_load_buffers (&b, 1, NULL, 0, &prof));
   size_t n;
   const struct emlat_event *ev = emlat_profile_events (prof, &n);
-  CHECK_EQ_U64 (n, 10);
+  CHECK_EQ_U64 (n, 12);
   CHECK_EQ_U64 (ev[9].ev.name, 999); /* no string 999: kept */
   CHECK_EQ_U64 (ev[9].thread, 3);
   size_t len;
