@@ -158,7 +158,10 @@ $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 
 $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
+	$(CC) $(APP_CFLAGS) $(BENCH_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
+
+# The cost of a traced call (bench/bench_fntrace.c) needs the hooks.
+$(BUILD)/bench/bench_fntrace: BENCH_CFLAGS := -finstrument-functions
 
 # The examples are built as a user builds a program against the installed
 # library: public headers only, linked with libemlat.a (docs/API.md).

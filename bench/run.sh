@@ -167,6 +167,27 @@ app_collected () {
     --toggle-collect=hot_sections "$BUILD/bench/bench_app" --callgrind "$1" "$2" 2>&1 \
     | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
 }
+# Function tracing (bench_fntrace --callgrind, hot loop hot_traced): one
+# instrumented call, traced and untraced.
+if [ -x "$BUILD/bench/bench_fntrace" ]; then
+  for what in on off; do
+    a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=hot_traced \
+      "$BUILD/bench/bench_fntrace" --callgrind "$what" "$N1" 2>&1 \
+      | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p')
+    b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=hot_traced \
+      "$BUILD/bench/bench_fntrace" --callgrind "$what" "$N2" 2>&1 \
+      | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p')
+    if [ -z "$a" ] || [ -z "$b" ]; then
+      echo "bench/run.sh: callgrind gave no count for bench_fntrace $what" >&2
+      status=1
+      continue
+    fi
+    per=$(awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }')
+    echo "METRIC fntrace_call_ir_$what $per instructions" >>"$raw"
+    show "fntrace_call_ir_$what" "$per" "$per" "$per" instructions
+  done
+fi
+
 if [ -x "$BUILD/bench/bench_app" ]; then
   for what in sections disabled; do
     a=$(app_collected "$what" "$N1")
