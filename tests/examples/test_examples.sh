@@ -78,6 +78,12 @@ PY
 check "report contents" [ $? -eq 0 ]
 cat "$tmp/py.out"
 
+"$EMLAT" report --html "$tmp/r.html" "$tmp/ex.emlat" >/dev/null 2>&1
+check "report --html exits 0" [ $? -eq 0 ]
+check "HTML: the sections table" has "$tmp/r.html" 'id="sections"'
+check "HTML: a section by name" has "$tmp/r.html" '<tr data-section="[0-9]*"><td class="l">parse</td>'
+check "HTML: the application group" has "$tmp/r.html" 'command (application)'
+check "HTML: the resources" has "$tmp/r.html" 'id="resources"'
 "$EMLAT" export --format=chrome -o "$tmp/trace.json" "$tmp/ex.emlat" 2>"$tmp/x.err"
 check "chrome export exits 0" [ $? -eq 0 ]
 python3 - "$tmp/trace.json" >"$tmp/py2.out" 2>&1 <<'PY'
