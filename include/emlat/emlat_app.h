@@ -116,7 +116,8 @@ EMLAT_API void emlat_interaction_end (uint64_t cause, enum emlat_ix_status statu
 
 /* The interaction that sections begun on this thread serve: the last one
    this thread began with EMLAT_INTERACTION_BEGIN and has not ended, or
-   what emlat_ix_set_current set (a worker taking on a request).  0: none. */
+   what emlat_ix_set_current set (a worker taking on a request; the call
+   claims the thread's ring if it has none yet).  0: none. */
 EMLAT_API uint64_t emlat_ix_current (void);
 EMLAT_API void emlat_ix_set_current (uint64_t cause);
 

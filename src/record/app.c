@@ -36,13 +36,9 @@
 
 EMLAT_API uint32_t emlat_trace_on;
 
-/* The interaction sections of this thread serve, and the generation it
-   belongs to (cause ids restart with every session). */
-struct app_tls
-{
-  uint64_t cause, gen;
-};
-static __thread struct app_tls app_tls __attribute__ ((tls_model ("initial-exec")));
+/* The interaction a thread's sections serve is emlat_tls.cause (state.h):
+   valid whenever emlat_tls.gen is the session's, which the fast path
+   checks anyway. */
 
 /* Flow ids: unique in the process, hence in every session (relaxed
    fetch-add: only atomicity matters). */
@@ -163,7 +159,7 @@ emlat_name_id (struct emlat_name *n)
 static uint64_t
 current_cause (uint64_t gen)
 {
-  return app_tls.gen == gen ? app_tls.cause : 0;
+  return emlat_tls.gen == gen ? emlat_tls.cause : 0;
 }
 
 static __attribute__ ((noinline)) uint64_t
@@ -219,7 +215,7 @@ emlat_section_begin_ (struct emlat_name *n)
   struct emlat_slot *s = &r->slots[h & r->mask];
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, EMLAT_SPAN_USER, 0, 1) | c << 32;
   s->w[1] = id;
-  s->w[2] = app_tls.gen == gen ? app_tls.cause : 0;
+  s->w[2] = emlat_tls.cause; /* of this session: gen == emlat_tls.gen */
   s->w[3] = emlat_clock_now ();
   emlat_ring_publish (r, atomic_load_explicit (&r->head, memory_order_relaxed), 1);
   return s->w[1] << 1;
@@ -344,10 +340,9 @@ emlat_interaction_begin_ (struct emlat_name *n, uint64_t parent, uint64_t schedu
   uint64_t name = name_of (n, gen);
   struct emlat_ring *r = emlat_my_ring (2);
   uint64_t cause = atomic_fetch_add_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
-  app_tls.cause = cause;
-  app_tls.gen = gen;
   if (EMLAT_UNLIKELY (!r))
     return cause; /* no ring (counted by the claim): see emlat_ix_begin */
+  emlat_tls.cause = cause; /* after the claim, which resets it */
   uint64_t t = emlat_clock_now ();
   uint64_t h;
   struct emlat_slot *s = emlat_ring_reserve (r, 2, t, &h);
@@ -368,8 +363,8 @@ emlat_interaction_begin_ (struct emlat_name *n, uint64_t parent, uint64_t schedu
 void
 emlat_interaction_end (uint64_t cause, enum emlat_ix_status status)
 {
-  if (app_tls.cause == cause)
-    app_tls.cause = 0;
+  if (emlat_tls.cause == cause)
+    emlat_tls.cause = 0;
   emlat_ix_end (cause, status);
 }
 
@@ -383,9 +378,10 @@ emlat_ix_current (void)
 void
 emlat_ix_set_current (uint64_t cause)
 {
-  app_tls.cause = cause;
-  /* Relaxed: see emlat_g_active_gen. */
-  app_tls.gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  /* The thread's ring is claimed now if it has none (the claim resets the
+     current interaction). */
+  if (emlat_my_ring (1))
+    emlat_tls.cause = cause;
 }
 
 /* ------------------------------------------------------------------ */
@@ -407,7 +403,6 @@ emlat_app_fork_child (void)
   pthread_mutex_init (&intern_lock, 0);
   intern_gen = 0;
   intern_n = 0;
-  app_tls.cause = 0;
-  app_tls.gen = 0;
+  emlat_tls.cause = 0;
   __atomic_store_n (&emlat_trace_on, 0u, __ATOMIC_RELAXED);
 }

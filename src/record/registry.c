@@ -43,7 +43,7 @@ struct emlat_shared_counters *_Atomic emlat_g_shared;
 _Atomic uint32_t emlat_g_doorbell;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
-  = { 0, EMLAT_GEN_NONE };
+  = { 0, EMLAT_GEN_NONE, 0 };
 
 static pthread_key_t exit_key;
 /* Every pool ever created, newest first (see state.h: pools are never
@@ -215,6 +215,7 @@ emlat_ring_claim_slow (unsigned n)
         ;
       emlat_tls.ring = r;
       emlat_tls.gen = gen;
+      emlat_tls.cause = 0;
       pthread_setspecific (exit_key, r);
       return r;
     }

@@ -83,6 +83,10 @@ struct emlat_tls
 {
   struct emlat_ring *ring;
   uint64_t gen;
+  /* The interaction the thread's named sections serve (app.c); reset to 0
+     with every claim, so that it is of GEN's session whenever GEN matches
+     (cause ids restart with every session). */
+  uint64_t cause;
 };
 extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
   __attribute__ ((tls_model ("initial-exec")));
