@@ -199,7 +199,8 @@ asan-test:
 TSAN_TESTS := record/ stress/ format/ faults/
 TSAN_BINS := $(foreach a,$(TSAN_TESTS),$(patsubst tests/%.c,%,$(filter tests/$(a)%,$(TEST_SRCS))))
 tsan-test:
-	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS))
+	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS)) \
+	  $(patsubst tests/%.c,$(BUILD)/tsan/tests/%,$(PROG_SRCS))
 	BUILD=$(BUILD)/tsan sh tests/run.sh $(TSAN_TESTS)
 
 # The three libFuzzer targets (reader, report, replay script) for FUZZ_SECONDS

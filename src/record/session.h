@@ -130,6 +130,7 @@ struct emlat_session
   uint64_t retired_accepted; /* unused: heads count on across owners */
   uint64_t writer_dropped;   /* records lost by the writer itself (not
                                 ring_full, not no_ring) */
+  uint64_t accepted_now;     /* slots accepted, as the last pass counted */
   /* Counters for STATS and status. */
   uint64_t records_written, records_dropped, bytes_written, chunks_written;
   uint64_t ring_high_water, write_errors, writer_cpu_ns;

@@ -573,7 +573,7 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   emlat_cb_begin (&cb, &s->arena, EMLAT_CHUNK_STATS, 0, 0);
   int rc = 0;
   rc |= emlat_enc_kv_uint (&cb, "stats.time", now);
-  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->st.session_records);
+  rc |= emlat_enc_kv_uint (&cb, "stats.records_accepted", s->accepted_now);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_written", s->records_written + carried);
   rc |= emlat_enc_kv_uint (&cb, "stats.records_dropped", s->records_dropped);
   rc |= emlat_enc_kv_uint (&cb, "stats.bytes_written", s->bytes_written);
@@ -882,7 +882,9 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
      to account for, not on every idle wake-up. */
   if ((s->chunks.n || ps->write_stats || s->nlosses) && !s->recovering)
     s->writer_cpu_ns = emlat_thread_cpu_ns ();
-  s->st.session_records = records_accepted (s);
+  /* Writer-private: s->st is shared with emlat_status under the lock
+     (publish_status copies it there). */
+  s->accepted_now = records_accepted (s);
 
   /* Chunks that carry ring records, for write-error accounting. */
   if (ps->rc != 0 || s->arena.failed)
@@ -1049,6 +1051,7 @@ publish_status (struct emlat_session *s)
   s->st.writer_cpu_ns = s->writer_cpu_ns;
   s->st.write_errors = s->write_errors;
   s->st_writer_dropped = s->writer_dropped;
+  s->st.session_records = s->accepted_now;
   s->st.last_error = s->last_error;
   /* Relaxed: a count for the status only. */
   s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
