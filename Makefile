@@ -19,6 +19,7 @@
 #   tests/progs/*.c                   -> helper programs for tests
 #   bench/bench_*.c                   -> benchmarks
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
+#   examples/*.c                      -> example programs (make examples)
 #
 # Targets: all, demo, check, test, test-lib, test-emacs, asan-test, tsan-test,
 # fuzz-check, bench, bench-gate, bench-peers, bench-scale, install, uninstall,
@@ -55,6 +56,9 @@ CFLAGS ?=
 LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections -DEMLAT_BUILDING_LIBRARY $(CFLAGS)
 APP_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 LDLIBS := -pthread -lm
+# The renderers symbolize traced functions with libdw (elfutils,
+# src/render/report_syms.c): whatever links libemlat-render.a.
+RENDER_LDLIBS := -ldw -lelf
 
 CORE_SRCS := $(sort $(wildcard src/common/*.c src/format/*.c src/record/*.c))
 LIB_SRCS := $(CORE_SRCS) $(sort $(wildcard src/reader/*.c src/analysis/*.c))
@@ -68,6 +72,8 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(BUILD)/%)
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -92,7 +98,7 @@ TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
 EMLAT := $(BUILD)/emlat
 
-.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate bench-scale install uninstall clean deps tests-build
+.PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate bench-scale install uninstall clean deps tests-build examples
 .DEFAULT_GOAL := all
 
 all: lib $(EMLAT) $(if $(TTY_SRCS),$(TTY_LIB)) $(BUILD)/emlat.pc
@@ -124,7 +130,7 @@ $(RENDER_LIB) $(REPLAY_LIB) $(WORKLOAD_LIB):
 
 # The command links the static libraries: one self-contained binary.
 $(EMLAT): $(CLI_OBJS) $(TOOL_LIBS)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(TOOL_LIBS) $(LDLIBS)
+	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
 
 # The interposition library carries its own copy of the recorder core (not
 # the reader or the analysis), so that it can be preloaded into any program
@@ -141,7 +147,7 @@ $(BUILD)/emlat.pc: emlat.pc.in Makefile
 # library, with access to internal headers under src/.
 $(BUILD)/tests/%: tests/%.c $(TOOL_LIBS) $(TEST_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) -lutil
+	$(CC) $(APP_CFLAGS) -Itests/lib -MMD -MP $(SAN_LDFLAGS) $(TEST_LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS) -lutil
 
 # The allocation-failure test routes the library's malloc, calloc and
 # realloc through its own wrappers (which fail on command).
@@ -153,10 +159,25 @@ $(BUILD)/obj/tests/lib/%.o: tests/lib/%.c
 
 $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS)
+	$(CC) $(APP_CFLAGS) $(BENCH_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
+
+# The cost of a traced call (bench/bench_fntrace.c) needs the hooks.
+$(BUILD)/bench/bench_fntrace: BENCH_CFLAGS := -finstrument-functions
+
+# The examples are built as a user builds a program against the installed
+# library: public headers only, linked with libemlat.a (docs/API.md).
+examples: $(EXAMPLE_BINS)
+
+$(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -D_GNU_SOURCE -Iinclude $(WARN) $(OPT) -pthread $(EXAMPLE_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+# Function tracing (examples/fntrace.c): every function of the program is
+# instrumented; libemlat provides the hooks.
+$(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 
 # The overhead gate's driver is built with the tests: tests/bench smoke-tests it.
-tests-build: all $(TEST_BINS) $(PROG_BINS) $(BUILD)/bench/bench_gate
+tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate
 
 # Run every test once (plain build); the Emacs tests run once per version of
 # EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under
@@ -182,7 +203,8 @@ asan-test:
 TSAN_TESTS := record/ stress/ format/ faults/
 TSAN_BINS := $(foreach a,$(TSAN_TESTS),$(patsubst tests/%.c,%,$(filter tests/$(a)%,$(TEST_SRCS))))
 tsan-test:
-	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS))
+	$(MAKE) BUILD=$(BUILD)/tsan SAN=thread CC=$(CLANG) all $(addprefix $(BUILD)/tsan/tests/,$(TSAN_BINS)) \
+	  $(patsubst tests/%.c,$(BUILD)/tsan/tests/%,$(PROG_SRCS))
 	BUILD=$(BUILD)/tsan sh tests/run.sh $(TSAN_TESTS)
 
 # The three libFuzzer targets (reader, report, replay script) for FUZZ_SECONDS

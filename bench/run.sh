@@ -111,6 +111,9 @@ target_of () {
     span_record_ir_ex_clock) echo "<= 40" ;;
     writer_ir_per_record_spans) echo "<= 136" ;;
     writer_ir_per_record_ix) echo "<= 136" ;;
+    app_disabled_call_ns) echo "<= 2" ;;
+    app_section_record_ns) echo "<= 35" ;;
+    app_section_record_ir_ex_clock) echo "<= 45" ;;
     writer_zero_loss_records_per_s_T1) echo ">= 10000000" ;;
     bytes_per_span) echo "<= 12" ;;
     reader_scan_records_per_s) echo ">= 20000000" ;;
@@ -182,12 +185,69 @@ instruction_counts () {
   done
 }
 
+app_and_fntrace_counts () {
+  # The application API (bench_app --callgrind, hot loop hot_sections): a
+  # named section pair enabled and disabled.
+  app_collected () {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      --toggle-collect=hot_sections "$BUILD/bench/bench_app" --callgrind "$1" "$2" 2>&1 \
+      | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
+  }
+  # Function tracing (bench_fntrace --callgrind, hot loop hot_traced): one
+  # instrumented call, traced and untraced.
+  if [ -x "$BUILD/bench/bench_fntrace" ]; then
+    for what in on off; do
+      a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=hot_traced \
+        "$BUILD/bench/bench_fntrace" --callgrind "$what" "$N1" 2>&1 \
+        | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p')
+      b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=hot_traced \
+        "$BUILD/bench/bench_fntrace" --callgrind "$what" "$N2" 2>&1 \
+        | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p')
+      if [ -z "$a" ] || [ -z "$b" ]; then
+        echo "bench/run.sh: callgrind gave no count for bench_fntrace $what" >&2
+        status=1
+        continue
+      fi
+      per=$(awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }')
+      echo "METRIC fntrace_call_ir_$what $per instructions" >>"$raw"
+      show "fntrace_call_ir_$what" "$per" "$per" "$per" instructions
+    done
+  fi
+
+  if [ -x "$BUILD/bench/bench_app" ]; then
+    for what in sections disabled; do
+      a=$(app_collected "$what" "$N1")
+      b=$(app_collected "$what" "$N2")
+      if [ -z "$a" ] || [ -z "$b" ]; then
+        echo "bench/run.sh: callgrind gave no count for bench_app $what" >&2
+        status=1
+        continue
+      fi
+      per=$(awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }')
+      if [ "$what" = sections ]; then
+        rec=$(awk -v p="$per" 'BEGIN { printf "%.2f", p / 2 }')
+        ex=$(awk -v r="$rec" -v c="$clock" 'BEGIN { printf "%.2f", r - c }')
+        set -- "app_section_pair_ir $per" "app_section_record_ir $rec" \
+          "app_section_record_ir_ex_clock $ex"
+      else
+        set -- "app_disabled_pair_ir $per"
+      fi
+      for line in "$@"; do
+        echo "METRIC $line instructions" >>"$raw"
+        # shellcheck disable=SC2086
+        show $line $(echo "$line" | cut -d' ' -f2) $(echo "$line" | cut -d' ' -f2) instructions
+      done
+    done
+  fi
+}
+
 if ! command -v valgrind >/dev/null 2>&1; then
   echo "Instruction counts: skipped, valgrind is not installed (scripts/deps.sh bench)"
 elif [ ! -x "$BUILD/bench/bench_producer" ]; then
   echo "Instruction counts: skipped, no $BUILD/bench/bench_producer"
 else
   instruction_counts
+  app_and_fntrace_counts
 
   # The writer's instructions per ring record (bench/writer_ir.sh; issue 8).
   if [ -x "$BUILD/bench/bench_writer" ]; then

@@ -22,17 +22,17 @@ _emlat_options ()
     compare) echo "--json --resamples --seed" ;;
     demo) echo "-o -n --seed" ;;
     dump) echo "--json --chunks --hex" ;;
-    export) echo "--format= -o --output --force" ;;
+    export) echo "--format= -o --output --force --symbols" ;;
     help) echo "" ;;
     record) echo "-o --follow-children" ;;
     replay) echo "--workload --script --keys --wpm --print-script --rows --cols --term
                  --interpose --quiet --settle --settle-max --linger --grace --timeout
                  -o --tsv --make-file --lines" ;;
-    report) echo "--json --per-interaction --html --force --interaction --unicode --ascii" ;;
+    report) echo "--json --per-interaction --html --force --interaction --unicode --ascii --symbols" ;;
   esac
 }
 
-_emlat_file_options=" -o --output --html --script --tsv --make-file "
+_emlat_file_options=" -o --output --html --script --tsv --make-file --symbols "
 _emlat_value_options=" --interaction --resamples --seed -n --format --workload --keys --wpm
   --rows --cols --term --quiet --settle --settle-max --linger --grace --timeout --lines "
 

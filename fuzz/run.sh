@@ -79,7 +79,7 @@ ar rcs "$out/libemlat-fuzz.a" $objs
 for t in $targets; do
   # shellcheck disable=SC2086
   nice -n 10 "$clang" $flags -fsanitize=fuzzer "$top/fuzz/fuzz_$t.c" "$out/libemlat-fuzz.a" \
-    -o "$out/fuzz_$t" -lm -pthread -lutil
+    -o "$out/fuzz_$t" -lm -pthread -lutil -ldw -lelf
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/emlat-fuzz.XXXXXX")

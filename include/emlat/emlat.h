@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat.h -- the producer API of libemlat, the interaction-latency recorder.
  *
@@ -124,6 +124,16 @@ struct emlat_options
   /* Session metadata written into the SESSION chunk. */
   const struct emlat_meta *meta;
   size_t n_meta;
+  /* Resource samples of the process (RSS, CPU user and system time, CPU
+     share, context switches; RESOURCE records, docs/FORMAT.md 6.10),
+     taken by the writer thread, never by a timer or signal in the
+     program: one at start, one at stop, and in between one every
+     sample_interval_ms (the writer then wakes that often even when the
+     program records nothing).  0 (the default): no period of their own;
+     a sample is taken with a writer pass that happens at least
+     stats_interval_ms after the last one, so an idle program still costs
+     no wake-up (DESIGN.md section 8.6). */
+  uint32_t sample_interval_ms;
 };
 
 /* Start a session.  Returns 0, or a negative errno value: -EALREADY when a
@@ -131,6 +141,41 @@ struct emlat_options
    (and EMLAT_OPT_OVERWRITE is not set), -ELOOP for a symlink, or the error
    of open(2)/mmap(2)/pthread_create(3).  On error nothing is left behind. */
 EMLAT_API int emlat_start (const struct emlat_options *opt);
+
+/* Start a session when the environment asks for one (DESIGN.md section
+   11.4), the way every emlat layer is switched on: only when EMLAT_TRACE
+   is exactly "1" or "true".  For any other value, or none, it returns 0
+   and creates nothing: no file, no directory, no thread.  On, the profile
+   is EMLAT_FILE (that file, created new: -EEXIST if it exists), else a new
+   file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
+   ~/.local/state/emlat; the directory is created (mode 0700) if needed.
+   BASE (may be NULL) gives the other options (sizes, flags, metadata);
+   its path and dir are ignored.  Returns 1 when a session started, 0 when
+   tracing is off, or a negative errno of emlat_start (-EALREADY when a
+   session is active).  These are the only environment variables the
+   library reads, and only in this call (and emlat_autostart).  Under
+   `emlat record` the interposition library owns EMLAT_FILE: a program
+   that also starts from the environment gets -EEXIST there and should
+   pass EMLAT_DIR instead. */
+EMLAT_API int emlat_start_from_env (const struct emlat_options *base);
+
+/* 1 when EMLAT_TRACE is exactly "1" or "true". */
+EMLAT_API int emlat_trace_requested (void);
+
+/* emlat_start_from_env (NULL) once per process, and emlat_stop at exit
+   (atexit) when it started a session; the result of the first call. */
+EMLAT_API int emlat_autostart (void);
+
+/* Opt in to tracing from the environment at load: write
+     EMLAT_AUTOSTART ();
+   once, at file scope, in the program.  A constructor then calls
+   emlat_autostart before main (GCC and Clang). */
+#define EMLAT_AUTOSTART()                                                      \
+  __attribute__ ((constructor)) static void emlat_autostart_ctor_ (void)      \
+  {                                                                            \
+    emlat_autostart ();                                                        \
+  }                                                                            \
+  struct emlat_autostart_semicolon_
 
 /* Stop the session: drain every ring, write the final STATS chunk, close the
    file, remove the ring file and join the writer (with
@@ -153,9 +198,15 @@ EMLAT_API int emlat_flush (void);
 struct emlat_status
 {
   int active;
-  uint64_t session_records;   /* records accepted into rings */
-  uint64_t records_written;   /* ring records encoded into the file */
-  uint64_t records_dropped;   /* lost for any reason (sum of LOSS records) */
+  uint64_t session_records;   /* ring slots accepted so far: current, summed
+                                 from every ring's counter by the call */
+  uint64_t records_written;   /* ring records encoded into the file (as of
+                                 the writer's last pass) */
+  uint64_t records_dropped;   /* lost for any reason: current -- what
+                                 producers dropped so far (full ring, no
+                                 ring), counted where they dropped it, plus
+                                 what the writer lost; after emlat_flush it
+                                 equals the sum of the LOSS records */
   uint64_t bytes_written;     /* file bytes, all rotated files */
   uint64_t chunks_written;
   uint64_t files;             /* 1 + rotations */
@@ -171,7 +222,10 @@ struct emlat_status
 };
 
 /* Fill *st.  Works with and without an active session (then active == 0 and
-   the counters describe the last session). */
+   the counters describe the last session).  session_records and
+   records_dropped are current at any time, without waiting for the writer
+   (per-ring counters summed by the call); the other counters are those of
+   the writer's last pass. */
 EMLAT_API void emlat_status (struct emlat_status *st);
 
 /* Nonzero while a session is active. */
@@ -376,5 +430,9 @@ EMLAT_API void emlat_input_batch (const struct emlat_input_batch *b);
 #ifdef __cplusplus
 }
 #endif
+
+/* The application API: named sections, instants, counters, async slices,
+   flows, thread and process names, application interactions. */
+#include "emlat_app.h"
 
 #endif /* EMLAT_H */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat_reader.h -- the reader API of libemlat: .emlat files back into data.
  *
@@ -88,6 +88,8 @@ struct emlat_limits
                                   it keeps, read by the reader or handed
                                   over; also bounds each re-scan (default
                                   1 GiB) */
+  uint64_t max_events;         /* EVENT records kept, and RESOURCE records
+                                  kept (default 64 M each) */
 };
 
 EMLAT_API void emlat_limits_default (struct emlat_limits *lim);
@@ -173,7 +175,9 @@ enum emlat_rec_kind {
   EMLAT_REC_SPAN_COMPLETE = 6,
   EMLAT_REC_SPAN_BEGIN = 7,
   EMLAT_REC_SPAN_END = 8,
-  EMLAT_REC_LOSS = 9         /* 6.7 */
+  EMLAT_REC_LOSS = 9,        /* 6.7 */
+  EMLAT_REC_EVENT = 10,      /* 6.9 (format 1.1) */
+  EMLAT_REC_SAMPLE = 11      /* 6.10 (format 1.1) */
 };
 
 /* A key/value entry.  KEY and S point into the scanned buffer (or the
@@ -208,6 +212,7 @@ struct emlat_rd_ix_begin
   uint32_t root_kind;   /* 0 = unknown */
   uint64_t parent, scheduled_by; /* 0 = none */
   uint64_t t_dispatch_begin;
+  uint64_t name;        /* string id naming it (INTERACTION version 2), 0 = none */
 };
 
 /* Interaction complete record, unpacked: arrays indexed by field; only
@@ -223,6 +228,40 @@ struct emlat_rd_ix
   uint32_t q_explicit_mask;          /* fields whose quality was stored */
   uint64_t v[EMLAT_V_FIELD_COUNT];
   uint64_t c[EMLAT_C_COUNTER_COUNT];
+  uint64_t name;                     /* string id (version 2), 0 = none */
+};
+
+/* An EVENT record (6.9): tag (enum emlat_event_tag), the string id of its
+   name (0 = unnamed), its time; ID for async slices and flows; IV the
+   value of an integer counter, FV of a floating one. */
+struct emlat_rd_event
+{
+  uint32_t tag;
+  uint64_t name;
+  uint64_t t;
+  uint64_t id;
+  int64_t iv;
+  double fv;
+};
+
+/* A RESOURCE record (6.10): one sample of the recording process taken by
+   the writer at time T; v[f] is meaningful iff bit f of MASK is set (a
+   field the sampler could not read is absent, never 0). */
+enum emlat_resource_field {
+  EMLAT_RES_RSS_BYTES = 0,     /* resident set size */
+  EMLAT_RES_CPU_USER_NS = 1,   /* process user CPU time since it started */
+  EMLAT_RES_CPU_SYS_NS = 2,    /* process system CPU time */
+  EMLAT_RES_CPU_SHARE_PPM = 3, /* CPU time / wall time since the previous
+                                  sample, parts per million of one core */
+  EMLAT_RES_VOL_CSW = 4,       /* voluntary context switches */
+  EMLAT_RES_INVOL_CSW = 5,     /* involuntary context switches */
+  EMLAT_RES_FIELD_COUNT = 6
+};
+struct emlat_rd_sample
+{
+  uint64_t t;
+  uint32_t mask;
+  uint64_t v[EMLAT_RES_FIELD_COUNT];
 };
 
 /* Span record flags. */
@@ -269,6 +308,8 @@ struct emlat_record
     struct emlat_rd_ix ix;
     struct emlat_rd_span span;
     struct emlat_rd_loss loss;
+    struct emlat_rd_event event;
+    struct emlat_rd_sample sample;
   } u;
 };
 
@@ -361,7 +402,7 @@ struct emlat_scan_result
   struct emlat_file_header header;
   uint64_t file_bytes;
   uint64_t chunks;             /* framed chunks, including skipped/invalid */
-  uint64_t chunks_by_type[8];  /* decoded chunks by type 1..7 (index 0 unused) */
+  uint64_t chunks_by_type[10]; /* decoded chunks by type 1..9 (index 0 unused) */
   uint64_t chunks_skipped;     /* F-30, F-31 */
   uint64_t chunks_experimental;/* F-32 */
   uint64_t chunks_invalid;     /* F-27 */
@@ -524,6 +565,8 @@ struct emlat_interaction
   uint32_t q_mask;      /* fields with a non-default quality */
   uint32_t file;        /* file of the defining record */
   uint64_t offset;      /* its chunk's offset */
+  uint64_t name;        /* string id naming an application interaction
+                           (INTERACTION version 2), 0 = none */
   /* Private: packed storage. */
   uint64_t priv_slot;
   uint32_t priv_agg_off, priv_agg_n;
@@ -811,6 +854,36 @@ EMLAT_API int emlat_profile_each_span (const struct emlat_profile *p, emlat_span
 
 EMLAT_API const struct emlat_rd_input *
 emlat_profile_inputs (const struct emlat_profile *p, size_t *n);
+
+/* The resource samples of the session (RESOURCE records, FORMAT.md
+   6.10) in reading order (which is time order); at most
+   limits.max_events. */
+EMLAT_API const struct emlat_rd_sample *emlat_profile_samples (const struct emlat_profile *p,
+                                                               size_t *n);
+EMLAT_API const char *emlat_resource_field_name (unsigned f);
+
+/* The application events of the session (EVENT records, FORMAT.md 6.9) in
+   reading order, each with its thread; at most limits.max_events. */
+struct emlat_event
+{
+  uint64_t thread;
+  struct emlat_rd_event ev;
+};
+EMLAT_API const struct emlat_event *emlat_profile_events (const struct emlat_profile *p,
+                                                          size_t *n);
+
+/* Every finished span of kind user that has a name (its detail, F-44): the
+   sections of the application API (emlat_app.h), in the order they were
+   read, for the per-name report (emlat_report_sections).  Unwound ones
+   are included; incomplete ones are not (they have no end). */
+struct emlat_named_span
+{
+  uint64_t name;        /* string id; may be one the dictionary lacks */
+  uint64_t duration;    /* end - start, ns */
+  uint64_t thread, cause;
+};
+EMLAT_API const struct emlat_named_span *
+emlat_profile_named_spans (const struct emlat_profile *p, size_t *n);
 EMLAT_API const struct emlat_loss_entry *
 emlat_profile_losses (const struct emlat_profile *p, size_t *n);
 
@@ -828,6 +901,7 @@ EMLAT_API const char *emlat_value_field_name (unsigned f);
 EMLAT_API const char *emlat_counter_name (unsigned c);
 EMLAT_API const char *emlat_quality_name (unsigned q);
 EMLAT_API const char *emlat_loss_reason_name (unsigned r);
+EMLAT_API const char *emlat_event_tag_name (unsigned t);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat_report.h -- the analysis API of libemlat: what a loaded profile
  * (emlat_reader.h) says about latency, computed the same way for
@@ -262,6 +262,13 @@ EMLAT_API int emlat_report_tail_pick (const struct emlat_profile *p, struct emla
  * Root kinds outside 1..EMLAT_ROOT_KIND_MAX (damaged or newer files) are
  * counted as kind 0, "unknown".
  *
+ * Application interactions (root kind application, FORMAT.md F-66a) are
+ * grouped by name: the first EMLAT_REPORT_APP_NAMES distinct names (by
+ * their bytes) get groups of their own at index EMLAT_REPORT_KINDS + i,
+ * named by app_names[i]; the others, and unnamed ones, the group of root
+ * kind application itself.  n_kind[EMLAT_ROOT_APPLICATION] counts them
+ * all; n_kind[EMLAT_REPORT_KINDS + i] those of name i.
+ *
  * The tail interaction is picked separately (report_tail.h) and stored
  * in the model by the caller.
  *
@@ -270,6 +277,9 @@ EMLAT_API int emlat_report_tail_pick (const struct emlat_profile *p, struct emla
  */
 
 #define EMLAT_REPORT_KINDS (EMLAT_ROOT_KIND_MAX + 1)
+#define EMLAT_REPORT_APP_NAMES 16
+/* Groups of the model: root kinds, then application interaction names. */
+#define EMLAT_REPORT_GROUPS (EMLAT_REPORT_KINDS + EMLAT_REPORT_APP_NAMES)
 
 struct emlat_report_series
 {
@@ -281,6 +291,8 @@ struct emlat_report_group
 {
   uint32_t root_kind;
   enum emlat_report_pop pop;
+  uint64_t name;                       /* application interactions: the string
+                                          id of their name; 0 otherwise */
   uint64_t n;                          /* interactions in the group */
   struct emlat_report_series s[EMLAT_RM_COUNT];
   struct emlat_report_dist d[EMLAT_RM_COUNT];
@@ -291,11 +303,17 @@ struct emlat_report_group
 struct emlat_report_model
 {
   const struct emlat_profile *p;
-  struct emlat_report_group g[EMLAT_REPORT_KINDS][EMLAT_POP_COUNT];
+  struct emlat_report_group g[EMLAT_REPORT_GROUPS][EMLAT_POP_COUNT];
   uint64_t n_ix;
   uint64_t n_pop[EMLAT_POP_COUNT];
   uint64_t n_status[EMLAT_STATUS_MAX + 1];     /* index 0: out of range */
-  uint64_t n_kind[EMLAT_REPORT_KINDS];
+  uint64_t n_kind[EMLAT_REPORT_GROUPS];
+  /* Names of the application groups (string ids), and how many
+     application interactions had a name beyond the first
+     EMLAT_REPORT_APP_NAMES (counted in the unnamed group). */
+  uint64_t app_names[EMLAT_REPORT_APP_NAMES];
+  uint32_t n_app_names;
+  uint64_t app_names_overflow;
   /* Interactions of each population that have each boundary. */
   uint64_t present_t[EMLAT_POP_COUNT][EMLAT_T_FIELD_COUNT];
   uint64_t present_cpu_begin[EMLAT_POP_COUNT], present_cpu_end[EMLAT_POP_COUNT];
@@ -431,7 +449,12 @@ enum emlat_report_wf_type { EMLAT_WF_INPUT = 0, EMLAT_WF_FIRST_INPUT = 1, EMLAT_
 struct emlat_report_wf_row
 {
   enum emlat_report_wf_type type;
-  const char *name;     /* static: span kind name or phase name */
+  const char *name;     /* span kind name or phase name (static), or a named
+                           section's name (F-44: printable ASCII, '?' for
+                           other bytes, "#ID" when the dictionary lacks
+                           it; owned by the waterfall) */
+  uint64_t name_id;     /* a named section's string id, 0 otherwise */
+  char *priv_name;      /* private: the storage of a section's name */
   int depth;
   uint64_t start, end;
   int has_end;          /* incomplete spans have none */
@@ -551,7 +574,8 @@ EMLAT_API int emlat_report_boot_quantile_delta (const uint64_t *a, size_t na, co
  * Any failing guard makes the sessions not comparable: no delta is
  * computed.
  *
- * Populations (root kind x flushed / no output / superseded) are compared
+ * Populations (root kind, or application interaction name, x flushed /
+ * no output / superseded) are compared
  * only when both sessions have at least EMLAT_REPORT_COMPARE_MIN_N interactions
  * in them; the others are listed with both counts.  In a compared
  * population each metric of input_to_flush_max_ns,
@@ -596,6 +620,13 @@ struct emlat_report_cmp_pop
 {
   uint32_t root_kind;
   enum emlat_report_pop pop;
+  /* An application group's name (root kind application): the string id
+     in the profile that has the group (A, or B when only B has it) and its
+     bytes there (NULL when that dictionary lacks it); 0 and NULL for the
+     other groups.  Groups of two sessions are paired by these bytes. */
+  uint64_t name_id;
+  const uint8_t *name;
+  size_t name_len;
   uint64_t n_a, n_b;
   int compared;
   struct emlat_report_cmp_metric m[EMLAT_REPORT_COMPARE_METRICS];
@@ -722,6 +753,148 @@ EMLAT_API int emlat_report_compare_names (const struct emlat_profile *pa,
                                           const struct emlat_report_names *nb, unsigned resamples,
                                           uint64_t seed, struct emlat_report_name_comparison *out);
 EMLAT_API void emlat_report_name_comparison_free (struct emlat_report_name_comparison *c);
+
+/* ------------------------------------------------------------------ */
+/* resources                                                          */
+/*
+ * the recording process's CPU and memory over the run, from the writer's
+ * resource samples (RESOURCE records, FORMAT.md 6.10; docs/REPORT.md
+ * "Resources").  Each quantity is present only when at least the samples
+ * it needs carry its field (a field the sampler could not read is absent
+ * from that sample): first and last for the totals over the run, one for
+ * the extremes.
+ */
+
+struct emlat_report_resources
+{
+  uint64_t n_samples;
+  uint64_t t_first, t_last;          /* of the samples (n_samples >= 1) */
+  int has_rss;
+  uint64_t rss_first, rss_min, rss_max, rss_last; /* bytes */
+  int has_cpu;                       /* user and system time of the run:
+                                        last minus first sample having both */
+  uint64_t cpu_user_ns, cpu_sys_ns, cpu_wall_ns;
+  double cpu_share_mean;             /* (user + sys) / wall, cores */
+  int has_share_max;
+  double cpu_share_max;              /* the largest window's share, cores */
+  int has_csw;
+  uint64_t vol_csw, invol_csw;       /* during the run */
+};
+
+EMLAT_API void emlat_report_resources_of (const struct emlat_profile *p,
+                                          struct emlat_report_resources *r);
+
+/* ------------------------------------------------------------------ */
+/* functions                                                          */
+/*
+ * calls of a program traced with -finstrument-functions (EVENT fn_enter /
+ * fn_exit records, FORMAT.md 6.9): per thread, in reading order, an exit
+ * closes the innermost open call of the same function; calls opened
+ * inside it and still open end with it (a longjmp skipped their exits);
+ * an exit with no such call (its entry was before recording began) is
+ * skipped; a call still open at the end has no end.  A function is its
+ * module (a string id) and its module-relative address; the names come
+ * from the reader's symbolizer (`emlat report --symbols`).
+ */
+
+struct emlat_report_call
+{
+  uint64_t thread, module, offset;
+  uint64_t start, end;          /* end meaningful iff has_end */
+  int has_end;
+  int depth;                    /* 0 for a thread's outermost traced call */
+  int recursive;                /* an enclosing call is of the same function */
+};
+
+/* Call FN (CTX, CALL) for every call of P, each exactly once, in the order
+   calls end (then those left open).  Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_calls_walk (const struct emlat_profile *p,
+                                       void (*fn) (void *ctx, const struct emlat_report_call *c),
+                                       void *ctx);
+
+struct emlat_report_function
+{
+  uint64_t module, offset;
+  uint64_t calls;               /* finished calls */
+  uint64_t total_ns;            /* their inclusive time, saturating; a
+                                   recursive call's time is in the call
+                                   that encloses it, counted once */
+  uint64_t max_ns;
+};
+
+/* Per function, the finished calls and their inclusive time, largest
+   total first, at most MAX entries (the rest are counted in
+   *OTHERS).  Returns 0 or -ENOMEM; free *OUT with free(). */
+EMLAT_API int emlat_report_functions (const struct emlat_profile *p, size_t max,
+                                      struct emlat_report_function **out, size_t *n,
+                                      uint64_t *others);
+
+/* ------------------------------------------------------------------ */
+/* application                                                        */
+/*
+ * what the application API (emlat_app.h) recorded, summarized per name
+ * (docs/REPORT.md "Sections, counters and events"):
+ *
+ *   sections   every finished named section (a span of kind user named by
+ *              its detail, FORMAT.md F-44) grouped by its name's bytes:
+ *              count, total, and the distribution of its durations (the
+ *              nearest-rank rule of "stats"); ordered by total, largest
+ *              first, then by name;
+ *   counters   every counter name (integer and floating series apart):
+ *              samples, minimum, maximum, the last value and its time;
+ *   events     instants per name; async slices begun and ended; flows
+ *              begun and ended.
+ *
+ * A name id the dictionary lacks is its own group, shown as "#ID" (F-41).
+ * Results point into the profile, which must outlive them.
+ */
+
+struct emlat_report_section
+{
+  uint64_t name;                /* the string id (the smallest of its bytes) */
+  const uint8_t *bytes;         /* NULL when the dictionary lacks it */
+  size_t len;
+  struct emlat_report_dist d;   /* of the sections' durations, ns */
+};
+
+struct emlat_report_counter
+{
+  uint64_t name;
+  const uint8_t *bytes;
+  size_t len;
+  int floating;                 /* a counter_f series */
+  uint64_t n;
+  int64_t imin, imax, ilast;    /* integer series */
+  double fmin, fmax, flast;     /* floating series (NaN values are skipped
+                                   for min and max) */
+  uint64_t t_first, t_last;
+};
+
+struct emlat_report_instant
+{
+  uint64_t name;
+  const uint8_t *bytes;
+  size_t len;
+  uint64_t n;
+};
+
+struct emlat_report_app
+{
+  struct emlat_report_section *sections;
+  size_t n_sections;
+  uint64_t n_section_samples;   /* named sections in all */
+  struct emlat_report_counter *counters;
+  size_t n_counters;
+  struct emlat_report_instant *instants;
+  size_t n_instants;
+  uint64_t async_begun, async_ended, flows_begun, flows_ended;
+  uint64_t threads_named;       /* thread_name records */
+};
+
+/* Summarize P's application records into *A.  Returns 0 or -ENOMEM (then
+   *A is empty). */
+EMLAT_API int emlat_report_app_build (const struct emlat_profile *p, struct emlat_report_app *a);
+EMLAT_API void emlat_report_app_free (struct emlat_report_app *a);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * emlat_types.h -- the vocabulary shared by the producer API (emlat.h), the
  * reader API (emlat_reader.h) and the file format (docs/FORMAT.md).
@@ -35,7 +35,11 @@ enum emlat_root_kind {
   /* Terminal output with no terminal input behind it, as seen by the
      interposition library (timers, subprocess output of an opaque program). */
   EMLAT_ROOT_UNATTRIBUTED_OUTPUT = 10,
-  EMLAT_ROOT_KIND_MAX = 10
+  /* An interaction of the application's own ("request", "frame",
+     "keystroke"), named by a string (emlat_app.h); INTERACTION type
+     version 2 (docs/FORMAT.md 6.5). */
+  EMLAT_ROOT_APPLICATION = 11,
+  EMLAT_ROOT_KIND_MAX = 11
 };
 
 /* Final status of an interaction. */
@@ -212,6 +216,28 @@ enum emlat_loss_reason {
   EMLAT_LOSS_WRITER_MEMORY = 5,/* writer could not allocate */
   EMLAT_LOSS_RECORD_INVALID = 6,/* a ring record the writer rejected */
   EMLAT_LOSS_REASON_MAX = 6
+};
+
+/* Application events (EVENT chunks, docs/FORMAT.md 6.9): what the
+   application API of emlat_app.h records besides sections (spans of kind
+   user) and application interactions. */
+enum emlat_event_tag {
+  EMLAT_EV_INSTANT = 1,      /* a point in time */
+  EMLAT_EV_COUNTER = 2,      /* a named counter's new integer value */
+  EMLAT_EV_COUNTER_F = 3,    /* a named counter's new floating value */
+  EMLAT_EV_ASYNC_BEGIN = 4,  /* an async slice (name, id) begins */
+  EMLAT_EV_ASYNC_END = 5,    /* ... and ends, on any thread */
+  EMLAT_EV_FLOW_BEGIN = 6,   /* a flow leaves this thread */
+  EMLAT_EV_FLOW_STEP = 7,    /* passes through it */
+  EMLAT_EV_FLOW_END = 8,     /* arrives on it */
+  EMLAT_EV_THREAD_NAME = 9,  /* the thread's name from now on */
+  EMLAT_EV_PROCESS_NAME = 10,/* the process's name from now on */
+  /* Function tracing (-finstrument-functions, docs/API.md): the name is
+     the module (a string "BASENAME BUILD-ID"), the id field the function's
+     module-relative address. */
+  EMLAT_EV_FN_ENTER = 11,
+  EMLAT_EV_FN_EXIT = 12,
+  EMLAT_EV_TAG_MAX = 12
 };
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_bootstrap.c -- seeded generator, Beta variates and the quantile-
  * difference bootstrap (method and references in emlat_report.h, "bootstrap").

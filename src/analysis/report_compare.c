@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_compare.c -- comparison guards and quantile deltas (rules in
  * emlat_report.h, "compare").
@@ -151,6 +151,17 @@ guards (const struct emlat_profile *pa, const struct emlat_profile *pb, struct f
     check_key (fs, EMLAT_GUARD_WORKLOAD, workload_keys[i], ka, na, kb, nb);
 }
 
+/* 1 when string A of PA and string B of PB have the same bytes. */
+static int
+same_bytes (const struct emlat_profile *pa, uint64_t a, const struct emlat_profile *pb, uint64_t b)
+{
+  size_t la, lb;
+  const uint8_t *sa = emlat_profile_string (pa, a, &la), *sb = emlat_profile_string (pb, b, &lb);
+  if (!sa || !sb)
+    return !sa && !sb && a == b;
+  return la == lb && memcmp (sa, sb, la) == 0;
+}
+
 static int
 compare_pop (const struct emlat_report_group *ga, const struct emlat_report_group *gb, unsigned resamples,
              uint64_t seed, struct emlat_report_cmp_pop *out)
@@ -219,20 +230,69 @@ emlat_report_compare (const struct emlat_profile *pa, const struct emlat_report_
     goto nomem;
   if (fs.n)
     return 0;
-  out->pops = calloc (EMLAT_REPORT_KINDS * EMLAT_POP_COUNT, sizeof *out->pops);
+  /* Root kinds pair by index; application names by their bytes (B's
+     names A lacks come last). */
+  out->pops = calloc (2 * EMLAT_REPORT_GROUPS * EMLAT_POP_COUNT, sizeof *out->pops);
   if (!out->pops)
     goto nomem;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
-    for (int q = 0; q < EMLAT_POP_COUNT; q++)
-      {
-        const struct emlat_report_group *ga = &ma->g[k][q], *gb = &mb->g[k][q];
-        if (!ga->n && !gb->n)
-          continue;
-        struct emlat_report_cmp_pop *cp = &out->pops[out->n_pops++];
-        if (compare_pop (ga, gb, resamples, seed, cp) != 0)
-          goto nomem;
-        out->n_compared += (size_t)cp->compared;
-      }
+  int b_paired[EMLAT_REPORT_APP_NAMES] = { 0 };
+  for (int k = 0; k < EMLAT_REPORT_GROUPS + EMLAT_REPORT_APP_NAMES; k++)
+    {
+      int ka = -1, kb = -1;
+      const struct emlat_profile *pn = pa;
+      uint64_t name = 0;
+      if (k < EMLAT_REPORT_KINDS)
+        ka = kb = k;
+      else if (k < EMLAT_REPORT_GROUPS)
+        {
+          if ((uint32_t)(k - EMLAT_REPORT_KINDS) >= ma->n_app_names)
+            continue;
+          ka = k;
+          name = ma->app_names[k - EMLAT_REPORT_KINDS];
+          for (uint32_t j = 0; j < mb->n_app_names; j++)
+            if (!b_paired[j] && same_bytes (pa, name, pb, mb->app_names[j]))
+              {
+                kb = EMLAT_REPORT_KINDS + (int)j;
+                b_paired[j] = 1;
+                break;
+              }
+        }
+      else
+        {
+          uint32_t j = (uint32_t)(k - EMLAT_REPORT_GROUPS);
+          if (j >= mb->n_app_names || b_paired[j])
+            continue;
+          kb = EMLAT_REPORT_KINDS + (int)j;
+          name = mb->app_names[j];
+          pn = pb;
+        }
+      for (int q = 0; q < EMLAT_POP_COUNT; q++)
+        {
+          static const struct emlat_report_group none;
+          const struct emlat_report_group *ga = ka >= 0 ? &ma->g[ka][q] : &none;
+          const struct emlat_report_group *gb = kb >= 0 ? &mb->g[kb][q] : &none;
+          if (!ga->n && !gb->n)
+            continue;
+          struct emlat_report_cmp_pop *cp = &out->pops[out->n_pops++];
+          /* A group only B has: its kind and population are B's. */
+          if (compare_pop (ka >= 0 ? ga : gb, ka >= 0 ? gb : ga, resamples,
+                           k < EMLAT_REPORT_KINDS ? seed : seed ^ (uint64_t)k << 40, cp)
+              != 0)
+            goto nomem;
+          if (ka < 0)
+            {
+              uint64_t t = cp->n_a;
+              cp->n_a = cp->n_b;
+              cp->n_b = t;
+            }
+          if (name)
+            {
+              cp->name_id = name;
+              cp->name = emlat_profile_string (pn, name, &cp->name_len);
+            }
+          out->n_compared += (size_t)cp->compared;
+        }
+    }
   return 0;
 nomem:
   emlat_report_comparison_free (out);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_compare_names.c -- two names sessions compared group by group,
  * the groups matched by root kind and name (rules in emlat_report.h,

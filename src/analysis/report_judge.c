@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_judge.c -- usable / valid / damaged / unreadable judgement of a
  * loaded profile (see emlat_report.h, "judge").  Pure: reads the profile's

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_metrics.c -- derive an interaction's metrics from its present
  * boundaries (definitions in emlat_report.h and docs/REPORT.md).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_model.c -- passes over a profile's interactions that derive every
  * metric, file each sample under its root kind and population, then sort
@@ -33,7 +33,7 @@ static const enum emlat_report_metric lead_order[] = {
   EMLAT_RM_COMMAND, EMLAT_RM_WALL,
 };
 #define N_LEAD (int)(sizeof lead_order / sizeof lead_order[0])
-#define N_SERIES (EMLAT_REPORT_KINDS * EMLAT_POP_COUNT * EMLAT_RM_COUNT)
+#define N_SERIES (EMLAT_REPORT_GROUPS * EMLAT_POP_COUNT * EMLAT_RM_COUNT)
 
 /* The quantiles a distribution reports, as rank fractions. */
 static const struct { uint64_t num, den; } quantiles[5] = {
@@ -48,8 +48,8 @@ struct model_priv
   /* EMLAT_REPORT_MODEL_LEAD_ONLY: every series' first pass, the rank of
      each group's best lead candidate seen (N_LEAD: none), the ranks
      wanted of the series that are not their group's lead. */
-  struct emlat_rank_series rs[EMLAT_REPORT_KINDS][EMLAT_POP_COUNT][EMLAT_RM_COUNT];
-  int best[EMLAT_REPORT_KINDS][EMLAT_POP_COUNT];
+  struct emlat_rank_series rs[EMLAT_REPORT_GROUPS][EMLAT_POP_COUNT][EMLAT_RM_COUNT];
+  int best[EMLAT_REPORT_GROUPS][EMLAT_POP_COUNT];
   struct emlat_rank_set ranks;
   long target[N_SERIES][5];
   /* EMLAT_REPORT_MODEL_TAIL */
@@ -86,7 +86,7 @@ priv_free (struct emlat_report_model *m)
   struct model_priv *mp = m->priv;
   if (!mp)
     return;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       for (int i = 0; i < EMLAT_RM_COUNT; i++)
         emlat_rank_series_free (&mp->rs[k][q][i]);
@@ -99,7 +99,7 @@ priv_free (struct emlat_report_model *m)
 void
 emlat_report_model_free (struct emlat_report_model *m)
 {
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int p = 0; p < EMLAT_POP_COUNT; p++)
       for (int i = 0; i < EMLAT_RM_COUNT; i++)
         series_free (&m->g[k][p].s[i]);
@@ -115,23 +115,65 @@ emlat_report_group_primary (const struct emlat_report_group *g)
   return -1;
 }
 
+/* 1 when string ids A and B of P name the same bytes (an id P lacks, or
+   any id without P, is only equal to itself). */
+static int
+same_name (const struct emlat_profile *p, uint64_t a, uint64_t b)
+{
+  if (a == b)
+    return 1;
+  if (!p)
+    return 0;
+  size_t la, lb;
+  const uint8_t *sa = emlat_profile_string (p, a, &la), *sb = emlat_profile_string (p, b, &lb);
+  return sa && sb && la == lb && memcmp (sa, sb, la) == 0;
+}
+
+/* The group index of an interaction of root kind KIND named NAME in P; a
+   name past the first EMLAT_REPORT_APP_NAMES is counted once, in the first
+   pass (FIRST).  An id already grouped keeps its group in every pass
+   (while the first pass streams, P may not know every string yet). */
+static unsigned
+group_of (struct emlat_report_model *m, const struct emlat_profile *p, unsigned kind,
+          uint64_t name, int first)
+{
+  if (kind != EMLAT_ROOT_APPLICATION || name == 0)
+    return kind;
+  for (uint32_t i = 0; i < m->n_app_names; i++)
+    if (m->app_names[i] == name)
+      return EMLAT_REPORT_KINDS + i;
+  for (uint32_t i = 0; i < m->n_app_names; i++)
+    if (same_name (p, m->app_names[i], name))
+      return EMLAT_REPORT_KINDS + i;
+  if (m->n_app_names == EMLAT_REPORT_APP_NAMES)
+    {
+      m->app_names_overflow += (uint64_t)first;
+      return kind;
+    }
+  unsigned gi = EMLAT_REPORT_KINDS + m->n_app_names;
+  m->app_names[m->n_app_names++] = name;
+  for (int q = 0; q < EMLAT_POP_COUNT; q++)
+    m->g[gi][q].name = name;
+  return gi;
+}
+
 EMLAT_API int
 emlat_report_model_begin (struct emlat_report_model *m, const struct emlat_profile *p,
                           unsigned flags)
 {
   memset (m, 0, sizeof *m);
   m->p = p;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       {
-        m->g[k][q].root_kind = (uint32_t)k;
+        m->g[k][q].root_kind = k < EMLAT_REPORT_KINDS ? (uint32_t)k : EMLAT_ROOT_APPLICATION;
         m->g[k][q].pop = (enum emlat_report_pop)q;
       }
   struct model_priv *mp = calloc (1, sizeof *mp);
   if (!mp)
     return -ENOMEM;
   mp->flags = flags;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       mp->best[k][q] = N_LEAD;
   for (size_t i = 0; i < N_SERIES; i++)
@@ -142,7 +184,7 @@ emlat_report_model_begin (struct emlat_report_model *m, const struct emlat_profi
   return 0;
 }
 
-/* Metric K's value V in group G (kind KIND, population POP), first pass.
+/* Metric K's value V in group KIND (a group index), population POP, first pass.
    Returns 0 or -ENOMEM. */
 static int
 take (struct emlat_report_model *m, struct model_priv *mp, unsigned kind, int pop, unsigned k,
@@ -196,14 +238,17 @@ emlat_report_model_add (struct emlat_report_model *m, const struct emlat_profile
   unsigned kind = ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0;
   if (mp->passes > 0)
     {
-      refine (mp, kind, (int)pop, &mt);
+      refine (mp, group_of (m, p, kind, ix->name, 0), (int)pop, &mt);
       return 0;
     }
-  struct emlat_report_group *g = &m->g[kind][pop];
+  unsigned gi = group_of (m, p, kind, ix->name, 1);
+  struct emlat_report_group *g = &m->g[gi][pop];
   g->n++;
   m->n_ix++;
   m->n_pop[pop]++;
   m->n_kind[kind]++;
+  if (gi != kind)
+    m->n_kind[gi]++;
   m->n_status[ix->status <= EMLAT_STATUS_MAX ? ix->status : 0]++;
   for (uint32_t b = t.tmask; b; b &= b - 1)
     m->present_t[pop][__builtin_ctz (b)]++;
@@ -212,7 +257,7 @@ emlat_report_model_add (struct emlat_report_model *m, const struct emlat_profile
   for (uint32_t b = mt.mask; b; b &= b - 1)
     {
       unsigned k = (unsigned)__builtin_ctz (b);
-      if (take (m, mp, kind, (int)pop, k, mt.v[k]) != 0)
+      if (take (m, mp, gi, (int)pop, k, mt.v[k]) != 0)
         return -ENOMEM;
     }
   for (uint32_t b = mt.inverted; b; b &= b - 1)
@@ -263,7 +308,7 @@ dist_of_ranks (const struct emlat_rank_series *s, const struct emlat_rank_set *r
 static int
 first_pass_end (struct emlat_report_model *m, struct model_priv *mp)
 {
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       for (int i = 0; i < EMLAT_RM_COUNT; i++)
         {
@@ -298,7 +343,7 @@ first_pass_end (struct emlat_report_model *m, struct model_priv *mp)
 static void
 ranked_dists (struct emlat_report_model *m, struct model_priv *mp)
 {
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       for (int i = 0; i < EMLAT_RM_COUNT; i++)
         {

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_names.c -- the work of a names-policy profile grouped by name
  * (rules in emlat_report.h "names" and docs/REPORT.md "Names").

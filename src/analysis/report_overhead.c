@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_overhead.c -- read the recorder's STATS and clock calibration out
  * of a profile (see emlat_report.h).  Only unsigned entries are used; an

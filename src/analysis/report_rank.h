@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_rank.h -- exact nearest-rank quantiles of values seen in passes,
  * without keeping the values (docs/REPORT.md "Percentiles", the bounded

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_stats.c -- radix sort, nearest-rank quantiles and distribution
  * summaries (see emlat_report.h for the rules).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_tail.c -- pick the tail interaction and the slowest ones (see
  * emlat_report.h, "tail"), from interactions handed over one at a time in

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_tail.h -- the tail pick (emlat_report.h, "tail") as a stream: the
  * interactions in any order, once each; the result is the one of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_waterfall.c -- lay out one interaction (see emlat_report.h).
  *
@@ -12,6 +12,8 @@
 #include "emlat/emlat_report.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,14 +60,48 @@ add_row (struct emlat_report_waterfall *w, size_t *cap)
   return r;
 }
 
+/* A named section's name (a user span's detail, F-44) as printable text
+   in a new string, or NULL (no memory: the row keeps its kind's name). */
+static char *
+section_name (const struct emlat_profile *p, uint64_t id)
+{
+  size_t len;
+  const uint8_t *b = emlat_profile_string (p, id, &len);
+  char *s;
+  if (!b)
+    {
+      s = malloc (24);
+      if (s)
+        snprintf (s, 24, "#%" PRIu64, id);
+      return s;
+    }
+  if (len > 64)
+    len = 64;
+  s = malloc (len + 1);
+  if (!s)
+    return NULL;
+  for (size_t i = 0; i < len; i++)
+    s[i] = b[i] >= 0x20 && b[i] < 0x7f ? (char)b[i] : '?';
+  s[len] = 0;
+  return s;
+}
+
 static int
-span_row (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_span *s, int depth)
+span_row (const struct emlat_profile *p, struct emlat_report_waterfall *w, size_t *cap,
+          const struct emlat_span *s, int depth)
 {
   struct emlat_report_wf_row *r = add_row (w, cap);
   if (!r)
     return -1;
   r->type = EMLAT_WF_SPAN;
   r->name = emlat_span_kind_name (s->kind);
+  if (s->kind == EMLAT_SPAN_USER && (s->flags & EMLAT_SPAN_HAS_DETAIL) && s->detail)
+    {
+      r->name_id = s->detail;
+      r->priv_name = section_name (p, s->detail);
+      if (r->priv_name)
+        r->name = r->priv_name;
+    }
   r->depth = depth;
   r->start = s->start;
   r->has_end = (s->flags & EMLAT_SPAN_HAS_END) != 0;
@@ -80,7 +116,8 @@ span_row (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_span
 
 /* Depth-first rows of the span tree. */
 static int
-span_rows (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_span_set *set)
+span_rows (const struct emlat_profile *p, struct emlat_report_waterfall *w, size_t *cap,
+           const struct emlat_span_set *set)
 {
   size_t n = set->n;
   const struct emlat_span *s = set->spans;
@@ -125,7 +162,7 @@ span_rows (struct emlat_report_waterfall *w, size_t *cap, const struct emlat_spa
           {
             long at = stack[--sp];
             int d = sdepth[sp];
-            if (span_row (w, cap, &s[at], d < WF_MAX_DEPTH ? d : WF_MAX_DEPTH) != 0)
+            if (span_row (p, w, cap, &s[at], d < WF_MAX_DEPTH ? d : WF_MAX_DEPTH) != 0)
               goto out;
             /* Push children in reverse so the earliest is visited first. */
             size_t mark = sp;
@@ -329,6 +366,8 @@ axis (struct emlat_report_waterfall *w)
 void
 emlat_report_waterfall_free (struct emlat_report_waterfall *w)
 {
+  for (size_t i = 0; i < w->n_rows; i++)
+    free (w->rows[i].priv_name);
   free (w->rows);
   w->rows = NULL;
   w->n_rows = 0;
@@ -382,7 +421,7 @@ emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t caus
   w->n_spans = src == 0 ? set->n : 0;
   if (w->n_spans)
     {
-      if (span_rows (w, &cap, set) != 0)
+      if (span_rows (p, w, &cap, set) != 0)
         goto nomem;
       for (size_t i = 0; i < set->n; i++)
         for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)

@@ -31,6 +31,7 @@
 #include "render/report_fmt.h"
 #include "cli/load.h"
 #include "render/report_render.h"
+#include "render/report_res_render.h"
 
 struct side
 {
@@ -110,8 +111,21 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
   for (size_t i = 0; i < c->n_pops; i++)
     {
       const struct emlat_report_cmp_pop *cp = &c->pops[i];
-      printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
-              emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
+      if (cp->name_id)
+        {
+          /* An application group: its name (printable bytes, or #ID). */
+          printf ("\n");
+          if (cp->name)
+            for (size_t k = 0; k < cp->name_len && k < 64; k++)
+              putchar (cp->name[k] >= 0x20 && cp->name[k] < 0x7f ? cp->name[k] : 0x3f);
+          else
+            printf ("#%" PRIu64, cp->name_id);
+          printf (" (application), %s: A n=%" PRIu64 ", B n=%" PRIu64,
+                  emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
+        }
+      else
+        printf ("\n%s, %s: A n=%" PRIu64 ", B n=%" PRIu64, report_kind_label (cp->root_kind),
+                emlat_report_pop_label (cp->pop), cp->n_a, cp->n_b);
       if (!cp->compared)
         {
           printf (" -- not compared (fewer than %u)\n", EMLAT_REPORT_COMPARE_MIN_N);
@@ -145,6 +159,12 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
         }
     }
   compare_text_names (a->p, b->p, nc, stdout);
+  /* CPU and memory of the two runs (writer's samples, no interval: too few
+     samples per run for a bootstrap). */
+  struct emlat_report_resources ra, rb;
+  emlat_report_resources_of (a->p, &ra);
+  emlat_report_resources_of (b->p, &rb);
+  report_compare_resources_text (&ra, &rb, stdout);
 }
 
 static void
@@ -218,6 +238,17 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
       emlat_json_begin_object (&j);
       emlat_json_kv_str (&j, "root_kind", report_kind_key (cp->root_kind));
       emlat_json_kv_str (&j, "population", emlat_report_pop_key (cp->pop));
+      emlat_json_key (&j, "name");
+      if (!cp->name_id)
+        emlat_json_null (&j);
+      else if (cp->name)
+        emlat_json_strn (&j, cp->name, cp->name_len);
+      else
+        {
+          char id[24];
+          snprintf (id, sizeof id, "#%" PRIu64, cp->name_id);
+          emlat_json_str (&j, id);
+        }
       emlat_json_kv_u64 (&j, "n_a", cp->n_a);
       emlat_json_kv_u64 (&j, "n_b", cp->n_b);
       emlat_json_key (&j, "compared");
@@ -261,6 +292,16 @@ json (const struct side *a, const struct side *b, const struct emlat_report_comp
     }
   emlat_json_end_array (&j);
   compare_json_names (&j, a->p, b->p, nc);
+  struct emlat_report_resources ra, rb;
+  emlat_report_resources_of (a->p, &ra);
+  emlat_report_resources_of (b->p, &rb);
+  emlat_json_key (&j, "resources");
+  emlat_json_begin_object (&j);
+  emlat_json_key (&j, "a");
+  report_json_resources_value (&j, &ra);
+  emlat_json_key (&j, "b");
+  report_json_resources_value (&j, &rb);
+  emlat_json_end_object (&j);
   emlat_json_end_object (&j);
   emlat_json_line (&j);
   return j.error ? -1 : 0;

@@ -45,7 +45,58 @@ struct dump
   uint64_t mono0;          /* file's monotonic start: origin of "+t" */
   uint64_t chunk_no;
   struct emlat_json j;
+  /* The file's strings read so far, by id (ids up to DUMP_STRINGS_MAX,
+     copies: the file is streamed, a record's bytes live only during its
+     callback): names of events, sections and application interactions
+     (F-41, F-44). */
+  struct dump_string { uint8_t *b; uint32_t len; int set; } *strings;
+  size_t n_strings;
+  uint64_t string_bytes;   /* kept, at most DUMP_STRING_BYTES_MAX */
 };
+
+#define DUMP_STRINGS_MAX (1u << 20)
+#define DUMP_STRING_BYTES_MAX (64u << 20)
+
+static void note_string (struct dump *d, uint64_t id, const uint8_t *b, uint32_t len)
+{
+  if (id == 0 || id > DUMP_STRINGS_MAX || d->string_bytes + len > DUMP_STRING_BYTES_MAX)
+    return; /* the name is shown as its id */
+  if (id >= d->n_strings)
+    {
+      size_t n = d->n_strings ? d->n_strings : 64;
+      while (n <= id)
+        n *= 2;
+      struct dump_string *v = realloc (d->strings, n * sizeof *v);
+      if (!v)
+        return;
+      memset (v + d->n_strings, 0, (n - d->n_strings) * sizeof *v);
+      d->strings = v;
+      d->n_strings = n;
+    }
+  if (d->strings[id].set)
+    return;
+  uint8_t *copy = malloc (len ? len : 1);
+  if (!copy)
+    return;
+  memcpy (copy, b, len);
+  d->strings[id] = (struct dump_string){ copy, len, 1 };
+  d->string_bytes += len;
+}
+
+static void dump_strings_free (struct dump *d)
+{
+  for (size_t i = 0; i < d->n_strings; i++)
+    free (d->strings[i].b);
+  free (d->strings);
+  d->strings = NULL;
+  d->n_strings = 0;
+  d->string_bytes = 0;
+}
+
+static const struct dump_string *find_string (const struct dump *d, uint64_t id)
+{
+  return id && id < d->n_strings && d->strings[id].set ? &d->strings[id] : NULL;
+}
 
 /* ------------------------------------------------------------------ */
 /* Text helpers                                                        */
@@ -54,6 +105,21 @@ static void put_rel (const struct dump *d, const char *name, uint64_t t)
 {
   int64_t rel = (int64_t)(t - d->mono0);
   printf (" %s=%+" PRId64, name, rel);
+}
+
+static void put_bytes (const uint8_t *s, size_t n);
+
+/* " name=\"...\"" for a string the file defined, " name=#ID" otherwise. */
+static void put_name (const struct dump *d, uint64_t id)
+{
+  const struct dump_string *s = find_string (d, id);
+  if (s)
+    {
+      printf (" name=");
+      put_bytes (s->b, s->len);
+    }
+  else
+    printf (" name=#%" PRIu64, id);
 }
 
 static void put_bytes (const uint8_t *s, size_t n)
@@ -146,6 +212,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
         const struct emlat_rd_ix_begin *b = &r->u.ix_begin;
         printf ("  interaction begin cause=%" PRIu64 " thread=%" PRIu64 " kind=%s", b->cause,
                 r->thread, emlat_root_kind_name (b->root_kind));
+        if (b->name)
+          put_name (d, b->name);
         if (b->parent)
           printf (" parent=%" PRIu64, b->parent);
         if (b->scheduled_by)
@@ -161,6 +229,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
                 " kind=%s status=%s",
                 ix->cause, r->thread, emlat_root_kind_name (ix->root_kind),
                 emlat_status_name (ix->status));
+        if (ix->name)
+          put_name (d, ix->name);
         for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
           if (ix->time_mask & (1u << f))
             {
@@ -203,6 +273,8 @@ static void text_record (struct dump *d, const struct emlat_record *r)
           printf (" status=%s", emlat_span_status_name (s->status));
         if (s->flags & EMLAT_RD_SPAN_DETAIL)
           printf (" detail=%" PRIu64, s->detail);
+        if (record_json_name_id (r))
+          put_name (d, s->detail);
         for (uint32_t i = 0; i < s->n_counters; i++)
           printf (" %s=%" PRIu64, emlat_counter_name (s->counter_id[i]), s->counter_val[i]);
         putchar ('\n');
@@ -218,6 +290,33 @@ static void text_record (struct dump *d, const struct emlat_record *r)
         printf (" records=%" PRIu64 " bytes=%" PRIu64 "\n", l->records, l->bytes);
         return;
       }
+    case EMLAT_REC_SAMPLE:
+      {
+        const struct emlat_rd_sample *sm = &r->u.sample;
+        printf ("  sample");
+        put_rel (d, "t", sm->t);
+        for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+          if (sm->mask & (1u << f))
+            printf (" %s=%" PRIu64, emlat_resource_field_name (f), sm->v[f]);
+        putchar ('\n');
+        return;
+      }
+    case EMLAT_REC_EVENT:
+      {
+        const struct emlat_rd_event *e = &r->u.event;
+        printf ("  event %s thread=%" PRIu64, emlat_event_tag_name (e->tag), r->thread);
+        if (e->name)
+          put_name (d, e->name);
+        put_rel (d, "t", e->t);
+        if (e->id)
+          printf (" id=%" PRIu64, e->id);
+        if (e->tag == EMLAT_EV_COUNTER)
+          printf (" value=%" PRId64, e->iv);
+        else if (e->tag == EMLAT_EV_COUNTER_F)
+          printf (" value=%.17g", e->fv);
+        putchar ('\n');
+        return;
+      }
     }
 }
 
@@ -229,6 +328,11 @@ static void json_record (struct dump *d, const struct emlat_chunk_info *ci,
 {
   emlat_json_begin_object (&d->j);
   record_json_keys (&d->j, d->path, ci, r);
+  if (record_json_has_name (r))
+    {
+      const struct dump_string *s = find_string (d, record_json_name_id (r));
+      record_json_name_key (&d->j, s ? s->b : NULL, s ? s->len : 0);
+    }
   emlat_json_end_object (&d->j);
   emlat_json_line (&d->j);
 }
@@ -304,6 +408,8 @@ static int on_chunk (void *ctx, const struct emlat_chunk_info *ci, int decoded)
 static int on_record (void *ctx, const struct emlat_chunk_info *ci, const struct emlat_record *r)
 {
   struct dump *d = ctx;
+  if (r->kind == EMLAT_REC_STRING)
+    note_string (d, r->u.str.id, r->u.str.bytes, r->u.str.len);
   if (d->chunks_only)
     return 0;
   if (d->json)
@@ -484,6 +590,7 @@ static int run_dump (int argc, char **argv)
       int e = emlat_scan_fd (fd, &sp, &res);
       if (!cli_is_stdin (argv[i]))
         close (fd);
+      dump_strings_free (&d);
       if (e)
         {
           char why[160];

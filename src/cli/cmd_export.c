@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "render/report_export.h"
+#include "render/report_syms.h"
 #include "cli/load.h"
 
 static void
@@ -39,6 +40,9 @@ usage (FILE *f)
            "                   a symlink followed), with the profile's own\n"
            "                   permissions\n"
            "  --force          replace an existing OUT (a regular file)\n"
+           "  --symbols FILE   name the functions of a -finstrument-functions\n"
+           "                   trace from FILE (a binary or debug file, matched\n"
+           "                   by build id; repeatable); otherwise module+offset\n"
            "  -h, --help       this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 exported; 1 exported, but reading lost data (each\n"
@@ -49,8 +53,9 @@ usage (FILE *f)
 static int
 export_main (int argc, char **argv)
 {
-  enum { O_FORCE = 256 };
+  enum { O_FORCE = 256, O_SYMBOLS };
   static const struct option longopts[] = {
+    { "symbols", required_argument, NULL, O_SYMBOLS },
     { "format", required_argument, NULL, 'f' },
     { "output", required_argument, NULL, 'o' },
     { "force", no_argument, NULL, O_FORCE },
@@ -59,6 +64,8 @@ export_main (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *format = NULL, *out = NULL;
+  const char *symbols[64];
+  size_t nsymbols = 0;
   int c, force = 0, created = 0;
   while ((c = getopt_long (argc, argv, ":f:o:hV", longopts, NULL)) != -1)
     switch (c)
@@ -71,6 +78,11 @@ export_main (int argc, char **argv)
         break;
       case O_FORCE:
         force = 1;
+        break;
+      case O_SYMBOLS:
+        if (nsymbols == sizeof symbols / sizeof symbols[0])
+          return emlat_cli_usage_error ("export", "at most 64 --symbols files");
+        symbols[nsymbols++] = optarg;
         break;
       case 'h':
         usage (stdout);
@@ -103,7 +115,9 @@ export_main (int argc, char **argv)
   if (result != 0)
     goto out;
   result = EMLAT_EXIT_FAIL;
-  int rc = chrome ? report_export_chrome (p, f) : report_export_jsonl (p, f);
+  struct report_syms *syms = chrome ? report_syms_new (p, symbols, nsymbols) : NULL;
+  int rc = chrome ? report_export_chrome_syms (p, f, syms) : report_export_jsonl (p, f);
+  report_syms_free (syms);
   if (rc != 0)
     {
       emlat_cli_error (out, UINT64_MAX, "export failed: %s", strerror (-rc));

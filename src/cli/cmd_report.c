@@ -35,6 +35,7 @@
 #include "cli/load.h"
 #include "render/report_render.h"
 #include "render/spool.h"
+#include "render/report_syms.h"
 
 static void
 usage (FILE *f)
@@ -59,6 +60,9 @@ usage (FILE *f)
            "  --interaction ID    show the waterfall of cause ID instead\n"
            "  --unicode, --ascii  force or refuse Unicode bars (default: Unicode\n"
            "                      when stdout is a terminal)\n"
+           "  --symbols FILE      name the functions of a -finstrument-functions\n"
+           "                      trace from FILE (a binary or debug file,\n"
+           "                      matched by build id; repeatable)\n"
            "  -h, --help          this text;  -V, --version  the version\n"
            "\n"
            "Exit codes: 0 reported; 1 reported, but reading lost data (each\n"
@@ -75,14 +79,17 @@ struct report_opts
   uint64_t want; /* --interaction, 0 when not given */
   const char *const *paths;
   size_t n;
+  const char *symbols[64];
+  size_t nsymbols;
 };
 
 /* Fills O from ARGV.  Returns -1 to go on, or the exit code. */
 static int
 parse_options (int argc, char **argv, struct report_opts *o)
 {
-  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX, O_FORCE };
+  enum { O_PER_IX = 256, O_UNICODE, O_ASCII, O_HTML, O_IX, O_FORCE, O_SYMBOLS };
   static const struct option longopts[] = {
+    { "symbols", required_argument, NULL, O_SYMBOLS },
     { "json", no_argument, NULL, 'j' },
     { "per-interaction", no_argument, NULL, O_PER_IX },
     { "html", required_argument, NULL, O_HTML },
@@ -109,6 +116,11 @@ parse_options (int argc, char **argv, struct report_opts *o)
         break;
       case O_FORCE:
         o->force = 1;
+        break;
+      case O_SYMBOLS:
+        if (o->nsymbols == sizeof o->symbols / sizeof o->symbols[0])
+          return emlat_cli_usage_error ("report", "at most 64 --symbols files");
+        o->symbols[o->nsymbols++] = optarg;
         break;
       case O_IX:
         if (emlat_cli_opt_u64 ("report", "--interaction", optarg, 1, UINT64_MAX, &o->want) != 0)
@@ -184,7 +196,8 @@ struct report
   struct emlat_report_model m;
   struct emlat_report_waterfall w;
   struct emlat_report_names names;
-  int have_model, have_w;
+  struct emlat_report_app app;
+  int have_model, have_w, have_app;
   int per_ix;                 /* --per-interaction: every interaction spooled */
   struct spool per_ix_spool;
   struct report_ctx ctx;
@@ -315,6 +328,15 @@ build (const struct report_opts *o, struct report *r)
       return EMLAT_EXIT_FAIL;
     }
   r->ctx.names = &r->names;
+  emlat_report_resources_of (r->p, &r->ctx.res);
+  r->ctx.syms = report_syms_new (r->p, o->symbols, o->nsymbols);
+  if (emlat_report_app_build (r->p, &r->app) != 0)
+    {
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
+    }
+  r->have_app = 1;
+  r->ctx.app = &r->app;
   if (!want_w)
     return -1;
   if (wrc == -ENOENT)
@@ -368,6 +390,9 @@ report_free (struct report *r)
   if (r->have_model)
     emlat_report_model_free (&r->m);
   emlat_report_names_free (&r->names);
+  if (r->have_app)
+    emlat_report_app_free (&r->app);
+  report_syms_free (r->ctx.syms);
   emlat_profile_free (r->p);
 }
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * crc32c.c -- CRC32C: a portable slicing-by-8 table implementation and an
  * x86-64 SSE4.2 implementation selected at run time (cpuid).

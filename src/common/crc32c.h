@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * crc32c.h -- CRC32C (Castagnoli), FORMAT.md F-6.
  *

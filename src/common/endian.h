@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * endian.h -- explicit little-endian loads and stores (FORMAT.md F-1).
  * Byte by byte, never through struct casts, so the layout is independent of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * input_open.c -- see input_open.h.  Invariant: a descriptor is returned
  * only for a regular file; every other one is closed before returning.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * input_open.h -- opening a path that is to be read as a profile, safely:
  * whatever the path names, the open never blocks and nothing is read from

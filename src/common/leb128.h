@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * leb128.h -- bounded LEB128 varints (FORMAT.md F-2, F-3).
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * statedir.h -- where profiles go by default: ${XDG_STATE_HOME}/emlat when
  * XDG_STATE_HOME is an absolute path, else ~/.local/state/emlat.  Shared by

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * decode.c -- framing checks and record-block decoders (docs/FORMAT.md).
  *
@@ -321,6 +321,13 @@ static int dec_input (struct emlat_dec *d, const struct emlat_chunk_info *ci,
   return 0;
 }
 
+/* The root kinds of the chunk's type version (F-9): 0..10 in version 1,
+   0..11 (application) in version 2. */
+static uint64_t root_kind_max (const struct emlat_chunk_info *ci)
+{
+  return ci->version >= EMLAT_IX_VERSION_NAMED ? EMLAT_ROOT_KIND_MAX : EMLAT_ROOT_KIND_MAX_V1;
+}
+
 /* 6.5 begin record. */
 static int dec_ix_begin (struct emlat_dec *d, const struct emlat_chunk_info *ci,
                          uint64_t *prev_t, struct emlat_record *r)
@@ -332,9 +339,12 @@ static int dec_ix_begin (struct emlat_dec *d, const struct emlat_chunk_info *ci,
     return -1;
   if (get_range (d, 1, UINT64_MAX, &b->cause))
     return -1;
-  if (get_range (d, 0, EMLAT_ROOT_KIND_MAX, &kind))
+  if (get_range (d, 0, root_kind_max (ci), &kind))
     return -1;
   b->root_kind = (uint32_t)kind;
+  b->name = 0;
+  if (ci->version >= EMLAT_IX_VERSION_NAMED && get_u (d, &b->name))
+    return -1;
   if (get_u (d, &b->parent) || get_u (d, &b->scheduled_by) || get_s (d, &delta))
     return -1;
   b->t_dispatch_begin = *prev_t + (uint64_t)delta;
@@ -359,9 +369,12 @@ static int dec_ix_complete (struct emlat_dec *d, const struct emlat_chunk_info *
     return -1;
   if (get_range (d, 1, UINT64_MAX, &ix->cause))
     return -1;
-  if (get_range (d, 0, EMLAT_ROOT_KIND_MAX, &v))
+  if (get_range (d, 0, root_kind_max (ci), &v))
     return -1;
   ix->root_kind = (uint32_t)v;
+  ix->name = 0;
+  if (ci->version >= EMLAT_IX_VERSION_NAMED && get_u (d, &ix->name))
+    return -1;
   if (get_range (d, 1, EMLAT_STATUS_MAX, &v))
     return -1;
   ix->status = (uint32_t)v;
@@ -572,6 +585,72 @@ static int dec_loss (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record 
   return 0;
 }
 
+/* 6.9: tag, name, time, then the id (async and flow records) and the
+   value (counters).  The thread is the block's (F-53). */
+static int dec_event (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record *r)
+{
+  struct emlat_rd_event *e = &r->u.event;
+  uint64_t tag;
+  int64_t delta;
+  if (get_range (d, 1, EMLAT_EV_TAG_MAX, &tag))
+    return -1;
+  e->tag = (uint32_t)tag;
+  const uint8_t *at = d->p;
+  if (get_u (d, &e->name))
+    return -1;
+  /* A thread or process name without a name says nothing; a function
+     record names its module. */
+  if (e->name == 0 && EMLAT_EVENT_NEEDS_NAME (tag))
+    {
+      d->p = at;
+      EMLAT_CORRUPT (d, EMLAT_INVALID_RANGE);
+    }
+  if (get_s (d, &delta))
+    return -1;
+  e->t = *prev_t + (uint64_t)delta;
+  *prev_t = e->t;
+  e->id = 0;
+  e->iv = 0;
+  e->fv = 0;
+  if (EMLAT_EVENT_HAS_ID (tag) && get_range (d, 1, UINT64_MAX, &e->id))
+    return -1;
+  if (EMLAT_EVENT_IS_FN (tag) && get_u (d, &e->id)) /* the offset: any value */
+    return -1;
+  if (tag == EMLAT_EV_COUNTER)
+    return get_s (d, &e->iv);
+  if (tag == EMLAT_EV_COUNTER_F)
+    {
+      const uint8_t *b;
+      if (get_bytes (d, 8, &b))
+        return -1;
+      uint64_t bits = emlat_le64 (b);
+      memcpy (&e->fv, &bits, 8);
+    }
+  return 0;
+}
+
+/* 6.10: time, presence mask, a uvarint per present field. */
+static int dec_sample (struct emlat_dec *d, uint64_t *prev_t, struct emlat_record *r)
+{
+  struct emlat_rd_sample *s = &r->u.sample;
+  int64_t delta;
+  uint64_t mask;
+  if (get_s (d, &delta))
+    return -1;
+  s->t = *prev_t + (uint64_t)delta;
+  *prev_t = s->t;
+  if (get_mask (d, EMLAT_RES_FIELDS, &mask))
+    return -1;
+  s->mask = (uint32_t)mask;
+  for (unsigned i = 0; i < EMLAT_RES_FIELDS; i++)
+    {
+      s->v[i] = 0;
+      if ((mask & (1u << i)) && get_u (d, &s->v[i]))
+        return -1;
+    }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Record block (6.1)                                                  */
 
@@ -606,8 +685,9 @@ int emlat_decode_block (const uint8_t *payload, size_t len, struct emlat_chunk_i
     return -1;
   /* 6.1: no thread in the blocks of timeless chunks and of LOSS (whose
      stream field names the thread, 6.7); a SPAN block is one thread's. */
-  if (((timeless || ci->type == EMLAT_CHUNK_LOSS) && ci->thread != 0)
-      || (ci->type == EMLAT_CHUNK_SPAN && ci->thread == 0))
+  if (((timeless || ci->type == EMLAT_CHUNK_LOSS || ci->type == EMLAT_CHUNK_RESOURCE)
+       && ci->thread != 0)
+      || ((ci->type == EMLAT_CHUNK_SPAN || ci->type == EMLAT_CHUNK_EVENT) && ci->thread == 0))
     {
       d->p = at;
       EMLAT_CORRUPT (d, EMLAT_INVALID_BLOCK);
@@ -667,6 +747,14 @@ int emlat_decode_block (const uint8_t *payload, size_t len, struct emlat_chunk_i
         case EMLAT_CHUNK_LOSS:
           r.kind = EMLAT_REC_LOSS;
           rc = dec_loss (d, &prev_t, &r);
+          break;
+        case EMLAT_CHUNK_EVENT:
+          r.kind = EMLAT_REC_EVENT;
+          rc = dec_event (d, &prev_t, &r);
+          break;
+        case EMLAT_CHUNK_RESOURCE:
+          r.kind = EMLAT_REC_SAMPLE;
+          rc = dec_sample (d, &prev_t, &r);
           break;
         default:
           /* Callers decode known types only; refuse rather than guess. */

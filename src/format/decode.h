@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * decode.h -- byte-level decoding of .emlat files (docs/FORMAT.md).
  *
@@ -51,8 +51,8 @@ enum emlat_stop emlat_frame_chunk (const uint8_t *buf, size_t len, size_t off,
 typedef int (*emlat_record_fn) (void *ctx, const struct emlat_chunk_info *ci,
                                 const struct emlat_record *r);
 
-/* Decode the record block of a version-1 chunk of known type CI->type
-   (section 6).  Fills CI's block fields.  FN may be NULL (validation only).
+/* Decode the record block of a chunk of known type CI->type and a type
+   version this reader knows (emlat_type_version_max, section 6).  Fills CI's block fields.  FN may be NULL (validation only).
    Returns 0 when the whole payload decoded, -1 when it is invalid
    (D->why, D->at say why and where), or FN's nonzero value. */
 int emlat_decode_block (const uint8_t *payload, size_t len,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * encode.c -- chunk building and record encoders (see encode.h), following
  * docs/FORMAT.md; rule ids F-n are cited where a choice is made.
@@ -75,10 +75,17 @@ emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type, uint6
   cb->thread = thread;
   cb->prev_t = base_t;
   cb->open = 1;
+  cb->version = EMLAT_TYPE_VERSION;
   /* Head room for the chunk header and the block header (placed at finish). */
   if (emlat_arena_reserve (a, HEAD_ROOM) == 0)
     a->len += HEAD_ROOM;
   cb->rec_start = a->len;
+}
+
+void
+emlat_cb_set_version (struct emlat_cb *cb, uint16_t version)
+{
+  cb->version = version;
 }
 
 int
@@ -96,7 +103,7 @@ emlat_cb_finish (struct emlat_cb *cb, struct emlat_chunk_list *out, int keep_emp
   /* Block header (6.1): schema version, base time, thread id, count. */
   uint8_t bh[4 * EMLAT_VARINT_MAX];
   size_t bn = 0;
-  bn += emlat_put_uvarint (bh + bn, EMLAT_TYPE_VERSION);
+  bn += emlat_put_uvarint (bh + bn, cb->version);
   bn += emlat_put_uvarint (bh + bn, cb->base_t);
   bn += emlat_put_uvarint (bh + bn, cb->thread);
   bn += emlat_put_uvarint (bh + bn, cb->count);
@@ -112,7 +119,7 @@ emlat_cb_finish (struct emlat_cb *cb, struct emlat_chunk_list *out, int keep_emp
   uint8_t *h = a->buf + hoff;
   memcpy (h + EMLAT_CH_MAGIC, EMLAT_CHUNK_MAGIC, 4);
   emlat_put16 (h + EMLAT_CH_TYPE, cb->type);
-  emlat_put16 (h + EMLAT_CH_VERSION, EMLAT_TYPE_VERSION);
+  emlat_put16 (h + EMLAT_CH_VERSION, cb->version);
   emlat_put32 (h + EMLAT_CH_FLAGS, EMLAT_CODEC_NONE);
   emlat_put32 (h + EMLAT_CH_HEADER_SIZE, EMLAT_CHUNK_HEADER_SIZE);
   emlat_put32 (h + EMLAT_CH_STORED, (uint32_t)payload);
@@ -280,7 +287,7 @@ emlat_enc_input (struct emlat_cb *cb, const struct emlat_enc_input *in)
 int
 emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents)
 {
-  uint8_t *p = emlat_cb_room (cb, 7 * EMLAT_VARINT_MAX);
+  uint8_t *p = emlat_cb_room (cb, 8 * EMLAT_VARINT_MAX);
   if (!p)
     return -1;
   size_t n = emlat_put_uvarint (p, EMLAT_IX_TAG_BEGIN);
@@ -288,6 +295,8 @@ emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t
     n += emlat_put_uvarint (p + n, ix->thread);
   n += emlat_put_uvarint (p + n, ix->cause);
   n += emlat_put_uvarint (p + n, ix->kind);
+  if (cb->version >= EMLAT_IX_VERSION_NAMED)
+    n += emlat_put_uvarint (p + n, ix->name);
   n += emlat_put_uvarint (p + n, ix->parent);
   n += emlat_put_uvarint (p + n, ix->sched);
   n += emlat_put_svarint (p + n, (int64_t)(ix->t_dispatch - cb->prev_t));
@@ -307,6 +316,8 @@ emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint6
     n += emlat_put_uvarint (p + n, ix->thread);
   n += emlat_put_uvarint (p + n, ix->cause);
   n += emlat_put_uvarint (p + n, ix->kind);
+  if (cb->version >= EMLAT_IX_VERSION_NAMED)
+    n += emlat_put_uvarint (p + n, ix->name);
   n += emlat_put_uvarint (p + n, ix->status);
   /* Fields in increasing index order: the set bits of each mask, lowest
      first (the masks never have bits at or above the field counts). */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * encode.h -- building complete chunks in memory (FORMAT.md sections 4 and
  * 6), for the writer thread only.
@@ -26,6 +26,9 @@
 #include "common/leb128.h"
 #include "emlat/emlat_types.h"
 #include "format/format.h"
+
+/* Fields of a RESOURCE record (format.h EMLAT_RES_FIELDS). */
+#define EMLAT_RES_FIELDS_MAX 6
 
 /* Largest encoded record: an interaction with every field present. */
 #define EMLAT_REC_MAX 1024
@@ -62,6 +65,8 @@ struct emlat_cb
   uint64_t represents;
   uint64_t first_t, last_t;
   int open;
+  uint16_t version;   /* type version written: 1, or what
+                         emlat_cb_set_version chose before any record */
 };
 
 void emlat_arena_reset (struct emlat_arena *a);
@@ -76,6 +81,9 @@ void emlat_cb_begin (struct emlat_cb *cb, struct emlat_arena *a, uint16_t type,
    arena failed. */
 int emlat_arena_reserve (struct emlat_arena *a, size_t need);
 
+/* Write the chunk as type version VERSION (INTERACTION 2, FORMAT.md 6.5);
+   before the first record only. */
+void emlat_cb_set_version (struct emlat_cb *cb, uint16_t version);
 /* Room for one record of at most MAX bytes; NULL if the arena failed. */
 static inline uint8_t *
 emlat_cb_room (struct emlat_cb *cb, size_t max)
@@ -145,6 +153,7 @@ struct emlat_enc_ix
   uint8_t q[EMLAT_T_FIELD_COUNT]; /* 0 = default quality */
   uint64_t v[EMLAT_V_FIELD_COUNT];
   uint64_t c[EMLAT_C_COUNTER_COUNT];
+  uint64_t name; /* string id naming it (version 2 chunks only), 0 = none */
 };
 int emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
 int emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
@@ -211,5 +220,27 @@ emlat_enc_span_complete (struct emlat_cb *cb, unsigned kind, unsigned status, ui
 
 int emlat_enc_loss (struct emlat_cb *cb, uint64_t stream, unsigned reason, uint64_t first,
                     uint64_t last, uint64_t records, uint64_t bytes);
+
+/* One EVENT record (6.9) of a block whose thread is the event's; the
+   value is IV for EMLAT_EV_COUNTER, the bits of FV for EMLAT_EV_COUNTER_F
+   (encode_event.c). */
+struct emlat_enc_event
+{
+  unsigned tag;
+  uint64_t name, t, id;
+  int64_t iv;
+  double fv;
+};
+int emlat_enc_event (struct emlat_cb *cb, const struct emlat_enc_event *e, uint64_t represents);
+
+/* One RESOURCE record (6.10): time T, fields V[i] for each bit i of MASK
+   (EMLAT_RES_*), in bit order. */
+struct emlat_enc_sample
+{
+  uint64_t t;
+  uint32_t mask;
+  uint64_t v[EMLAT_RES_FIELDS_MAX];
+};
+int emlat_enc_sample (struct emlat_cb *cb, const struct emlat_enc_sample *s);
 
 #endif /* EMLAT_ENCODE_H */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * format.h -- the single source of truth for the bytes of an .emlat file.
  *
@@ -22,7 +22,7 @@
 #define EMLAT_FILE_MAGIC_LEN 8
 #define EMLAT_FILE_HEADER_SIZE 64
 #define EMLAT_FORMAT_MAJOR 1
-#define EMLAT_FORMAT_MINOR 0
+#define EMLAT_FORMAT_MINOR 1 /* 1.1: EVENT chunks, INTERACTION version 2 */
 #define EMLAT_FH_MAGIC 0     /* 8 */
 #define EMLAT_FH_MAJOR 8     /* u16 */
 #define EMLAT_FH_MINOR 10    /* u16 */
@@ -64,10 +64,27 @@ enum emlat_chunk_type {
   EMLAT_CHUNK_SPAN = 5,
   EMLAT_CHUNK_LOSS = 6,
   EMLAT_CHUNK_STATS = 7,
-  EMLAT_CHUNK_TYPE_MAX_KNOWN = 7,
+  EMLAT_CHUNK_EVENT = 8, /* format 1.1: application events (6.9) */
+  EMLAT_CHUNK_RESOURCE = 9, /* format 1.1: process resource samples (6.10) */
+  EMLAT_CHUNK_TYPE_MAX_KNOWN = 9,
   EMLAT_CHUNK_EXPERIMENTAL_MIN = 0x8000 /* F-32 */
 };
 #define EMLAT_TYPE_VERSION 1 /* every type of format 1.0 */
+/* INTERACTION type version 2 (format 1.1): a name after the root kind of
+   both records, and root kind 11 (application). */
+#define EMLAT_IX_VERSION_NAMED 2
+/* The highest root kind of INTERACTION type version 1. */
+#define EMLAT_ROOT_KIND_MAX_V1 10
+
+/* The newest type version of chunk TYPE this reader and writer know
+   (F-31); 0 for an unknown type. */
+static inline unsigned
+emlat_type_version_max (unsigned type)
+{
+  if (type == EMLAT_CHUNK_INTERACTION)
+    return EMLAT_IX_VERSION_NAMED;
+  return type >= 1 && type <= EMLAT_CHUNK_TYPE_MAX_KNOWN ? EMLAT_TYPE_VERSION : 0;
+}
 
 /* Key/value entries (6.2). */
 #define EMLAT_KEY_MAX 64
@@ -116,6 +133,25 @@ static const uint8_t emlat_default_quality[EMLAT_T_FIELD_COUNT] = {
   EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_INTERNAL, EMLAT_Q_EXTERNAL,
   EMLAT_Q_EXTERNAL, EMLAT_Q_EXTERNAL
 };
+
+/* EVENT (6.9). */
+#define EMLAT_EVENT_HAS_ID(tag) ((tag) >= EMLAT_EV_ASYNC_BEGIN && (tag) <= EMLAT_EV_FLOW_END)
+/* Function records: an offset (any value) after the time. */
+#define EMLAT_EVENT_IS_FN(tag) ((tag) == EMLAT_EV_FN_ENTER || (tag) == EMLAT_EV_FN_EXIT)
+/* Records whose name is required (F-96). */
+#define EMLAT_EVENT_NEEDS_NAME(tag)                                            \
+  ((tag) == EMLAT_EV_THREAD_NAME || (tag) == EMLAT_EV_PROCESS_NAME || EMLAT_EVENT_IS_FN (tag))
+
+/* RESOURCE (6.10): presence bits of a sample's fields. */
+#define EMLAT_RES_RSS 0x01u          /* resident set, bytes */
+#define EMLAT_RES_CPU_USER 0x02u     /* process user CPU time, ns */
+#define EMLAT_RES_CPU_SYS 0x04u      /* process system CPU time, ns */
+#define EMLAT_RES_CPU_SHARE 0x08u    /* (user + sys) / wall since the previous
+                                        sample, parts per million */
+#define EMLAT_RES_VCSW 0x10u         /* voluntary context switches */
+#define EMLAT_RES_IVCSW 0x20u        /* involuntary context switches */
+#define EMLAT_RES_MASK_ALL 0x3fu
+#define EMLAT_RES_FIELDS 6
 
 /* Ring slot size: the unit of LOSS byte counts (6.7). */
 #define EMLAT_SLOT_BYTES 32

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bytestore.c -- see bytestore.h.  Invariant: a block's USED bytes are
  * copies handed out; a copy larger than a quarter block gets a block of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bytestore.h -- copies of small byte strings that must outlive the chunk
  * they were read from: a streamed file's chunk is gone once the scanner

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * damage.c -- which reader diagnostics make a profile damaged (the table of
  * docs/FORMAT.md F-94).  The one definition: the scanner and the profile

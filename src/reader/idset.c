@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * idset.c -- see idset.h.  Invariant: an id is in the set iff its bit is
  * set in the word of its block; a word, once present, is never removed.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * idset.h -- a set of identifiers, for the uniqueness rules of a load
  * (docs/FORMAT.md F-5, F-92): has this span id or input batch id been seen?

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ix_spans.c -- the spans of a loaded set again, without keeping them:
  * every span (emlat_profile_each_span, for the Chrome export) or those of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ixstream.c -- see ixstream.h.
  *
@@ -19,6 +19,7 @@ struct emlat_ixs_entry
 {
   uint64_t cause, ordinal;
   uint64_t thread, t_dispatch, parent, scheduled_by, offset;
+  uint64_t name; /* an application interaction's name (F-66a), 0 = none */
   uint32_t file, root_kind, has_begin;
   uint32_t agg; /* unknown-cause span aggregates: AGGS index + 1, 0 none */
 };
@@ -137,6 +138,7 @@ emlat_ixs_begin (struct emlat_ixstream *s, const struct emlat_rd_ix_begin *b, ui
   drop_aggs (s, e); /* its spans are this interaction's */
   e->has_begin = 1;
   e->root_kind = b->root_kind;
+  e->name = b->name;
   e->thread = thread;
   e->t_dispatch = b->t_dispatch_begin;
   e->parent = b->parent;
@@ -179,6 +181,8 @@ emlat_ixs_complete (struct emlat_ixstream *s, const struct emlat_rd_ix *c, uint6
   ix.thread = thread;
   /* 0 keeps what a begin record said. */
   ix.root_kind = c->root_kind != 0 || !e->has_begin ? c->root_kind : e->root_kind;
+  /* The same rule for an application interaction's name (F-66a). */
+  ix.name = c->name != 0 || !e->has_begin ? c->name : e->name;
   ix.status = c->status;
   ix.flags = EMLAT_IX_HAS_COMPLETE | (e->has_begin ? EMLAT_IX_HAS_BEGIN : 0);
   ix.time_mask = c->time_mask;
@@ -346,6 +350,7 @@ emlat_ixs_finish (struct emlat_ixstream *s, struct emlat_span_agg *unattributed,
       ix.cause = e->cause;
       ix.thread = e->thread;
       ix.root_kind = e->root_kind;
+      ix.name = e->name;
       ix.status = EMLAT_STATUS_OPEN;
       ix.flags = EMLAT_IX_HAS_BEGIN;
       ix.time_mask = 1u << EMLAT_T_DISPATCH_BEGIN;

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ixstream.h -- interactions as a stream: the INTERACTION records of a set
  * turned into interactions one at a time, exactly as a load that keeps

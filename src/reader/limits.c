@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * limits.c -- default reader limits, sized for a day-long session.
  *
@@ -27,6 +27,7 @@ EMLAT_API void emlat_limits_default (struct emlat_limits *lim)
   lim->max_string_bytes = 256u << 20;
   lim->max_input_batches = 50u << 20;
   lim->max_losses = 1u << 20;
+  lim->max_events = 64u << 20;
   lim->max_diagnostics = 100000;
   lim->max_alloc_bytes = (uint64_t)1 << 30;
 }
@@ -52,6 +53,7 @@ void emlat_limits_resolve (const struct emlat_limits *in, struct emlat_limits *o
   DEFAULT_IF_ZERO (max_string_bytes);
   DEFAULT_IF_ZERO (max_input_batches);
   DEFAULT_IF_ZERO (max_losses);
+  DEFAULT_IF_ZERO (max_events);
   DEFAULT_IF_ZERO (max_diagnostics);
   DEFAULT_IF_ZERO (max_alloc_bytes);
 #undef DEFAULT_IF_ZERO

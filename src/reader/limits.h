@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * limits.h -- resolving struct emlat_limits: zero fields take the defaults,
  * the chunk payload bound never exceeds the format's 16 MiB (F-22).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * names.c -- printable names of the reader's and the format's enumerations,
  * the one-line description of a diagnostic, and the printed session UUID.
@@ -39,7 +39,7 @@ EMLAT_API const char *emlat_invalid_name (enum emlat_invalid r)
 EMLAT_API const char *emlat_chunk_type_name (unsigned type)
 {
   static const char *const names[] = {
-    NULL, "SESSION", "STRING", "INPUT", "INTERACTION", "SPAN", "LOSS", "STATS",
+    NULL, "SESSION", "STRING", "INPUT", "INTERACTION", "SPAN", "LOSS", "STATS", "EVENT", "RESOURCE",
   };
   return NAME_OF (names, type);
 }
@@ -49,7 +49,7 @@ EMLAT_API const char *emlat_root_kind_name (unsigned k)
   static const char *const names[] = {
     "unknown", "tty_command", "synthetic_command", "timer", "process_data",
     "process_sentinel", "file_notification", "resize", "thread_wakeup",
-    "maintenance", "unattributed_output",
+    "maintenance", "unattributed_output", "application",
   };
   return NAME_OF (names, k);
 }
@@ -141,6 +141,25 @@ EMLAT_API const char *emlat_loss_reason_name (unsigned r)
     "writer_memory", "record_invalid",
   };
   return NAME_OF (names, r);
+}
+
+EMLAT_API const char *emlat_event_tag_name (unsigned t)
+{
+  static const char *const names[] = {
+    NULL, "instant", "counter", "counter_f", "async_begin", "async_end",
+    "flow_begin", "flow_step", "flow_end", "thread_name", "process_name",
+    "fn_enter", "fn_exit",
+  };
+  return NAME_OF (names, t);
+}
+
+EMLAT_API const char *emlat_resource_field_name (unsigned f)
+{
+  static const char *const names[] = {
+    "rss_bytes", "cpu_user_ns", "cpu_sys_ns", "cpu_share_ppm", "voluntary_csw",
+    "involuntary_csw",
+  };
+  return NAME_OF (names, f);
 }
 
 EMLAT_API const char *emlat_diag_kind_name (enum emlat_diag_kind k)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile.h -- the inside of struct emlat_profile, shared by the loader
  * (profile_load.c), its finishing pass (profile_finish.c), the accessors
@@ -102,6 +102,9 @@ struct emlat_profile
   struct emlat_vec span_counters; /* uint64_t pool of those spans */
 
   struct emlat_vec inputs;    /* struct emlat_rd_input */
+  struct emlat_vec events;    /* struct emlat_event (profile_app.c) */
+  struct emlat_vec named;     /* struct emlat_named_span (profile_app.c) */
+  struct emlat_vec samples;   /* struct emlat_rd_sample (profile_app.c) */
   struct emlat_vec losses;    /* struct emlat_loss_entry */
   struct emlat_vec diags;     /* struct emlat_diag */
 
@@ -159,6 +162,11 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
 int emlat_profile_first_id (struct emlat_profile *p, struct emlat_idset *set, uint64_t id,
                             uint64_t max_words, enum emlat_diag_kind kind,
                             const struct emlat_chunk_info *ci, const char *limit);
+/* Application records (profile_app.c): an EVENT record, and a finished
+   span that may be a named section.  Return 0, or 1 after a limit. */
+int emlat_profile_on_event (struct emlat_profile *p, const struct emlat_record *r);
+int emlat_profile_on_sample (struct emlat_profile *p, const struct emlat_record *r);
+int emlat_profile_on_named_span (struct emlat_profile *p, const struct emlat_span *s);
 /* The scan visitor that feeds records, chunks and diagnostics of the
    current file (P->cur_file) into P. */
 void emlat_profile_visitor (struct emlat_profile *p, struct emlat_scan_visitor *v);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_access.c -- read-only accessors of a loaded profile, and freeing.
  *
@@ -245,6 +245,9 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   emlat_vec_free (NULL, &p->spans, 0);
   emlat_vec_free (NULL, &p->span_counters, 0);
   emlat_vec_free (NULL, &p->inputs, 0);
+  emlat_vec_free (NULL, &p->events, 0);
+  emlat_vec_free (NULL, &p->named, 0);
+  emlat_vec_free (NULL, &p->samples, 0);
   emlat_vec_free (NULL, &p->losses, 0);
   emlat_vec_free (NULL, &p->diags, 0);
   emlat_ixs_free (&p->ixs);

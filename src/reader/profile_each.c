@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_each.c -- every interaction of a loaded profile, one at a time
  * (emlat_profile_each_interaction): from the array of a profile that keeps

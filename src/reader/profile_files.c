@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_files.c -- the files of a loaded set: a first look at each
  * (identity, size, the 64-byte file header), every later scan of it, and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_ids.c -- the uniqueness rule of a load (docs/FORMAT.md F-5,
  * F-92): an identifier that a record defines is defined once per session,

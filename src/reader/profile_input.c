@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_input.c -- the public ways into a profile, one source each
  * (profile_source.h), all loaded by emlat_profile_load_source:

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_load.c -- the records of a load: the scan visitor that turns
  * each decoded record of the session's files into the profile (sessions,
@@ -190,6 +190,7 @@ static int on_ix_begin (struct emlat_profile *p, const struct emlat_chunk_info *
     *w++ = b->scheduled_by;
   ix->flags |= EMLAT_IX_HAS_BEGIN;
   ix->root_kind = b->root_kind;
+  ix->name = b->name;
   ix->status = EMLAT_STATUS_OPEN;
   ix->thread = r->thread;
   ix->time_mask = tmask;
@@ -249,6 +250,8 @@ static int on_ix_complete (struct emlat_profile *p, const struct emlat_chunk_inf
       }
   if (c->root_kind != 0 || !(ix->flags & EMLAT_IX_HAS_BEGIN))
     ix->root_kind = c->root_kind; /* 0 keeps what a begin record said */
+  if (c->name != 0 || !(ix->flags & EMLAT_IX_HAS_BEGIN))
+    ix->name = c->name;
   ix->flags |= EMLAT_IX_HAS_COMPLETE;
   ix->status = c->status;
   ix->thread = r->thread;
@@ -348,7 +351,7 @@ static int on_span (struct emlat_profile *p, const struct emlat_chunk_info *ci,
   p->totals.spans_complete++;
   if (j.s.status == EMLAT_SPAN_UNWOUND)
     p->totals.spans_unwound++;
-  if (agg_add (p, &j.s))
+  if (agg_add (p, &j.s) || emlat_profile_on_named_span (p, &j.s))
     return 1;
   if ((p->flags & EMLAT_LOAD_SPANS) && !(p->flags & EMLAT_LOAD_STREAM)
       && emlat_spanset_push (&p->budget, &p->spans, &p->span_counters, &j.s, j.counters,
@@ -465,6 +468,10 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
     case EMLAT_REC_SPAN_BEGIN:
     case EMLAT_REC_SPAN_END:
       return on_span (p, ci, r);
+    case EMLAT_REC_EVENT:
+      return emlat_profile_on_event (p, r);
+    case EMLAT_REC_SAMPLE:
+      return emlat_profile_on_sample (p, r);
     case EMLAT_REC_LOSS:
       p->totals.loss_records++;
       p->totals.lost_records += r->u.loss.records;

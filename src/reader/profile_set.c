@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_set.c -- the files of one session into one struct emlat_profile,
  * wherever they come from (profile_source.h).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * profile_source.h -- where the files of a set come from, as the loader
  * (profile_set.c) sees them: a source describes file I when the loader

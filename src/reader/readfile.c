@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * readfile.c -- read one file or stream into memory with an exact size
  * bound (readfile.h), and the public emlat_read_file / emlat_read_fd.

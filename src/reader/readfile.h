@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * readfile.h -- reading one input into memory under an exact byte bound:
  * a regular file, a pipe or standard input.  The bound is what a load may

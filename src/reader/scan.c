@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * scan.c -- the sequential scanner over one .emlat file, in memory or
  * read through a window (window.h) that holds one chunk at a time.
@@ -152,7 +152,7 @@ static int deliver (void *ctx, const struct emlat_chunk_info *ci, const struct e
   return 0;
 }
 
-/* Decode one chunk of a known type and version 1.  Returns 0 to go on,
+/* Decode one chunk of a known type and version.  Returns 0 to go on,
    1 to stop (visitor or limit). */
 static int decode_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint8_t *payload)
 {
@@ -225,7 +225,7 @@ static int handle_chunk (struct scan *s, struct emlat_chunk_info *ci, const uint
       diag (s, EMLAT_DIAG_SKIP_TYPE, ci->offset, ci->type, ci->version, ci,
             "unknown chunk type");
     }
-  else if (ci->version != EMLAT_TYPE_VERSION) /* F-31: newer */
+  else if (ci->version > emlat_type_version_max (ci->type)) /* F-31: newer */
     {
       res->chunks_skipped++;
       diag (s, EMLAT_DIAG_SKIP_VERSION, ci->offset, ci->type, ci->version, ci,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * scan.h -- the scanner (scan.c) over a window (window.h), for the
  * loader's streamed files and re-scans; emlat_scan and emlat_scan_fd

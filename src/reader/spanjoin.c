@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * spanjoin.c -- see spanjoin.h.  Invariant: ids maps exactly the open slots
  * (slot + 1), and every slot is either mapped or on free_slots.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * spanjoin.h -- turning SPAN records into spans (6.6, F-67, F-68).
  *

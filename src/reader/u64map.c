@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * u64map.c -- see u64map.h.  Invariant: every key sits in the probe run
  * starting at its hash slot, with no empty slot in between; deletion

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * u64map.h -- an open-addressing hash map from nonzero uint64_t keys to
  * uint64_t values, with deletion, used for identifiers (F-5: 0 is never an

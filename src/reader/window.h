@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * window.h -- a forward-only view of one input for the scanner: bytes in
  * memory, or a regular file read with pread(2) through a buffer that never

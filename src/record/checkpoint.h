@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * checkpoint.h -- the writer's state between passes, saved into the ring
  * file after every pass that wrote (ringfile.h) and restored by recovery

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fileout.h -- the .emlat output file: safe creation, rotation names, and
  * appending with writev (FORMAT.md F-24, F-80).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ixtable.h -- the writer's table of interactions not yet written as
  * complete records (FORMAT.md 6.5).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * recover.c -- finishing the profile of a process that left its ring file
  * behind: it died (any signal, exec, exit without emlat_stop) or stopped
@@ -34,6 +34,7 @@
 #include "emlat/emlat_reader.h"
 #include "format/format.h"
 #include "record/checkpoint.h"
+#include "record/app.h"
 #include "record/session.h"
 
 /* The profile file header's UUID and rotation (F-11), read directly: the
@@ -122,6 +123,8 @@ session_release (struct emlat_session *s)
   emlat_chunk_list_free (&s->chunks);
   free (s->inputs);
   free (s->losses);
+  emlat_app_session_free (s);
+  emlat_sampler_free (&s->sampler);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
 }

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * registry.c -- the pool of per-thread rings: allocation at session start
  * (in the ring file, ringfile.h), claim on a thread's first record, release
@@ -43,7 +43,7 @@ struct emlat_shared_counters *_Atomic emlat_g_shared;
 _Atomic uint32_t emlat_g_doorbell;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
-  = { 0, EMLAT_GEN_NONE };
+  = { 0, EMLAT_GEN_NONE, 0 };
 
 static pthread_key_t exit_key;
 /* Every pool ever created, newest first (see state.h: pools are never
@@ -183,24 +183,25 @@ emlat_ring_claim_slow (unsigned n)
       if (!atomic_compare_exchange_strong_explicit (&r->state, &expected, EMLAT_RING_CLAIMING,
                                                     memory_order_acq_rel, memory_order_relaxed))
         continue;
-      /* Plain and relaxed stores: published by the release store of OWNED
-         below. */
+      /* Plain stores: published by the release store of OWNED below (the
+         same values for every owner of the ring). */
       r->slots = p->slab + (size_t)i * p->nslots;
       r->nslots = p->nslots;
       r->mask = p->nslots - 1;
-      atomic_store_explicit (&r->head, 0, memory_order_relaxed);
-      atomic_store_explicit (&r->tail, 0, memory_order_relaxed);
-      r->cached_tail = 0;
-      r->limit = r->nslots / 2; /* the high-water mark of an empty ring */
+      /* head, tail and the drop counters are not reset: they count on
+         across the ring's owners of the session, so that emlat_status can
+         sum them at any time (session.c); a new pool's rings start at 0
+         (zeroed at pool creation).  A FREE ring was drained to its head
+         (the writer frees it only then), so head == tail here.  Acquire:
+         the writer's release of tail (and of FREE) covers it. */
+      uint64_t t0 = atomic_load_explicit (&r->tail, memory_order_acquire);
+      r->cached_tail = t0;
+      r->limit = t0 + r->nslots / 2; /* the high-water mark of an empty ring */
       r->hw_signalled = 0;
+      /* Relaxed: a per-owner count, published by the release of OWNED. */
       atomic_store_explicit (&r->hw_wakes, 0, memory_order_relaxed);
       r->next_span_id = 0;
       r->span_id_end = 0;
-      atomic_store_explicit (&r->drop_records, 0, memory_order_relaxed);
-      atomic_store_explicit (&r->drop_bytes, 0, memory_order_relaxed);
-      atomic_store_explicit (&r->drop_first_t, 0, memory_order_relaxed);
-      atomic_store_explicit (&r->drop_last_t, 0, memory_order_relaxed);
-      atomic_store_explicit (&r->drop_acked, 0, memory_order_relaxed);
       r->thread_id = atomic_fetch_add_explicit (&p->shared->next_thread, 1, memory_order_relaxed);
       /* Release: the initialisation above is visible to the writer's
          acquire load of state. */
@@ -215,11 +216,36 @@ emlat_ring_claim_slow (unsigned n)
         ;
       emlat_tls.ring = r;
       emlat_tls.gen = gen;
+      emlat_tls.cause = 0;
       pthread_setspecific (exit_key, r);
       return r;
     }
   count_noring (p->shared, n);
   return 0;
+}
+
+uint64_t
+emlat_rings_accepted (struct emlat_pool *p)
+{
+  /* Acquire: pairs with the claimers' release of the bound. */
+  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < used; i++)
+    /* Relaxed: a count; head only grows within a session. */
+    n += atomic_load_explicit (&p->rings[i].head, memory_order_relaxed);
+  return n;
+}
+
+uint64_t
+emlat_rings_dropped (struct emlat_pool *p)
+{
+  /* Acquire: as emlat_rings_accepted. */
+  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
+  /* Relaxed: counts that only grow within a session. */
+  uint64_t n = atomic_load_explicit (&p->shared->noring_records, memory_order_relaxed);
+  for (uint32_t i = 0; i < used; i++)
+    n += atomic_load_explicit (&p->rings[i].drop_records, memory_order_relaxed);
+  return n;
 }
 
 void

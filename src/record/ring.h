@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ring.h -- the per-thread single-producer/single-consumer record ring.
  *
@@ -13,6 +13,9 @@
  *
  *   field            written by          read by            ordering
  *   ---------------  ------------------  -----------------  -----------------------
+ *   (head, tail and drop_records count on across the ring's owners in a
+ *   session -- a claim does not reset them -- so that their sums are the
+ *   session's totals; emlat_status reads them with relaxed loads.)
  *   head             producer            producer, writer   producer: relaxed store
  *                                                           after filling slots is
  *                                                           a RELEASE store; writer

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ringfile.c -- creating, mapping, locking and reading the ring file (see
  * ringfile.h and docs/FORMAT.md section 15).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ringfile.h -- the ring file: the recording threads' rings kept in a
  * file-backed shared mapping (in /dev/shm, or beside the profile), so that

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ringrec.h -- the in-memory layout of records in a thread's ring.
  *
@@ -24,9 +24,17 @@
  *   INPUT         mask      quality      batch     t_empty   t_ready w0 = t_rbegin,
  *                                                                  w1 = t_rend,
  *                                                                  w2 = bytes
+ *   APP           event tag -            id        t         value
  *   IX_FIELDS     status    Q flag       cause     masks     cmask   slots 2..N:
  *                 (0: does                         (t | v<<32)       words
  *                 not end)
+ *
+ * Bits 32..63 of the head word carry a string id (app.c, emlat_app.h): the
+ * name of a section in a SPAN_BEGIN of kind user, the name of an APP
+ * event; the other records leave them 0.  IX_BEGIN of root kind
+ * application carries its name in word 1 of its second slot.  APP (1
+ * slot) is an EVENT record (FORMAT.md 6.9): the tag is enum
+ * emlat_event_tag, the value an int64_t or the bits of a double.
  *
  * IX_FIELDS (emlat_ix_commit) carries many fields of one interaction in
  * 2..EMLAT_RR_MAX_SLOTS slots: after the head slot, a sequence of 64-bit
@@ -52,8 +60,10 @@ enum emlat_ring_record {
   EMLAT_RR_IX_COUNT = 7,
   EMLAT_RR_IX_END = 8,
   EMLAT_RR_INPUT = 9,
-  EMLAT_RR_IX_FIELDS = 10
+  EMLAT_RR_IX_FIELDS = 10,
+  EMLAT_RR_APP = 11
 };
+#define EMLAT_RR_NAME(h) ((h) >> 32)
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
    and 28 + 15 + 29 field words in 4-word slots, rounded up). */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * session.c -- the setup calls of emlat.h: start, stop, rotate, flush,
  * status, strings.  These may lock and allocate; producers never call them.
@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "format/format.h"
+#include "record/app.h"
 
 struct emlat_session *emlat_g_session;
 static pthread_mutex_t g_control = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +59,7 @@ atfork_child (void)
     close (emlat_g_session->ring.fd);
   /* Relaxed: the child has a single thread while this handler runs. */
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_relaxed);
+  emlat_app_fork_child ();
   emlat_g_session = 0;
   pthread_mutex_init (&g_control, 0);
 }
@@ -92,6 +94,8 @@ session_free (struct emlat_session *s)
   emlat_chunk_list_free (&s->chunks);
   free (s->inputs);
   free (s->losses);
+  emlat_app_session_free (s);
+  emlat_sampler_free (&s->sampler);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
   free (s);
@@ -150,6 +154,7 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   s->rotate_bytes = opt->rotate_bytes;
   s->drain_us = opt->drain_interval_us; /* 0: no period (writer.c) */
   s->stats_ms = opt->stats_interval_ms ? opt->stats_interval_ms : 1000;
+  emlat_sampler_init (&s->sampler, opt->sample_interval_ms, s->stats_ms);
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
   s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
   s->gen = ++g_generation;
@@ -159,17 +164,36 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   return s;
 }
 
+/* 1 when KEY is one of the keys the recorder wrote itself: the run's
+   identity (process.pid, process.build_id, ...), the clock and the sizes
+   are the library's to say, and no caller entry replaces them -- except
+   privacy.policy, which a recording layer that records more than the
+   default states itself (docs/FORMAT.md 8.1: its entry replaces ours). */
+static int
+own_key (const struct emlat_session *s, const char *key)
+{
+  if (strcmp (key, "privacy.policy") == 0)
+    return 0;
+  for (size_t i = 0; i < s->n_own_meta; i++)
+    if (strcmp (s->meta[i].key, key) == 0)
+      return 1;
+  return 0;
+}
+
 /* SESSION metadata: the recorder's own keys (sysinfo.c), then the caller's
-   valid entries (the others are counted in meta_rejected).  0 or -ENOMEM. */
+   valid entries (the others, and any that would replace one of the
+   recorder's, are counted in meta_rejected).  0 or -ENOMEM. */
 static int
 session_meta (struct emlat_session *s, const struct emlat_options *opt, size_t *meta_cap)
 {
   if (emlat_sysinfo_meta (&s->meta, &s->nmeta, meta_cap, s) != 0)
     return -ENOMEM;
+  s->n_own_meta = s->nmeta;
   for (size_t i = 0; i < opt->n_meta; i++)
     {
       const struct emlat_meta *m = &opt->meta[i];
       if (!m->key || !emlat_meta_key_ok (m->key) || strncmp (m->key, "emlat.", 6) == 0
+          || own_key (s, m->key)
           || m->type > EMLAT_META_STR || (m->type == EMLAT_META_STR && !m->s && m->s_len)
           || (m->type == EMLAT_META_STR && m->s_len > EMLAT_KV_STRING_MAX))
         {
@@ -327,6 +351,7 @@ emlat_start (const struct emlat_options *opt)
      before any producer sees the new generation (its claim path
      acquire-loads it). */
   atomic_store_explicit (&emlat_g_active_gen, s->gen, memory_order_release);
+  emlat_app_trace_on (1);
   pthread_mutex_unlock (&g_control);
   return 0;
 }
@@ -368,6 +393,7 @@ emlat_stop (void)
   /* Release: pairs with nothing in particular; producers that still see the
      old generation store into rings the final passes drain or that stay
      mapped unread. */
+  emlat_app_trace_on (0);
   atomic_store_explicit (&emlat_g_active_gen, 0, memory_order_release);
   pthread_mutex_lock (&s->lock);
   s->stop_req = 1;
@@ -464,6 +490,11 @@ emlat_status (struct emlat_status *st)
       pthread_mutex_lock (&s->lock);
       *st = s->st;
       st->active = 1;
+      /* Current, not as of the last pass: the producers' own counters
+         (accepted slots, records dropped at a full ring or for want of a
+         ring) summed now, plus what the writer itself lost so far. */
+      st->session_records = emlat_rings_accepted (s->pool);
+      st->records_dropped = emlat_rings_dropped (s->pool) + s->st_writer_dropped;
       pthread_mutex_unlock (&s->lock);
     }
   pthread_mutex_unlock (&g_control);

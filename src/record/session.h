@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * session.h -- the one recording session of the process, shared by the
  * public setup calls (session.c) and the writer thread (writer.c).
@@ -21,6 +21,7 @@
 #include "record/fileout.h"
 #include "record/ixtable.h"
 #include "record/ringfile.h"
+#include "record/sample.h"
 #include "record/spans.h"
 #include "record/state.h"
 
@@ -77,6 +78,7 @@ struct emlat_session
   uint64_t realtime0, mono0;
   struct emlat_meta_kv *meta;
   size_t nmeta;
+  size_t n_own_meta;        /* meta[0..n_own_meta): the recorder's own keys */
   uint64_t meta_rejected;
 
   /* Under lock. */
@@ -90,6 +92,7 @@ struct emlat_session
   int stop_req, rotate_req;
   int rotate_result;
   struct emlat_status st; /* snapshot, updated at the end of each pass */
+  uint64_t st_writer_dropped; /* writer_dropped as of that snapshot */
 
   /* Writer-private. */
   struct emlat_out out;
@@ -102,6 +105,9 @@ struct emlat_session
   struct emlat_chunk_list chunks;
   struct emlat_enc_input *inputs;
   size_t ninputs, inputs_cap;
+  struct emlat_app_event *app_events; /* this pass's APP records (app_drain.c) */
+  struct emlat_sampler sampler;       /* resource samples (sample.c) */
+  size_t napp_events, app_events_cap;
   uint64_t pass;
   uint64_t last_pass_t;     /* when the last pass began */
   uint64_t last_stats_t;
@@ -121,7 +127,9 @@ struct emlat_session
   } *losses;
   size_t nlosses, losses_cap;
   uint64_t noring_reported, noring_bytes_reported;
-  uint64_t retired_accepted; /* records of rings whose owner exited */
+  uint64_t retired_accepted; /* unused: heads count on across owners */
+  uint64_t writer_dropped;   /* records lost by the writer itself (not
+                                ring_full, not no_ring) */
   /* Counters for STATS and status (copied into st under the lock by the
      writer's publish_status: emlat_status reads st under it). */
   uint64_t records_accepted; /* ring slots published, at the last pass */
@@ -141,6 +149,10 @@ int emlat_writer_open_first (struct emlat_session *s);
 /* Final pass, final STATS, close (called by the writer thread at stop,
    and by recovery). */
 void emlat_writer_finish (struct emlat_session *s);
+/* Account RECORDS ring records (BYTES bytes) of STREAM lost for REASON
+   between FIRST and LAST (writer.c; F-70). */
+void emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason,
+                        uint64_t first, uint64_t last, uint64_t records, uint64_t bytes);
 /* Whether the pool is file-backed and this session's state can be
    checkpointed; the first checkpoint (writer.c, called by emlat_start
    after the first file was written). */

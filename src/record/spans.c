@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * spans.c -- see spans.h.
  *
@@ -184,7 +184,7 @@ stage (struct emlat_span_state *ss)
 
 static inline void
 span_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t cause, uint64_t t,
-            int has_cpu, uint64_t cpu)
+            int has_cpu, uint64_t cpu, uint64_t name)
 {
   if (ss->depth >= EMLAT_SPAN_STACK_MAX)
     {
@@ -205,6 +205,7 @@ span_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t ca
   o->cause = cause;
   o->t_start = t;
   o->cpu_begin = cpu;
+  o->name = name;
   o->kind = (uint8_t)kind;
   o->has_cpu = (uint8_t)has_cpu;
   o->begin_written = 0;
@@ -274,7 +275,7 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   e->has_cpu = o->has_cpu && has_cpu;
   e->cpu_a = o->cpu_begin;
   e->cpu_b = cpu;
-  e->detail = detail;
+  e->detail = detail ? detail : o->name; /* a named section, F-44 */
   e->ncounters = kept;
   /* A begin record already written in an earlier pass: the end record
      carries the absolute CPU reading (6.6). */
@@ -451,13 +452,18 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           const struct emlat_slot *b = &slots[(tail + 1) & mask];
           uint64_t hb = b->w[0];
           unsigned kind = EMLAT_RR_A (h), status = EMLAT_RR_A (hb);
+          uint64_t name = EMLAT_RR_NAME (h);
           if ((hb & HEAD1_MASK) == END1_HEAD && kind - 1 < EMLAT_SPAN_KIND_MAX
-              && status <= EMLAT_SPAN_THROW && a->w[1] != 0 && b->w[1] == a->w[1])
+              && status <= EMLAT_SPAN_THROW && a->w[1] != 0 && b->w[1] == a->w[1]
+              && (!name || kind == EMLAT_SPAN_USER))
             {
+              /* A named section's name is its detail unless the end gives
+                 one (as close_span does). */
+              uint64_t detail = b->w[3] ? b->w[3] : name;
               if (now)
-                span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], b->w[3]);
+                span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], detail);
               else if (span_pair_staged (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2],
-                                         b->w[3])
+                                         detail)
                        != 0)
                 goto general;
               tail += 2;
@@ -474,9 +480,10 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
         {
         case EMLAT_RR_SPAN_BEGIN:
           if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0
-              || (fb & EMLAT_RR_CPU) != (ns == 2))
+              || (fb & EMLAT_RR_CPU) != (ns == 2) || (EMLAT_RR_NAME (h) && fa != EMLAT_SPAN_USER))
             return tail;
-          span_begin (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
+          span_begin (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0,
+                      EMLAT_RR_NAME (h));
           break;
         case EMLAT_RR_SPAN_END:
           if (fa > EMLAT_SPAN_THROW || a->w[1] == 0 || (fb & EMLAT_RR_CPU) != (ns == 2))

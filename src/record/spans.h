@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * spans.h -- the writer's per-ring span pairing (FORMAT.md 6.6, F-67..F-69).
  *
@@ -46,6 +46,9 @@
 struct emlat_open_span
 {
   uint64_t id, parent, cause, t_start, cpu_begin;
+  uint64_t name; /* string id of a named section (a begin of kind user
+                    carrying a name, ringrec.h): the end record's detail
+                    when the end gives none; 0 = none */
   uint8_t kind, has_cpu, begin_written;
   long staged; /* index in staged[] while begun this pass, else -1 */
   uint32_t ncounters;
@@ -99,7 +102,8 @@ void emlat_spans_pass_begin (struct emlat_span_state *ss, struct emlat_arena *a,
    slots - 1) from TAIL, up to SNAP, and return the position after the
    last one taken: it stops at the first record that is not a span record,
    or is malformed (the caller's to account for), and returns TAIL when
-   that is the first.  Validates exactly as writer.c's drain loop. */
+   that is the first.  Validates exactly as writer.c's drain loop; a
+   begin carrying a name (ringrec.h) must be of kind user. */
 uint64_t emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots,
                             uint64_t mask, uint64_t tail, uint64_t snap);
 /* End of pass: begin records for open spans not yet written, encode

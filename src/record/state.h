@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * state.h -- process-wide recorder state shared by producer.c, registry.c,
  * writer.c and session.c.  Internal; nothing here is exported.
@@ -83,6 +83,10 @@ struct emlat_tls
 {
   struct emlat_ring *ring;
   uint64_t gen;
+  /* The interaction the thread's named sections serve (app.c); reset to 0
+     with every claim, so that it is of GEN's session whenever GEN matches
+     (cause ids restart with every session). */
+  uint64_t cause;
 };
 extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
   __attribute__ ((tls_model ("initial-exec")));
@@ -91,6 +95,13 @@ extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
    Returns NULL (after counting a no_ring drop of N slots) when no ring is
    left, or when no session is active. */
 EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
+
+/* Slots accepted into the rings of POOL and records the producers dropped
+   (ring_full in each ring, no_ring in the shared counters) so far: sums of
+   monotonic counters, readable at any time by any thread (relaxed loads:
+   counts, possibly a few records behind a producer that is storing). */
+EMLAT_HIDDEN uint64_t emlat_rings_accepted (struct emlat_pool *pool);
+EMLAT_HIDDEN uint64_t emlat_rings_dropped (struct emlat_pool *pool);
 
 /* Count a record of N slots that found no ring (LOSS no_ring). */
 EMLAT_HIDDEN void emlat_count_noring (unsigned n);

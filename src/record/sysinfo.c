@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sysinfo.c -- the SESSION entries that libemlat writes by itself
  * (FORMAT.md 8.1): writer version, clock identity and cost, OS and CPU
@@ -6,9 +6,10 @@
  *
  * Privacy invariant (F-61): nothing here reads the environment, a terminal
  * device, a file name or a path of the user; /proc/cpuinfo contributes only
- * the processor's model name, and uname only sysname/release/machine (not
- * the node name).
+ * the processor's model name, uname only sysname/release/machine (not the
+ * node name), the executable only its base name and build id.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "common/clock.h"
 #include "format/format.h"
+#include "record/buildid.h"
 #include "record/session.h"
 
 int emlat_meta_key_ok (const char *key);
@@ -189,6 +191,18 @@ emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const str
   if (ncpu > 0)
     rc |= push_u (kv, n, cap, "cpu.count", (uint64_t)ncpu);
   rc |= push_u (kv, n, cap, "process.pid", (uint64_t)getpid ());
+  /* Identity of the executable (DESIGN.md section 11.5): its base name
+     (the privacy rule allows it, F-61) and its GNU build id, from the
+     mapped notes -- no file opened, no path kept. */
+  rc |= push_str (kv, n, cap, "process.executable", program_invocation_short_name);
+  uint8_t id[EMLAT_BUILD_ID_MAX];
+  size_t idn = emlat_exe_build_id (id);
+  if (idn)
+    {
+      char hex[2 * EMLAT_BUILD_ID_MAX + 1];
+      emlat_hex (id, idn, hex);
+      rc |= push_str (kv, n, cap, "process.build_id", hex);
+    }
   rc |= push_u (kv, n, cap, "profiler.ring_slots", s->ring_slots);
   rc |= push_u (kv, n, cap, "profiler.max_threads", s->max_threads);
   rc |= push_u (kv, n, cap, "profiler.chunk_bytes", s->chunk_bytes);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * writer.c -- the writer thread: drains every ring, turns ring records into
  * chunks (FORMAT.md), and appends them to the file with writev.
@@ -48,6 +48,7 @@
 #include "common/clock.h"
 #include "common/leb128.h"
 #include "format/format.h"
+#include "record/app.h"
 #include "record/checkpoint.h"
 #include "record/ringrec.h"
 
@@ -106,6 +107,11 @@ add_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t fi
   if (records == 0)
     return;
   s->records_dropped += records;
+  /* What producers dropped is counted where they dropped it (the rings'
+     and the shared counters, summed live by emlat_status); the rest is
+     the writer's own. */
+  if (reason != EMLAT_LOSS_RING_FULL && reason != EMLAT_LOSS_NO_RING)
+    s->writer_dropped += records;
   /* Merge with a pending loss of the same stream and reason. */
   for (size_t i = 0; i < s->nlosses; i++)
     {
@@ -164,6 +170,9 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
       e->ix.parent = a->w[2];
       e->ix.sched = a->w[3];
       e->ix.t_dispatch = b->w[0];
+      /* An application interaction's name (app.c); other producers leave
+         that word as it was. */
+      e->ix.name = fa == EMLAT_ROOT_APPLICATION ? b->w[1] : 0;
       e->ix.tmask |= 1u << EMLAT_T_DISPATCH_BEGIN;
       e->ix.t[EMLAT_T_DISPATCH_BEGIN] = b->w[0];
       if (a->w[2])
@@ -384,6 +393,10 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           if (drain_ix_fields (s, thread, h, r, tail, ns) != 0)
             goto invalid;
           break;
+        case EMLAT_RR_APP:
+          if (ns != 1 || emlat_app_drain (s, thread, h, a) != 0)
+            goto invalid;
+          break;
         default:
         invalid:
           add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, ns * EMLAT_SLOT_BYTES);
@@ -496,6 +509,8 @@ encode_interactions (struct emlat_session *s, int final, uint64_t *lost)
   for (size_t i = s->ix.nentries; i-- > 0;)
     {
       struct emlat_ix_entry *e = &s->ix.entries[i];
+      if (e->ix.kind == EMLAT_ROOT_APPLICATION)
+        continue; /* INTERACTION version 2: emlat_app_encode */
       int complete = final || (e->ended_pass && e->ended_pass < s->pass);
       if (!complete && e->begin_written)
         continue;
@@ -546,17 +561,9 @@ encode_losses (struct emlat_session *s)
 static uint64_t
 records_accepted (struct emlat_session *s)
 {
-  uint64_t n = s->retired_accepted;
-  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
-  for (uint32_t i = 0; i < used; i++)
-    {
-      struct emlat_ring *r = &s->pool->rings[i];
-      /* Acquire of state orders the head read after the claim's init. */
-      int st = atomic_load_explicit (&r->state, memory_order_acquire);
-      if (st == EMLAT_RING_OWNED || st == EMLAT_RING_RETIRING)
-        n += atomic_load_explicit (&r->head, memory_order_relaxed);
-    }
-  return n;
+  /* Heads count on across a ring's owners (registry.c): their sum is
+     every slot accepted in the session. */
+  return emlat_rings_accepted (s->pool);
 }
 
 static int
@@ -778,10 +785,11 @@ snapshot_heads (struct emlat_session *s, struct pass_state *ps)
         continue;
       if (s->ws[i].thread != r->thread_id)
         {
+          /* A new owner: the drop counters count on (registry.c), and
+             the old owner's were all reported before its ring was freed,
+             so drops_reported stays. */
           emlat_spans_reset (&s->ws[i].spans, r->thread_id);
           s->ws[i].thread = r->thread_id;
-          s->ws[i].drops_reported = 0;
-          s->ws[i].drop_bytes_reported = 0;
         }
       /* Acquire: the slots below head are fully written. */
       ps->snaps[i] = atomic_load_explicit (&r->head, memory_order_acquire);
@@ -847,7 +855,6 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
           emlat_spans_reset (&ws->spans, 0);
           ws->thread = 0;
           ws->hw_seen = 0;
-          s->retired_accepted += ps->snaps[i];
         }
     }
 }
@@ -878,6 +885,8 @@ static void
 encode_pass (struct emlat_session *s, struct pass_state *ps)
 {
   ps->rc |= encode_inputs (s, &ps->enc_lost);
+  ps->rc |= emlat_app_encode (s, ps->final, &ps->enc_lost);
+  ps->rc |= emlat_sampler_encode (s, ps->final);
   ps->rc |= encode_interactions (s, ps->final, &ps->enc_lost);
 
   ps->now = emlat_clock_now ();
@@ -1053,6 +1062,7 @@ publish_status (struct emlat_session *s)
   s->st.ring_high_water = s->ring_high_water;
   s->st.writer_cpu_ns = s->writer_cpu_ns;
   s->st.write_errors = s->write_errors;
+  s->st_writer_dropped = s->writer_dropped;
   s->st.last_error = s->last_error;
   /* Relaxed: a count for the status only. */
   s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
@@ -1130,6 +1140,8 @@ emlat_writer_main (void *arg)
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, 0);
   prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
+  /* The baseline resource sample (sample.h). */
+  emlat_sampler_take (&s->sampler, emlat_clock_now ());
 
   for (;;)
     {
@@ -1158,6 +1170,14 @@ emlat_writer_main (void *arg)
           else
             timeout = pending ? period - since : period;
         }
+      /* Resource samples with a period of their own (sample.h): the
+         wait ends at the next one, which a pass writes. */
+      uint64_t now = emlat_clock_now ();
+      if (emlat_sampler_due (&s->sampler, now, 0))
+        need = 1;
+      uint64_t st = emlat_sampler_timeout (&s->sampler, now);
+      if (st && (!timeout || st < timeout))
+        timeout = st;
       if (asked || need)
         {
           pass (s, 0);
@@ -1177,6 +1197,13 @@ emlat_writer_main (void *arg)
     }
   emlat_writer_finish (s);
   return 0;
+}
+
+void
+emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason, uint64_t first,
+                   uint64_t last, uint64_t records, uint64_t bytes)
+{
+  add_loss (s, stream, reason, first, last, records, bytes);
 }
 
 int

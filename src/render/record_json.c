@@ -38,6 +38,10 @@ record_kind (const struct emlat_record *r)
       return "span_end";
     case EMLAT_REC_LOSS:
       return "loss";
+    case EMLAT_REC_EVENT:
+      return "event";
+    case EMLAT_REC_SAMPLE:
+      return "sample";
     }
   return "?";
 }
@@ -97,6 +101,7 @@ ix_begin_keys (struct emlat_json *j, const struct emlat_rd_ix_begin *b)
 {
   emlat_json_kv_u64 (j, "cause", b->cause);
   emlat_json_kv_str (j, "root_kind", emlat_root_kind_name (b->root_kind));
+  emlat_json_kv_u64 (j, "name_id", b->name);
   emlat_json_kv_u64 (j, "parent_cause", b->parent);
   emlat_json_kv_u64 (j, "scheduled_by_cause", b->scheduled_by);
   emlat_json_kv_u64 (j, "t_dispatch_begin", b->t_dispatch_begin);
@@ -122,6 +127,7 @@ ix_complete_keys (struct emlat_json *j, const struct emlat_rd_ix *ix)
 {
   emlat_json_kv_u64 (j, "cause", ix->cause);
   emlat_json_kv_str (j, "root_kind", emlat_root_kind_name (ix->root_kind));
+  emlat_json_kv_u64 (j, "name_id", ix->name);
   emlat_json_kv_str (j, "status", emlat_status_name (ix->status));
   u64_map (j, "times", ix->time_mask, EMLAT_T_FIELD_COUNT, emlat_time_field_name, ix->t);
   emlat_json_key (j, "qualities");
@@ -192,6 +198,75 @@ loss_keys (struct emlat_json *j, const struct emlat_rd_loss *l)
   emlat_json_kv_u64 (j, "bytes", l->bytes);
 }
 
+/* EVENT (6.9): the id of async and flow records, the value of counters
+   (a number; a floating value that is not finite is null). */
+static void
+event_keys (struct emlat_json *j, const struct emlat_rd_event *e)
+{
+  emlat_json_kv_str (j, "tag", emlat_event_tag_name (e->tag));
+  emlat_json_kv_u64 (j, "name_id", e->name);
+  emlat_json_kv_u64 (j, "t", e->t);
+  emlat_json_kv_u64_opt (j, "id", EMLAT_EVENT_HAS_ID (e->tag) || EMLAT_EVENT_IS_FN (e->tag), e->id);
+  emlat_json_key (j, "value");
+  if (e->tag == EMLAT_EV_COUNTER)
+    emlat_json_i64 (j, e->iv);
+  else if (e->tag == EMLAT_EV_COUNTER_F)
+    emlat_json_double (j, e->fv);
+  else
+    emlat_json_null (j);
+}
+
+/* RESOURCE (6.10): every field, null when absent. */
+static void
+sample_keys (struct emlat_json *j, const struct emlat_rd_sample *s)
+{
+  emlat_json_kv_u64 (j, "t", s->t);
+  for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+    emlat_json_kv_u64_opt (j, emlat_resource_field_name (f), s->mask >> f & 1u, s->v[f]);
+}
+
+uint64_t
+record_json_name_id (const struct emlat_record *r)
+{
+  switch (r->kind)
+    {
+    case EMLAT_REC_EVENT:
+      return r->u.event.name;
+    case EMLAT_REC_IX_BEGIN:
+      return r->u.ix_begin.name;
+    case EMLAT_REC_IX_COMPLETE:
+      return r->u.ix.name;
+    case EMLAT_REC_SPAN_COMPLETE:
+    case EMLAT_REC_SPAN_END:
+      /* F-44: a user span's detail names it; an end record does not say
+         its kind, and carries a detail only for the spans that have one. */
+      if ((r->kind == EMLAT_REC_SPAN_END || r->u.span.kind == EMLAT_SPAN_USER)
+          && (r->u.span.flags & EMLAT_RD_SPAN_DETAIL))
+        return r->u.span.detail;
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+int
+record_json_has_name (const struct emlat_record *r)
+{
+  return r->kind == EMLAT_REC_EVENT || r->kind == EMLAT_REC_IX_BEGIN
+         || r->kind == EMLAT_REC_IX_COMPLETE || r->kind == EMLAT_REC_SPAN_COMPLETE
+         || r->kind == EMLAT_REC_SPAN_BEGIN || r->kind == EMLAT_REC_SPAN_END;
+}
+
+void
+record_json_name_key (struct emlat_json *j, const uint8_t *bytes, size_t len)
+{
+  emlat_json_key (j, "name");
+  if (bytes)
+    emlat_json_strn (j, bytes, len);
+  else
+    emlat_json_null (j);
+}
+
 void
 record_json_keys (struct emlat_json *j, const char *file, const struct emlat_chunk_info *ci,
                   const struct emlat_record *r)
@@ -224,6 +299,12 @@ record_json_keys (struct emlat_json *j, const char *file, const struct emlat_chu
       break;
     case EMLAT_REC_LOSS:
       loss_keys (j, &r->u.loss);
+      break;
+    case EMLAT_REC_EVENT:
+      event_keys (j, &r->u.event);
+      break;
+    case EMLAT_REC_SAMPLE:
+      sample_keys (j, &r->u.sample);
       break;
     }
 }

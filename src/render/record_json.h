@@ -29,6 +29,17 @@
 void record_json_keys (struct emlat_json *j, const char *file, const struct emlat_chunk_info *ci,
                        const struct emlat_record *r);
 
+/* Names (F-44).  A record that can be named -- an event, an interaction
+   record, a span record -- gets one more key, "name", after the others:
+   the string its name id resolves to, or null (no name, or an id the
+   dictionary read so far lacks, shown then only as "name_id" or
+   "detail").  record_json_has_name says whether R is such a record,
+   record_json_name_id gives the id to resolve (0: none), and
+   record_json_name_key writes the key (BYTES NULL: null). */
+int record_json_has_name (const struct emlat_record *r);
+uint64_t record_json_name_id (const struct emlat_record *r);
+void record_json_name_key (struct emlat_json *j, const uint8_t *bytes, size_t len);
+
 /* The value of SESSION or STATS entry KV, typed: a number for unsigned
    and signed entries, a string for string entries; null when KV is NULL. */
 void record_json_kv_value (struct emlat_json *j, const struct emlat_kv *kv);

@@ -29,6 +29,10 @@
    0, or a negative errno: -EIO when the JSON writer or the spool's file
    failed, a re-scan's error. */
 int report_export_chrome (struct emlat_profile *p, FILE *f);
+/* The same, naming traced functions with SYMS (report_syms.h; NULL: a
+   symbolizer without --symbols files). */
+struct report_syms;
+int report_export_chrome_syms (struct emlat_profile *p, FILE *f, struct report_syms *syms);
 /* Re-scans the files of P.  Returns 0, or a negative errno when a file
    could not be read again or the JSON writer failed (-EIO). */
 int report_export_jsonl (const struct emlat_profile *p, FILE *f);

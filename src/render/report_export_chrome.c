@@ -12,11 +12,21 @@
  * them back in the order the trace lists them: threads, spans by id,
  * interactions by cause.
  *
+ * The application API's records (EVENT, FORMAT.md 6.9) are those the
+ * load keeps (limits.max_events) and are written from there.
+ *
  * Invariants: timestamps are the profiler clock in microseconds written
  * as exact decimals (ns / 1000 with three decimals), never rounded through
  * floating point; every span of the profile is written exactly once; an
  * async slice is closed ("e") only when its interaction has a completion
- * boundary at or after its start.
+ * boundary at or after its start.  Names come from the application API
+ * (report_names.h): a named section is a slice with its name (category
+ * "section"), an application interaction's slice has its name, every
+ * EVENT record is one event -- instants "i", counters "C" (one track per
+ * counter name), async slices "b"/"e" (category "async"), flows "s", "t",
+ * "f" (category "flow", the steps and end named as their begin) -- and
+ * threads and the process get the names the program gave them, with the
+ * recording process's id (SESSION process.pid) as pid.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,20 +38,44 @@
 #include "render/json.h"
 #include "render/spool.h"
 #include "render/report_export.h"
+#include "render/report_names.h"
+#include "render/report_syms.h"
 #include "emlat/emlat_report.h"
 #include "render/report_render.h"
+
+/* The process id every event carries: the recording process's
+   (SESSION process.pid), else 1. */
+static uint64_t export_pid = 1;
+
+/* An event's opening keys; NAME, or when NULL the string NAME_ID of P
+   (report_names.h). */
+static void
+event_head_id (struct emlat_json *j, const char *ph, const char *name,
+               const struct emlat_profile *p, uint64_t name_id, const char *cat, uint64_t tid)
+{
+  emlat_json_begin_object (j);
+  emlat_json_kv_str (j, "ph", ph);
+  if (name)
+    emlat_json_kv_str (j, "name", name);
+  else
+    {
+      emlat_json_key (j, "name");
+      if (name_id)
+        report_name_json (j, p, name_id);
+      else
+        emlat_json_str (j, "(unnamed)");
+    }
+  if (cat)
+    emlat_json_kv_str (j, "cat", cat);
+  emlat_json_kv_u64 (j, "pid", export_pid);
+  emlat_json_kv_u64 (j, "tid", tid);
+}
 
 static void
 event_head (struct emlat_json *j, const char *ph, const char *name, const char *cat,
             uint64_t tid)
 {
-  emlat_json_begin_object (j);
-  emlat_json_kv_str (j, "ph", ph);
-  emlat_json_kv_str (j, "name", name);
-  if (cat)
-    emlat_json_kv_str (j, "cat", cat);
-  emlat_json_kv_u64 (j, "pid", 1);
-  emlat_json_kv_u64 (j, "tid", tid);
+  event_head_id (j, ph, name, NULL, 0, cat, tid);
 }
 
 static void
@@ -148,6 +182,7 @@ ix_in (void *ctx, const struct emlat_profile *p, const struct emlat_interaction 
   struct rec r = { .n = 0 };
   put (&r, ix->thread);
   put (&r, ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0);
+  put (&r, ix->name);
   put (&r, ix->status);
   put (&r, (uint64_t)emlat_report_population (&t));
   put (&r, start);
@@ -176,12 +211,15 @@ ix_in (void *ctx, const struct emlat_profile *p, const struct emlat_interaction 
 struct thread_out
 {
   struct emlat_json *j;
+  const struct emlat_profile *p;
+  const struct report_thread_names *tn;
   uint64_t last;
   int any;
 };
 
-/* thread_name metadata for every thread that has a span or interaction
-   (the spool hands them sorted, repeats included). */
+/* thread_name metadata for every thread that has a span, an interaction
+   or an event (the spool hands them sorted, repeats included): the name
+   the program gave it (EVENT thread_name), else "emlat thread N". */
 static int
 thread_out (void *ctx, uint64_t t, const uint8_t *b, size_t n)
 {
@@ -194,26 +232,43 @@ thread_out (void *ctx, uint64_t t, const uint8_t *b, size_t n)
   o->last = t;
   char name[48];
   snprintf (name, sizeof name, "emlat thread %" PRIu64, t);
+  uint64_t given = report_thread_name (o->tn, t);
   event_head (o->j, "M", "thread_name", NULL, t);
   emlat_json_key (o->j, "args");
   emlat_json_begin_object (o->j);
-  emlat_json_kv_str (o->j, "name", name);
+  emlat_json_key (o->j, "name");
+  if (given)
+    report_name_json (o->j, o->p, given);
+  else
+    emlat_json_str (o->j, name);
   emlat_json_end_object (o->j);
   emlat_json_end_object (o->j);
   return o->j->error ? -EIO : 0;
 }
 
+/* The writing callbacks' context. */
+struct out
+{
+  struct emlat_json *j;
+  const struct emlat_profile *p;
+};
+
 static int
 span_out (void *ctx, uint64_t id, const uint8_t *b, size_t n)
 {
-  struct emlat_json *j = ctx;
+  const struct out *o = ctx;
+  struct emlat_json *j = o->j;
   struct cur c = { b, b + n };
   uint64_t parent = get (&c), cause = get (&c), thread = get (&c), start = get (&c);
   uint64_t end = get (&c), cpu = get (&c), detail = get (&c);
   uint32_t kind = (uint32_t)get (&c), status = (uint32_t)get (&c), flags = (uint32_t)get (&c);
   uint32_t cmask = (uint32_t)get (&c);
   int ended = (flags & EMLAT_SPAN_HAS_END) && end >= start;
-  event_head (j, ended ? "X" : "B", emlat_span_kind_name (kind), "span", thread);
+  /* F-44: a user span's detail names it (a named section). */
+  if (kind == EMLAT_SPAN_USER && (flags & EMLAT_SPAN_HAS_DETAIL) && detail != 0)
+    event_head_id (j, ended ? "X" : "B", NULL, o->p, detail, "section", thread);
+  else
+    event_head (j, ended ? "X" : "B", emlat_span_kind_name (kind), "span", thread);
   ts (j, "ts", start);
   if (ended)
     ts (j, "dur", end - start);
@@ -238,21 +293,27 @@ span_out (void *ctx, uint64_t id, const uint8_t *b, size_t n)
 static int
 ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
 {
-  struct emlat_json *j = ctx;
+  const struct out *o = ctx;
+  struct emlat_json *j = o->j;
   struct cur c = { b, b + n };
   uint64_t thread = get (&c);
-  unsigned kind = (unsigned)get (&c), status = (unsigned)get (&c);
+  unsigned kind = (unsigned)get (&c);
+  uint64_t name = get (&c);
+  unsigned status = (unsigned)get (&c);
   enum emlat_report_pop pop = (enum emlat_report_pop)get (&c);
   uint64_t start = get (&c);
   int has_done = (int)get (&c);
   uint64_t done = get (&c);
   uint32_t mask = (uint32_t)get (&c);
-  event_head (j, "b", report_kind_key (kind), "interaction", thread);
+  /* An application interaction is shown by its name (F-66a). */
+  const char *kname = name ? NULL : report_kind_key (kind);
+  event_head_id (j, "b", kname, o->p, name, "interaction", thread);
   emlat_json_kv_u64 (j, "id", cause);
   ts (j, "ts", start);
   emlat_json_key (j, "args");
   emlat_json_begin_object (j);
   emlat_json_kv_u64 (j, "cause", cause);
+  emlat_json_kv_str (j, "root_kind", report_kind_key (kind));
   emlat_json_kv_str (j, "status", emlat_status_name (status));
   emlat_json_kv_str (j, "population", emlat_report_pop_key (pop));
   for (int k = 0; k < EMLAT_RM_COUNT; k++)
@@ -263,7 +324,7 @@ ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
   uint32_t cmask = (uint32_t)get (&c);
   if (has_done)
     {
-      event_head (j, "e", report_kind_key (kind), "interaction", thread);
+      event_head_id (j, "e", kname, o->p, name, "interaction", thread);
       emlat_json_kv_u64 (j, "id", cause);
       ts (j, "ts", done);
       emlat_json_end_object (j);
@@ -308,8 +369,157 @@ losses (struct emlat_json *j, const struct emlat_profile *p)
     }
 }
 
+/* The name of every flow id, from its begin (F-96): sorted (id, name)
+   pairs, to name the steps and the end. */
+struct flow_names
+{
+  uint64_t *v; /* 2 * n words */
+  size_t n;
+};
+
+static int
+cmp_pair (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+flow_names_build (const struct emlat_profile *p, struct flow_names *fn)
+{
+  size_t ne;
+  const struct emlat_event *e = emlat_profile_events (p, &ne);
+  fn->n = 0;
+  fn->v = NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < ne; i++)
+    k += e[i].ev.tag == EMLAT_EV_FLOW_BEGIN;
+  if (!k || !(fn->v = malloc (2 * k * sizeof *fn->v)))
+    return; /* without memory, steps and ends stay unnamed */
+  for (size_t i = 0; i < ne; i++)
+    if (e[i].ev.tag == EMLAT_EV_FLOW_BEGIN)
+      {
+        fn->v[2 * fn->n] = e[i].ev.id;
+        fn->v[2 * fn->n + 1] = e[i].ev.name;
+        fn->n++;
+      }
+  qsort (fn->v, fn->n, 2 * sizeof *fn->v, cmp_pair);
+}
+
+static uint64_t
+flow_name (const struct flow_names *fn, uint64_t id)
+{
+  size_t lo = 0, hi = fn->n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (fn->v[2 * mid] < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < fn->n && fn->v[2 * lo] == id ? fn->v[2 * lo + 1] : 0;
+}
+
+/* Every EVENT record of the application API (FORMAT.md 6.9). */
+static void
+events (struct emlat_json *j, const struct emlat_profile *p)
+{
+  size_t ne;
+  const struct emlat_event *e = emlat_profile_events (p, &ne);
+  struct flow_names fn;
+  flow_names_build (p, &fn);
+  for (size_t i = 0; i < ne; i++)
+    {
+      const struct emlat_rd_event *v = &e[i].ev;
+      uint64_t tid = e[i].thread;
+      switch (v->tag)
+        {
+        case EMLAT_EV_INSTANT:
+          event_head_id (j, "i", NULL, p, v->name, "instant", tid);
+          emlat_json_kv_str (j, "s", "t");
+          ts (j, "ts", v->t);
+          break;
+        case EMLAT_EV_COUNTER:
+        case EMLAT_EV_COUNTER_F:
+          /* One counter track per name (pid-wide), whichever thread sets it. */
+          event_head_id (j, "C", NULL, p, v->name, NULL, tid);
+          ts (j, "ts", v->t);
+          emlat_json_key (j, "args");
+          emlat_json_begin_object (j);
+          emlat_json_key (j, "value");
+          if (v->tag == EMLAT_EV_COUNTER)
+            emlat_json_i64 (j, v->iv);
+          else
+            emlat_json_double (j, v->fv);
+          emlat_json_end_object (j);
+          break;
+        case EMLAT_EV_ASYNC_BEGIN:
+        case EMLAT_EV_ASYNC_END:
+          event_head_id (j, v->tag == EMLAT_EV_ASYNC_BEGIN ? "b" : "e", NULL, p, v->name, "async",
+                         tid);
+          emlat_json_kv_u64 (j, "id", v->id);
+          ts (j, "ts", v->t);
+          break;
+        case EMLAT_EV_FLOW_BEGIN:
+        case EMLAT_EV_FLOW_STEP:
+        case EMLAT_EV_FLOW_END:
+          {
+            uint64_t name = v->name ? v->name : flow_name (&fn, v->id);
+            const char *ph = v->tag == EMLAT_EV_FLOW_BEGIN  ? "s"
+                             : v->tag == EMLAT_EV_FLOW_STEP ? "t"
+                                                            : "f";
+            event_head_id (j, ph, NULL, p, name, "flow", tid);
+            emlat_json_kv_u64 (j, "id", v->id);
+            if (v->tag == EMLAT_EV_FLOW_END)
+              emlat_json_kv_str (j, "bp", "e"); /* bound to the enclosing slice */
+            ts (j, "ts", v->t);
+            break;
+          }
+        default: /* thread and process names: metadata; calls: one_call */
+          continue;
+        }
+      emlat_json_end_object (j);
+    }
+  free (fn.v);
+}
+
+/* Every call of a -finstrument-functions trace: "X" named by its
+   function (report_syms.h), "B" for one still open at the end. */
+struct calls_ctx
+{
+  struct emlat_json *j;
+  const struct emlat_profile *p;
+  struct report_syms *syms;
+};
+
+static void
+one_call (void *ctx, const struct emlat_report_call *c)
+{
+  struct calls_ctx *x = ctx;
+  struct emlat_json *j = x->j;
+  event_head (j, c->has_end ? "X" : "B", report_syms_name (x->syms, c->module, c->offset),
+              "function", c->thread);
+  ts (j, "ts", c->start);
+  if (c->has_end)
+    ts (j, "dur", c->end - c->start);
+  emlat_json_key (j, "args");
+  emlat_json_begin_object (j);
+  emlat_json_key (j, "module");
+  report_name_json (j, x->p, c->module);
+  emlat_json_kv_u64 (j, "offset", c->offset);
+  emlat_json_end_object (j);
+  emlat_json_end_object (j);
+}
+
 int
 report_export_chrome (struct emlat_profile *p, FILE *f)
+{
+  return report_export_chrome_syms (p, f, NULL);
+}
+
+int
+report_export_chrome_syms (struct emlat_profile *p, FILE *f, struct report_syms *syms)
 {
   struct gather g;
   memset (&g, 0, sizeof g);
@@ -319,8 +529,15 @@ report_export_chrome (struct emlat_profile *p, FILE *f)
   int rc = emlat_profile_each_span (p, span_in, &g);
   if (rc == 0)
     rc = emlat_profile_each_interaction (p, NULL, 0, ix_in, &g);
+  size_t ne;
+  const struct emlat_event *ev = emlat_profile_events (p, &ne);
+  for (size_t i = 0; i < ne && rc == 0; i++)
+    thread_seen (&g, ev[i].thread);
   if (rc == 0)
     rc = g.rc;
+  struct report_thread_names tn;
+  if (report_thread_names_build (p, &tn) != 0)
+    memset (&tn, 0, sizeof tn);
   struct emlat_json j;
   emlat_json_init (&j, f);
   if (rc == 0)
@@ -338,24 +555,41 @@ report_export_chrome (struct emlat_profile *p, FILE *f)
       emlat_json_end_object (&j);
       emlat_json_key (&j, "traceEvents");
       emlat_json_begin_array (&j);
+      uint64_t pid;
+      export_pid = report_session_uint (p, "process.pid", &pid) && pid ? pid : 1;
+      char pname[128];
       event_head (&j, "M", "process_name", NULL, 0);
       emlat_json_key (&j, "args");
       emlat_json_begin_object (&j);
-      emlat_json_kv_str (&j, "name", "emlat session");
+      emlat_json_key (&j, "name");
+      if (tn.process)
+        report_name_json (&j, p, tn.process);
+      else
+        emlat_json_str (&j, report_session_str (p, "program.name", pname, sizeof pname)
+                              ? pname
+                              : "emlat session");
       emlat_json_end_object (&j);
       emlat_json_end_object (&j);
-      struct thread_out to = { &j, 0, 0 };
+      struct thread_out to = { &j, p, &tn, 0, 0 };
       rc = spool_each (&g.threads, thread_out, &to);
     }
+  report_thread_names_free (&tn);
+  struct out o = { &j, p };
   if (rc == 0)
-    rc = spool_each (&g.spans, span_out, &j);
+    rc = spool_each (&g.spans, span_out, &o);
   if (rc == 0)
-    rc = spool_each (&g.ixs, ix_out, &j);
+    rc = spool_each (&g.ixs, ix_out, &o);
   spool_free (&g.spans);
   spool_free (&g.ixs);
   spool_free (&g.threads);
   if (rc != 0)
     return rc < 0 ? rc : -EIO;
+  events (&j, p);
+  struct report_syms *own = syms ? NULL : report_syms_new (p, NULL, 0);
+  struct calls_ctx cx = { &j, p, syms ? syms : own };
+  if (emlat_report_calls_walk (p, one_call, &cx) != 0)
+    j.error = 1;
+  report_syms_free (own);
   losses (&j, p);
   emlat_json_end_array (&j);
   emlat_json_end_object (&j);

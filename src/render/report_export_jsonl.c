@@ -29,6 +29,7 @@ struct jl
 {
   struct emlat_json j;
   const char *file;
+  const struct emlat_profile *p;
 };
 
 /* What export adds to an interaction_complete line: its population and
@@ -55,6 +56,13 @@ on_record (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
   struct jl *x = ctx;
   emlat_json_begin_object (&x->j);
   record_json_keys (&x->j, x->file, c, r);
+  if (record_json_has_name (r))
+    {
+      size_t len = 0;
+      uint64_t id = record_json_name_id (r);
+      const uint8_t *b = id ? emlat_profile_string (x->p, id, &len) : NULL;
+      record_json_name_key (&x->j, b, len);
+    }
   if (r->kind == EMLAT_REC_IX_COMPLETE)
     derived_metrics (&x->j, &r->u.ix);
   emlat_json_end_object (&x->j);
@@ -69,6 +77,7 @@ report_export_jsonl (const struct emlat_profile *p, FILE *f)
   const struct emlat_file_summary *fs = emlat_profile_files (p, &nf);
   struct jl x;
   emlat_json_init (&x.j, f);
+  x.p = p;
   for (size_t i = 0; i < nf; i++)
     {
       if (fs[i].ignored || fs[i].read_error || !fs[i].scan.header_ok)

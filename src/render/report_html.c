@@ -17,6 +17,8 @@
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 #include "render/report_svg.h"
+#include "render/report_app_render.h"
+#include "render/report_res_render.h"
 
 #define HTML_MAX_LOSS_ROWS 10000
 
@@ -103,14 +105,20 @@ summary (const struct report_ctx *c, FILE *f)
 }
 
 static void
-group (const struct emlat_report_group *g, FILE *f)
+group (const struct report_ctx *c, const struct emlat_report_group *g, FILE *f)
 {
-  char id[96];
+  char id[96], label[128], kbuf[40];
   const char *kk = report_kind_key (g->root_kind), *pk = emlat_report_pop_key (g->pop);
-  fprintf (f, "<div class=\"group\" id=\"group-%s-%s\"><h3>%s &middot; %s: %" PRIu64
-              " interaction%s</h3>\n",
-           kk, pk, report_kind_label (g->root_kind), emlat_report_pop_label (g->pop), g->n,
-           g->n == 1 ? "" : "s");
+  if (g->name)
+    {
+      /* An application group: its id carries the name's string id. */
+      snprintf (kbuf, sizeof kbuf, "application-%" PRIu64, g->name);
+      kk = kbuf;
+    }
+  fprintf (f, "<div class=\"group\" id=\"group-%s-%s\"><h3>", kk, pk);
+  esc (f, report_group_label (c, g, label, sizeof label));
+  fprintf (f, " &middot; %s: %" PRIu64 " interaction%s</h3>\n", emlat_report_pop_label (g->pop),
+           g->n, g->n == 1 ? "" : "s");
   fprintf (f, "<table id=\"stats-%s-%s\"><tr><th class=\"l\">metric</th><th>n</th><th>min</th>"
               "<th>median</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>"
               "<th>mean</th><th>total</th></tr>\n",
@@ -167,10 +175,11 @@ tail (const struct report_ctx *c, FILE *f)
     }
   char d[REPORT_DUR_LEN];
   unsigned kind = w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0;
-  fprintf (f, "<p>Cause <b id=\"tail-cause\" data-value=\"%" PRIu64 "\">%" PRIu64 "</b> (%s, %s, "
-              "status %s)",
-           w->cause, w->cause, report_kind_label (kind), emlat_report_pop_label (w->pop),
-           emlat_status_name (w->status));
+  char label[128];
+  fprintf (f, "<p>Cause <b id=\"tail-cause\" data-value=\"%" PRIu64 "\">%" PRIu64 "</b> (",
+           w->cause, w->cause);
+  esc (f, report_ix_label (c, w->cause, kind, label, sizeof label));
+  fprintf (f, ", %s, status %s)", emlat_report_pop_label (w->pop), emlat_status_name (w->status));
   if (strcmp (c->w_why, "tail") == 0)
     fprintf (f, ", the p99 of %s: rank %" PRIu64 " of %" PRIu64 ", %s",
              emlat_report_metric_name (c->m->tail.metric), c->m->tail.rank, c->m->tail.n,
@@ -233,10 +242,12 @@ slowest (const struct report_ctx *c, FILE *f)
         continue;
       struct emlat_report_times t;
       emlat_report_times_from_profile (c->p, ix, &t);
-      fprintf (f, "<tr><td>%" PRIu64 "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
-                  "<td class=\"l\">%s</td>",
-               ix->cause,
-               report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
+      char label[128];
+      fprintf (f, "<tr><td>%" PRIu64 "</td><td class=\"l\">", ix->cause);
+      esc (f, report_ix_label (c, ix->cause,
+                               ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0, label,
+                               sizeof label));
+      fprintf (f, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>",
                emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status));
       dur_cell (f, 1, m->tail.slow[i].value);
       if (names)
@@ -335,17 +346,20 @@ report_html (const struct report_ctx *c, FILE *f)
   summary (c, f);
   fprintf (f, "<section id=\"latency\"><h2>Latency by root kind and population</h2>\n");
   int any = 0;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       if (c->m->g[k][q].n)
         {
-          group (&c->m->g[k][q], f);
+          group (c, &c->m->g[k][q], f);
           any = 1;
         }
   if (!any)
     fprintf (f, "<p>No interactions were recorded.</p>\n");
   fprintf (f, "</section>\n");
   report_html_names (c, f);
+  report_html_app (c, f);
+  report_html_functions (c, f);
+  report_html_resources (&c->res, f);
   tail (c, f);
   slowest (c, f);
   overhead (c, f);

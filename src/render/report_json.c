@@ -17,6 +17,9 @@
 #include "render/report_fmt.h"
 #include "render/report_render.h"
 #include "render/spool.h"
+#include "render/report_app_render.h"
+#include "render/report_res_render.h"
+#include "render/report_names.h"
 
 #define HIST_BUCKETS 40
 
@@ -118,7 +121,7 @@ groups (struct emlat_json *j, const struct report_ctx *c)
 {
   emlat_json_key (j, "groups");
   emlat_json_begin_array (j);
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       {
         const struct emlat_report_group *g = &c->m->g[k][q];
@@ -127,6 +130,8 @@ groups (struct emlat_json *j, const struct report_ctx *c)
         emlat_json_begin_object (j);
         emlat_json_kv_str (j, "root_kind", report_kind_key (g->root_kind));
         emlat_json_kv_str (j, "population", emlat_report_pop_key (g->pop));
+        emlat_json_key (j, "name");
+        report_name_json (j, c->p, g->name);
         emlat_json_kv_u64 (j, "interactions", g->n);
         int lead = emlat_report_group_primary (g);
         emlat_json_kv_str (j, "primary_metric",
@@ -474,6 +479,10 @@ report_json (const struct report_ctx *c, FILE *f)
   counts (&j, c);
   groups (&j, c);
   report_json_names (&j, c);
+  report_json_app (&j, c);
+  report_json_functions (&j, c);
+  emlat_json_key (&j, "resources");
+  report_json_resources_value (&j, &c->res);
   tail (&j, c);
   overhead (&j, c);
   losses (&j, c);

@@ -1,154 +1,133 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * report_names.c -- the "by name" part of `emlat report` (text and JSON)
- * for a profile recorded under the names policy: per root kind and name,
- * the count and the wall-time distribution of its interactions, and the
- * name of an interaction in the slowest list (emlat_report.h "names",
- * docs/REPORT.md "Names"); and the same table as an HTML section.
- *
- * Invariants: a profile without names prints nothing in text and
- * "names": null in JSON; names are printed as the profile holds them
- * (JSON escapes them), truncated to REPORT_NAME_LEN - 1 bytes in text.
+ * report_names.c -- names of the application API as the renderers show
+ * them (report_names.h).
  */
+#include "render/report_names.h"
+
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
-
-#include "render/json.h"
-#include "render/report_fmt.h"
-#include "render/report_render.h"
-#include "render/report_svg.h"
-
-/* Text rows of the by-name table before it says "N more". */
-#define REPORT_TEXT_MAX_NAMES 25
+#include <stdlib.h>
 
 const char *
-report_ix_name (const struct report_ctx *c, uint64_t cause, char *buf, size_t n)
+report_name_text (const struct emlat_profile *p, uint64_t id, char *buf, size_t n)
 {
-  if (!c->names || !c->names->has)
-    return NULL;
-  uint64_t id = emlat_report_name_id (c->names, cause);
-  return id ? emlat_report_name_format (c->p, id, buf, n) : NULL;
-}
-
-/* The printable name of group G into BUF: its name, or "(unnamed)". */
-static const char *
-group_name (const struct report_ctx *c, const struct emlat_report_name_group *g, char *buf,
-            size_t n)
-{
-  if (!g->has_name)
-    {
-      snprintf (buf, n, "(unnamed)");
-      return buf;
-    }
-  return emlat_report_name_format (c->p, g->string_id, buf, n);
-}
-
-void
-report_text_names (const struct report_ctx *c, FILE *f)
-{
-  const struct emlat_report_names *nm = c->names;
-  if (!nm || !nm->has)
-    return;
-  fprintf (f, "\nWork by name (privacy policy: names; %" PRIu64 " named, %" PRIu64
-              " unnamed interactions; %s per interaction)\n",
-           nm->named, nm->unnamed, emlat_report_metric_name (EMLAT_REPORT_NAME_METRIC));
-  fprintf (f, "  %-18s %-32s %7s %9s %9s %9s %9s %9s\n", "root kind", "name", "n", "median",
-           "p90", "p99", "max", "total");
-  for (size_t i = 0; i < nm->n && i < REPORT_TEXT_MAX_NAMES; i++)
-    {
-      const struct emlat_report_name_group *g = &nm->g[i];
-      char name[REPORT_NAME_LEN];
-      char a[REPORT_DUR_LEN], b[REPORT_DUR_LEN], d[REPORT_DUR_LEN], e[REPORT_DUR_LEN],
-          m[REPORT_DUR_LEN];
-      const struct emlat_report_dist *x = &g->d;
-      int h = x->n > 0;
-      fprintf (f, "  %-18s %-32s %7" PRIu64 " %9s %9s %9s %9s %9s\n",
-               report_kind_label (g->root_kind), group_name (c, g, name, 33), g->n,
-               h ? report_fmt_dur (x->p50, a) : "-", h ? report_fmt_dur (x->p90, b) : "-",
-               h ? report_fmt_dur (x->p99, d) : "-", h ? report_fmt_dur (x->max, e) : "-",
-               h && !x->total_saturated ? report_fmt_dur (x->total, m) : "-");
-    }
-  if (nm->n > REPORT_TEXT_MAX_NAMES)
-    fprintf (f, "  ... and %zu more (--json lists every name)\n", nm->n - REPORT_TEXT_MAX_NAMES);
-}
-
-void
-report_json_names (struct emlat_json *j, const struct report_ctx *c)
-{
-  const struct emlat_report_names *nm = c->names;
-  emlat_json_key (j, "names");
-  if (!nm || !nm->has)
-    {
-      emlat_json_null (j);
-      return;
-    }
-  emlat_json_begin_object (j);
-  emlat_json_kv_str (j, "policy", "names");
-  emlat_json_kv_str (j, "metric", emlat_report_metric_name (EMLAT_REPORT_NAME_METRIC));
-  emlat_json_kv_u64 (j, "named", nm->named);
-  emlat_json_kv_u64 (j, "unnamed", nm->unnamed);
-  emlat_json_key (j, "groups");
-  emlat_json_begin_array (j);
-  for (size_t i = 0; i < nm->n; i++)
-    {
-      const struct emlat_report_name_group *g = &nm->g[i];
-      char name[REPORT_NAME_LEN];
-      emlat_json_begin_object (j);
-      emlat_json_kv_str (j, "root_kind", report_kind_key (g->root_kind));
-      emlat_json_kv_str (j, "name", g->has_name ? group_name (c, g, name, sizeof name) : NULL);
-      emlat_json_kv_u64 (j, "interactions", g->n);
-      emlat_json_key (j, "dist");
-      report_json_dist (j, &g->d);
-      emlat_json_kv_u64_opt (j, "slowest_cause", g->slowest_cause != 0, g->slowest_cause);
-      emlat_json_end_object (j);
-    }
-  emlat_json_end_array (j);
-  emlat_json_end_object (j);
-}
-
-/* An HTML duration cell, as report_html.c writes them. */
-static void
-html_dur (FILE *f, int has, uint64_t ns)
-{
-  char d[REPORT_DUR_LEN];
-  if (has)
-    fprintf (f, "<td data-ns=\"%" PRIu64 "\">%s</td>", ns, report_fmt_dur (ns, d));
+  size_t len;
+  const uint8_t *s = id ? emlat_profile_string (p, id, &len) : NULL;
+  if (n == 0)
+    return buf;
+  if (!id)
+    buf[0] = 0;
+  else if (!s)
+    snprintf (buf, n, "#%" PRIu64, id);
   else
-    fprintf (f, "<td class=\"na\">&ndash;</td>");
+    {
+      if (len > n - 1)
+        len = n - 1;
+      for (size_t i = 0; i < len; i++)
+        buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
+      buf[len] = 0;
+    }
+  return buf;
 }
 
 void
-report_html_names (const struct report_ctx *c, FILE *f)
+report_name_json (struct emlat_json *j, const struct emlat_profile *p, uint64_t id)
 {
-  const struct emlat_report_names *nm = c->names;
-  if (!nm || !nm->has)
-    return;
-  fprintf (f, "<section id=\"names\"><h2>Work by name</h2>\n<p>Privacy policy: names; %" PRIu64
-              " named, %" PRIu64 " unnamed interactions; %s per interaction.</p>\n",
-           nm->named, nm->unnamed, emlat_report_metric_name (EMLAT_REPORT_NAME_METRIC));
-  fprintf (f, "<table><tr><th class=\"l\">root kind</th><th class=\"l\">name</th><th>n</th>"
-              "<th>median</th><th>p90</th><th>p99</th><th>max</th><th>total</th>"
-              "<th>slowest</th></tr>\n");
-  for (size_t i = 0; i < nm->n; i++)
+  size_t len;
+  const uint8_t *s = id ? emlat_profile_string (p, id, &len) : NULL;
+  if (!id)
+    emlat_json_null (j);
+  else if (s)
+    emlat_json_strn (j, s, len);
+  else
     {
-      const struct emlat_report_name_group *g = &nm->g[i];
-      const struct emlat_report_dist *x = &g->d;
-      char name[REPORT_NAME_LEN];
-      int h = x->n > 0;
-      fprintf (f, "<tr><td class=\"l\">%s</td><td class=\"l\">", report_kind_label (g->root_kind));
-      group_name (c, g, name, sizeof name);
-      report_html_escape (f, name, strlen (name));
-      fprintf (f, "</td><td>%" PRIu64 "</td>", g->n);
-      html_dur (f, h, x->p50);
-      html_dur (f, h, x->p90);
-      html_dur (f, h, x->p99);
-      html_dur (f, h, x->max);
-      html_dur (f, h && !x->total_saturated, x->total);
-      if (g->slowest_cause)
-        fprintf (f, "<td>%" PRIu64 "</td></tr>\n", g->slowest_cause);
-      else
-        fprintf (f, "<td class=\"na\">&ndash;</td></tr>\n");
+      char b[24];
+      snprintf (b, sizeof b, "#%" PRIu64, id);
+      emlat_json_str (j, b);
     }
-  fprintf (f, "</table></section>\n");
+}
+
+static int
+cmp_pair (const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int
+report_thread_names_build (const struct emlat_profile *p, struct report_thread_names *t)
+{
+  size_t ne;
+  const struct emlat_event *e = emlat_profile_events (p, &ne);
+  t->thread = t->name = NULL;
+  t->n = 0;
+  t->process = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < ne; i++)
+    if (e[i].ev.tag == EMLAT_EV_THREAD_NAME)
+      k++;
+    else if (e[i].ev.tag == EMLAT_EV_PROCESS_NAME)
+      t->process = e[i].ev.name;
+  if (!k)
+    return 0;
+  /* (thread, order, name) triples sorted by thread then reading order:
+     the last of each thread wins. */
+  uint64_t *v = malloc (3 * k * sizeof *v);
+  if (!v)
+    return -1;
+  size_t m = 0;
+  for (size_t i = 0; i < ne; i++)
+    if (e[i].ev.tag == EMLAT_EV_THREAD_NAME)
+      {
+        v[3 * m] = e[i].thread;
+        v[3 * m + 1] = i;
+        v[3 * m + 2] = e[i].ev.name;
+        m++;
+      }
+  qsort (v, m, 3 * sizeof *v, cmp_pair);
+  t->thread = malloc (m * sizeof *t->thread);
+  t->name = malloc (m * sizeof *t->name);
+  if (!t->thread || !t->name)
+    {
+      free (v);
+      report_thread_names_free (t);
+      return -1;
+    }
+  for (size_t i = 0; i < m; i++)
+    {
+      if (t->n && t->thread[t->n - 1] == v[3 * i])
+        t->name[t->n - 1] = v[3 * i + 2];
+      else
+        {
+          t->thread[t->n] = v[3 * i];
+          t->name[t->n++] = v[3 * i + 2];
+        }
+    }
+  free (v);
+  return 0;
+}
+
+uint64_t
+report_thread_name (const struct report_thread_names *t, uint64_t thread)
+{
+  size_t lo = 0, hi = t->n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (t->thread[mid] < thread)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < t->n && t->thread[lo] == thread ? t->name[lo] : 0;
+}
+
+void
+report_thread_names_free (struct report_thread_names *t)
+{
+  free (t->thread);
+  free (t->name);
+  t->thread = t->name = NULL;
+  t->n = 0;
 }

@@ -32,6 +32,11 @@ struct report_ctx
   int per_interaction;                /* JSON: every interaction's metrics, */
   struct spool *per_ix;               /* put here by report_per_ix_put */
   const struct emlat_report_names *names;   /* NULL or has 0: no names */
+  const struct emlat_report_app *app; /* the application API's records per
+                                         name; NULL: not built */
+  struct emlat_report_resources res;  /* the process's CPU and memory */
+  struct report_syms *syms;           /* names traced functions (NULL:
+                                         module+offset); report_syms.h */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);

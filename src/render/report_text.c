@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "render/report_fmt.h"
+#include "render/report_app_render.h"
+#include "render/report_res_render.h"
 #include "render/report_render.h"
 #include "render/report_text_wf.h"
 
@@ -118,7 +120,8 @@ group_table (const struct report_ctx *c, const struct emlat_report_group *g, FIL
         cols[nc++] = (int)column_order[i];
         any999 |= g->d[column_order[i]].has_p999;
       }
-  fprintf (f, "\n%s, %s: %" PRIu64 " interaction%s\n", report_kind_label (g->root_kind),
+  char label[128];
+  fprintf (f, "\n%s, %s: %" PRIu64 " interaction%s\n", report_group_label (c, g, label, sizeof label),
            emlat_report_pop_label (g->pop), g->n, g->n == 1 ? "" : "s");
   if (nc == 0)
     {
@@ -189,8 +192,10 @@ slowest (const struct report_ctx *c, FILE *f)
       emlat_report_times_from_profile (c->p, ix, &t);
       char name[REPORT_NAME_LEN];
       const char *nm = names ? report_ix_name (c, ix->cause, name, 41) : NULL;
+      char label[128];
       fprintf (f, "  %12" PRIu64 "  %-20s %-11s %-10s %9s%s%s\n", ix->cause,
-               report_kind_label (ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0),
+               report_ix_label (c, ix->cause, ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0,
+                                label, sizeof label),
                emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status),
                report_fmt_dur (m->tail.slow[i].value, d), names ? "  " : "",
                names ? (nm ? nm : "-") : "");
@@ -358,7 +363,7 @@ unavailable (const struct report_ctx *c, FILE *f)
   for (int k = 0; k < EMLAT_RM_COUNT; k++)
     {
       uint64_t inv = 0, cl = 0;
-      for (int r = 0; r < EMLAT_REPORT_KINDS; r++)
+      for (int r = 0; r < EMLAT_REPORT_GROUPS; r++)
         for (int q = 0; q < EMLAT_POP_COUNT; q++)
           {
             inv += m->g[r][q].inverted[k];
@@ -378,7 +383,7 @@ report_text (const struct report_ctx *c, FILE *f)
 {
   header (c, f);
   int any = 0;
-  for (int k = 0; k < EMLAT_REPORT_KINDS; k++)
+  for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       if (c->m->g[k][q].n)
         {
@@ -391,6 +396,9 @@ report_text (const struct report_ctx *c, FILE *f)
   if (!any)
     fprintf (f, "\nNo interactions were recorded.\n");
   report_text_names (c, f);
+  report_text_app (c, f);
+  report_text_functions (c, f);
+  report_text_resources (&c->res, f);
   slowest (c, f);
   report_text_waterfall (c, f);
   overhead (c, f);

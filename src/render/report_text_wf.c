@@ -10,6 +10,7 @@
  * span (no end) is one '?' at its start and "open" as its duration.
  */
 #include "render/report_text_wf.h"
+#include "render/report_app_render.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -140,9 +141,10 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
       return;
     }
   unsigned kind = w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0;
+  char label[128];
   fprintf (f, "\n%s interaction: cause %" PRIu64 " (%s, %s, status %s)\n",
            strcmp (c->w_why, "tail") == 0 ? "Tail" : "Requested", w->cause,
-           report_kind_label (kind), emlat_report_pop_label (w->pop), emlat_status_name (w->status));
+           report_ix_label (c, w->cause, kind, label, sizeof label), emlat_report_pop_label (w->pop), emlat_status_name (w->status));
   if (strcmp (c->w_why, "tail") == 0)
     fprintf (f, "  chosen as the p99 of %s: rank %" PRIu64 " of %" PRIu64 ", %s\n",
              emlat_report_metric_name (m->tail.metric), m->tail.rank, m->tail.n,

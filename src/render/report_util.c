@@ -20,7 +20,7 @@ report_kind_label (unsigned k)
   static const char *const labels[] = {
     "unknown", "tty command", "synthetic command", "timer", "process data",
     "process sentinel", "file notification", "resize", "thread wakeup",
-    "maintenance", "unattributed output",
+    "maintenance", "unattributed output", "application",
   };
   return k < sizeof labels / sizeof labels[0] ? labels[k] : "unknown";
 }

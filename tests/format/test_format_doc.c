@@ -160,6 +160,8 @@ static void print_record (struct text *t, const struct emlat_record *r)
         put (t, "interaction_begin thread=%" PRIu64 " cause=%" PRIu64 " root_kind=%s parent=%" PRIu64
              " scheduled_by=%" PRIu64 " t_dispatch_begin=%" PRIu64, r->thread, b->cause,
              emlat_root_kind_name (b->root_kind), b->parent, b->scheduled_by, b->t_dispatch_begin);
+        if (b->name)
+          put (t, " name=%" PRIu64, b->name);
         break;
       }
     case EMLAT_REC_IX_COMPLETE:
@@ -167,6 +169,8 @@ static void print_record (struct text *t, const struct emlat_record *r)
         const struct emlat_rd_ix *ix = &r->u.ix;
         put (t, "interaction thread=%" PRIu64 " cause=%" PRIu64 " root_kind=%s status=%s", r->thread,
              ix->cause, emlat_root_kind_name (ix->root_kind), emlat_status_name (ix->status));
+        if (ix->name)
+          put (t, " name=%" PRIu64, ix->name);
         for (unsigned f = 0; f < EMLAT_T_FIELD_COUNT; f++)
           if (ix->time_mask & (1u << f))
             {
@@ -212,6 +216,28 @@ static void print_record (struct text *t, const struct emlat_record *r)
         put (t, "loss stream=%" PRIu64 " reason=%s first=%" PRIu64 " last=%" PRIu64
              " records=%" PRIu64 " bytes=%" PRIu64, l->stream, emlat_loss_reason_name (l->reason),
              l->first, l->last, l->records, l->bytes);
+        break;
+      }
+    case EMLAT_REC_SAMPLE:
+      {
+        const struct emlat_rd_sample *sm = &r->u.sample;
+        put (t, "sample t=%" PRIu64, sm->t);
+        for (unsigned f = 0; f < EMLAT_RES_FIELD_COUNT; f++)
+          if (sm->mask & (1u << f))
+            put (t, " %s=%" PRIu64, emlat_resource_field_name (f), sm->v[f]);
+        break;
+      }
+    case EMLAT_REC_EVENT:
+      {
+        const struct emlat_rd_event *e = &r->u.event;
+        put (t, "event thread=%" PRIu64 " tag=%s name=%" PRIu64 " t=%" PRIu64, r->thread,
+             emlat_event_tag_name (e->tag), e->name, e->t);
+        if (e->tag >= EMLAT_EV_ASYNC_BEGIN && e->tag <= EMLAT_EV_FLOW_END)
+          put (t, " id=%" PRIu64, e->id);
+        if (e->tag == EMLAT_EV_COUNTER)
+          put (t, " value=%" PRId64, e->iv);
+        else if (e->tag == EMLAT_EV_COUNTER_F)
+          put (t, " value=%.17g", e->fv);
         break;
       }
     }
@@ -323,6 +349,7 @@ static uint8_t *reencode (size_t *len)
       const struct emlat_chunk_info *ci = &c.chunks[k];
       struct emlat_cb cb;
       emlat_cb_begin (&cb, &a, ci->type, ci->base_time, ci->thread);
+      emlat_cb_set_version (&cb, ci->version);
       for (uint64_t i = 0; i < ci->count && r < c.n_recs; i++)
         {
           const struct emlat_record *rec = &c.recs[r++];
@@ -363,6 +390,7 @@ static uint8_t *reencode (size_t *len)
                 e.parent = rec->u.ix_begin.parent;
                 e.sched = rec->u.ix_begin.scheduled_by;
                 e.t_dispatch = rec->u.ix_begin.t_dispatch_begin;
+                e.name = rec->u.ix_begin.name;
                 emlat_enc_ix_begin (&cb, &e, 1);
                 break;
               }
@@ -383,6 +411,7 @@ static uint8_t *reencode (size_t *len)
                   e.q[f] = (ix->q_explicit_mask & (1u << f)) ? ix->q[f] : 0;
                 memcpy (e.v, ix->v, sizeof e.v);
                 memcpy (e.c, ix->c, sizeof e.c);
+                e.name = ix->name;
                 emlat_enc_ix_complete (&cb, &e, 1);
                 break;
               }
@@ -423,6 +452,22 @@ static uint8_t *reencode (size_t *len)
                 const struct emlat_rd_loss *lo = &rec->u.loss;
                 emlat_enc_loss (&cb, lo->stream, lo->reason, lo->first, lo->last, lo->records,
                                 lo->bytes);
+                break;
+              }
+            case EMLAT_REC_SAMPLE:
+              {
+                struct emlat_enc_sample e;
+                e.t = rec->u.sample.t;
+                e.mask = rec->u.sample.mask;
+                memcpy (e.v, rec->u.sample.v, sizeof e.v);
+                emlat_enc_sample (&cb, &e);
+                break;
+              }
+            case EMLAT_REC_EVENT:
+              {
+                const struct emlat_rd_event *ev = &rec->u.event;
+                struct emlat_enc_event e = { ev->tag, ev->name, ev->t, ev->id, ev->iv, ev->fv };
+                emlat_enc_event (&cb, &e, 1);
                 break;
               }
             }
@@ -714,6 +759,7 @@ static void test_enums (void)
   check_enum ("span_kind", 1, EMLAT_SPAN_KIND_MAX, emlat_span_kind_name);
   check_enum ("span_status", 0, EMLAT_SPAN_STATUS_MAX, emlat_span_status_name);
   check_enum ("loss_reason", 1, EMLAT_LOSS_REASON_MAX, emlat_loss_reason_name);
+  check_enum ("event_tag", 1, EMLAT_EV_TAG_MAX, emlat_event_tag_name);
   /* F-94: the damage table names every diagnostic kind as the reader
      does, and says "yes" exactly for those emlat_diag_is_damage counts. */
   struct row d[64];

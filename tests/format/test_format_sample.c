@@ -167,7 +167,7 @@ decode_file (const uint8_t *d, size_t n, const struct expect *e, struct seen *w)
   /* Section 3: the file header. */
   CHECK (n >= 64 && memcmp (d, "EMLAT\0\r\n", 8) == 0, "magic");
   CHECK_EQ_U64 (le (d + 8, 2), 1);
-  CHECK_EQ_U64 (le (d + 10, 2), 0);
+  CHECK_EQ_U64 (le (d + 10, 2), 1); /* format 1.1 */
   CHECK_EQ_U64 (le (d + 12, 4), 0);
   CHECK_EQ_U64 ((d[16 + 6] >> 4), 4); /* UUID version 4 */
   CHECK_EQ_U64 (le (d + 32, 8), 0);
@@ -373,6 +373,17 @@ decode_file (const uint8_t *d, size_t n, const struct expect *e, struct seen *w)
                 w->span_begin_straddle = 1;
             }
         }
+      else if (type == 9) /* 6.10 RESOURCE: time, mask, a value per bit */
+        for (uint64_t r = 0; r < count; r++)
+          {
+            prev_t += (uint64_t)sv (&c);
+            uint64_t mask = uv (&c);
+            for (unsigned b = 0; b < 6; b++)
+              if (mask & (1u << b))
+                (void)uv (&c);
+            if (mask >> 6)
+              c.bad = 1;
+          }
       else if (type == 6)
         for (uint64_t r = 0; r < count; r++)
           {

@@ -23,6 +23,7 @@ struct tally
   uint64_t loss_records_by_reason[EMLAT_LOSS_REASON_MAX + 1];
   uint64_t loss_records;
   uint64_t inputs, strings, kv;
+  uint64_t events, samples;
   uint64_t stats_final;
   uint64_t stats_records_written, stats_records_dropped, stats_records_accepted;
   uint64_t stats_checkpoints_failed;
@@ -73,6 +74,12 @@ tally_rec (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
       break;
     case EMLAT_REC_INPUT:
       t->inputs++;
+      break;
+    case EMLAT_REC_EVENT:
+      t->events++;
+      break;
+    case EMLAT_REC_SAMPLE:
+      t->samples++;
       break;
     case EMLAT_REC_STRING:
       t->strings++;

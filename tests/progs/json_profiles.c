@@ -10,7 +10,10 @@
  *       mask, interactions of several root kinds with explicit qualities,
  *       values and counters, complete spans with CPU, detail and counters,
  *       spans begun in one chunk and ended in another (begin and end
- *       records), a span left open and an interaction left open at stop;
+ *       records), a span left open and an interaction left open at stop,
+ *       and the application API's records: named sections, an application
+ *       interaction, instants, integer and floating counters, async
+ *       slices, a flow, thread and process names (EVENT chunks);
  *   json_profiles lossy PATH     one file whose 16-slot ring overflows: LOSS
  *       records (ring_full).
  *
@@ -115,6 +118,29 @@ rotated (const char *path)
   emlat_ix_end (inner, EMLAT_STATUS_SUPERSEDED);
   emlat_ix_end (outer, EMLAT_STATUS_ERROR);
   emlat_span_end (loop, EMLAT_SPAN_QUIT, 0);
+  emlat_flush ();
+  /* The application API: every EVENT tag, named sections, an
+     application interaction (INTERACTION version 2). */
+  emlat_process_name ("json-profiles", 13);
+  emlat_thread_name ("main", 4);
+  uint64_t app = EMLAT_INTERACTION_BEGIN ("request");
+  emlat_ix_time (app, EMLAT_T_INPUT_EARLIEST, emlat_now ());
+  emlat_ix_time (app, EMLAT_T_INPUT_LATEST, emlat_now ());
+  {
+    EMLAT_SCOPE ("handle");
+    uint64_t parse = EMLAT_SECTION_BEGIN ("parse");
+    EMLAT_INSTANT ("parsed");
+    emlat_section_end (parse);
+    EMLAT_COUNTER ("queue", -3);
+    EMLAT_COUNTER_F ("load", 0.5);
+    EMLAT_ASYNC_BEGIN ("io", 9);
+    uint64_t f = EMLAT_FLOW_BEGIN ("job");
+    emlat_flow_step (f);
+    emlat_flow_end (f);
+    EMLAT_ASYNC_END ("io", 9);
+  }
+  emlat_ix_mark (app, EMLAT_T_FLUSH_END);
+  emlat_interaction_end (app, EMLAT_STATUS_NORMAL);
   emlat_flush ();
   /* Left open at stop: an interaction and a span. */
   uint64_t open = emlat_ix_begin (EMLAT_ROOT_RESIZE, 0, 0);

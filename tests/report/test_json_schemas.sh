@@ -177,7 +177,7 @@ grep -q '"kind":"rotated file missing"' "$o/check-gap" \
   || fail "check --json of the set without rot.3 names no missing file"
 # dump and export write the same records with the same keys: the records of
 # the demo are the same lines, export adding population and metrics.
-grep '"record":"\(session\|stats\|string\|input\|interaction_begin\|span_[a-z]*\|loss\)"' \
+grep '"record":"\(session\|stats\|string\|input\|interaction_begin\|span_[a-z]*\|loss\|event\|sample\)"' \
   "$o/dump-demo" >"$tmp/dump-records"
 grep -v '"record":"interaction_complete"' "$o/export-demo" >"$tmp/export-records"
 cmp -s "$tmp/dump-records" "$tmp/export-records" \

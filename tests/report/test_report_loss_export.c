@@ -118,6 +118,12 @@ check_chrome (const char *dir, const char *path)
   const struct emlat_span *spans = emlat_profile_spans (p, &nspans, NULL);
   size_t nloss;
   emlat_profile_losses (p, &nloss);
+  /* Every event carries the recording process's id (SESSION process.pid). */
+  size_t nkv;
+  const struct emlat_kv *kv = emlat_profile_session (p, &nkv);
+  const struct emlat_kv *pid = emlat_kv_find (kv, nkv, "process.pid");
+  CHECK (pid && pid->type == 0 && pid->u > 0, "SESSION process.pid");
+  uint64_t want_pid = pid ? pid->u : 1;
   TEST_DIAG ("%zu spans, %zu LOSS records in the profile", nspans, nloss);
 
   char *out = tu_strf ("%s/trace.json", dir);
@@ -146,7 +152,7 @@ check_chrome (const char *dir, const char *path)
       CHECK (ph != NULL, "event %zu has a phase", i);
       if (!ph)
         continue;
-      CHECK_EQ_U64 (jv_u64 (jv_get (e, "pid")), 1);
+      CHECK_EQ_U64 (jv_u64 (jv_get (e, "pid")), want_pid);
       if (!strcmp (ph, "M") && !strcmp (jv_str (jv_get (e, "name")), "thread_name") && nnamed < 64)
         named[nnamed++] = jv_u64 (jv_get (e, "tid"));
       if (cat && !strcmp (cat, "span"))

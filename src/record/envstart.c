@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * envstart.c -- activation by the environment (DESIGN.md section 11.4):
+ * emlat_start_from_env and emlat_autostart (emlat.h).
+ *
+ * The one switch is EMLAT_TRACE, on for exactly "1" or "true" and off for
+ * every other value or none.  Off means nothing at all: this file reads
+ * EMLAT_TRACE and returns, creating no file, no directory and no thread.
+ * On, the profile goes to EMLAT_FILE (that exact file, never replaced),
+ * else to a new file in EMLAT_DIR, else in the state directory
+ * ($XDG_STATE_HOME/emlat or ~/.local/state/emlat, statedir.h); a directory
+ * is created (mode 0700) only then.  These are the only environment
+ * variables the library reads, and only when the program calls one of
+ * these two functions.
+ */
+#include "emlat/emlat.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/statedir.h"
+
+int
+emlat_trace_requested (void)
+{
+  const char *v = getenv ("EMLAT_TRACE");
+  return v && (strcmp (v, "1") == 0 || strcmp (v, "true") == 0);
+}
+
+int
+emlat_start_from_env (const struct emlat_options *base)
+{
+  if (!emlat_trace_requested ())
+    return 0;
+  struct emlat_options opt;
+  if (base)
+    opt = *base;
+  else
+    memset (&opt, 0, sizeof opt);
+  opt.path = NULL;
+  opt.dir = NULL;
+  char dir[PATH_MAX];
+  const char *file = getenv ("EMLAT_FILE");
+  const char *edir = getenv ("EMLAT_DIR");
+  int rc = 0;
+  if (file && *file)
+    opt.path = file;
+  else
+    {
+      if (edir && *edir)
+        {
+          if (strlen (edir) >= sizeof dir)
+            return -ENAMETOOLONG;
+          strcpy (dir, edir);
+        }
+      else
+        rc = emlat_state_dir (dir, sizeof dir);
+      if (rc == 0)
+        rc = emlat_mkdir_p (dir);
+      if (rc != 0)
+        return rc;
+      opt.dir = dir;
+    }
+  rc = emlat_start (&opt);
+  return rc == 0 ? 1 : rc;
+}
+
+static void
+autostop (void)
+{
+  emlat_stop ();
+}
+
+static pthread_once_t auto_once = PTHREAD_ONCE_INIT;
+static int auto_rc;
+
+static void
+autostart_once (void)
+{
+  auto_rc = emlat_start_from_env (NULL);
+  if (auto_rc > 0)
+    atexit (autostop);
+}
+
+int
+emlat_autostart (void)
+{
+  pthread_once (&auto_once, autostart_once);
+  return auto_rc;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test_env_start.c -- activation by the environment (DESIGN.md section
+ * 11.4, emlat_start_from_env and EMLAT_AUTOSTART in emlat.h), each case in
+ * a fresh child process with its own HOME and XDG_STATE_HOME:
+ *
+ *   EMLAT_TRACE   traces   creates
+ *   (absent)      no       nothing: no file, no directory, no thread
+ *   ""            no       nothing
+ *   0             no       nothing
+ *   false         no       nothing
+ *   TRUE          no       nothing
+ *   yes           no       nothing
+ *   " 1"          no       nothing
+ *   1             yes      $XDG_STATE_HOME/emlat/emlat-*.emlat
+ *   true          yes      the same
+ *
+ * and, with tracing on: EMLAT_FILE is that exact file (-EEXIST when it
+ * exists), EMLAT_DIR a new file in that directory, no XDG_STATE_HOME the
+ * default ~/.local/state/emlat; the run's identity (process.pid,
+ * process.build_id, process.executable) is the library's whatever the
+ * caller's metadata says; a program built with EMLAT_AUTOSTART traces from
+ * its constructor and its profile is complete at exit.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
+#include "tap.h"
+#include "testutil.h"
+
+/* Entries of DIR (0 when it does not exist), recursively. */
+static int
+count_entries (const char *dir)
+{
+  DIR *d = opendir (dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir (d)))
+    {
+      if (!strcmp (e->d_name, ".") || !strcmp (e->d_name, ".."))
+        continue;
+      n++;
+      char *sub = tu_strf ("%s/%s", dir, e->d_name);
+      n += count_entries (sub);
+      free (sub);
+    }
+  closedir (d);
+  return n;
+}
+
+/* Threads of this process: the entries of /proc/self/task (not
+   recursively: a task directory links back to the process). */
+static int
+threads_now (void)
+{
+  DIR *d = opendir ("/proc/self/task");
+  int n = 0;
+  struct dirent *e;
+  while (d && (e = readdir (d)))
+    n += e->d_name[0] != '.';
+  if (d)
+    closedir (d);
+  return n;
+}
+
+/* Run emlat_start_from_env in a child with EMLAT_TRACE = VALUE (NULL:
+   unset), HOME and XDG_STATE_HOME under ROOT; the child exits with
+   100 + the return value (or 99 when a thread was left behind while off),
+   after stopping the session. */
+static int
+child_start (const char *root, const char *value, const char *file, const char *dir, int xdg)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      char *home = tu_strf ("%s/home", root), *state = tu_strf ("%s/state", root);
+      setenv ("HOME", home, 1);
+      if (xdg)
+        setenv ("XDG_STATE_HOME", state, 1);
+      else
+        unsetenv ("XDG_STATE_HOME");
+      if (value)
+        setenv ("EMLAT_TRACE", value, 1);
+      else
+        unsetenv ("EMLAT_TRACE");
+      if (file)
+        setenv ("EMLAT_FILE", file, 1);
+      else
+        unsetenv ("EMLAT_FILE");
+      if (dir)
+        setenv ("EMLAT_DIR", dir, 1);
+      else
+        unsetenv ("EMLAT_DIR");
+      int before = threads_now ();
+      static const char mine[] = "42";
+      struct emlat_meta meta[] = {
+        { .key = "process.pid", .type = EMLAT_META_STR, .s = mine, .s_len = 2 },
+        { .key = "process.build_id", .type = EMLAT_META_STR, .s = mine, .s_len = 2 },
+        { .key = "app.version", .type = EMLAT_META_STR, .s = mine, .s_len = 2 },
+      };
+      struct emlat_options base = { .meta = meta, .n_meta = 3, .path = "/nonexistent/x" };
+      int rc = emlat_start_from_env (&base);
+      if (rc == 0 && threads_now () != before)
+        _exit (99);
+      if (rc == 1)
+        {
+          uint64_t s = EMLAT_SECTION_BEGIN ("env");
+          emlat_section_end (s);
+          struct emlat_status st;
+          emlat_status (&st);
+          if (st.meta_rejected != 2)
+            _exit (98);
+          emlat_stop ();
+        }
+      _exit (100 + rc);
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) - 100 : -1000;
+}
+
+/* The one profile under DIR (a path to free), or NULL. */
+static char *
+only_profile (const char *dir)
+{
+  DIR *d = opendir (dir);
+  char *found = NULL;
+  int n = 0;
+  struct dirent *e;
+  while (d && (e = readdir (d)))
+    if (strstr (e->d_name, ".emlat") && !strstr (e->d_name, "-ring"))
+      {
+        n++;
+        free (found);
+        found = tu_strf ("%s/%s", dir, e->d_name);
+      }
+  if (d)
+    closedir (d);
+  if (n != 1)
+    {
+      free (found);
+      return NULL;
+    }
+  return found;
+}
+
+/* The profile PATH has the library's identity and one "env" section. */
+static void
+check_profile (const char *what, const char *path)
+{
+  const char *paths[] = { path };
+  struct emlat_profile *p = NULL;
+  CHECK (path && emlat_profile_load (paths, 1, NULL, 0, &p) == 0 && p, "%s: profile loads", what);
+  if (!p)
+    return;
+  size_t n;
+  const struct emlat_kv *kv = emlat_profile_session (p, &n);
+  const struct emlat_kv *pid = emlat_kv_find (kv, n, "process.pid");
+  const struct emlat_kv *bid = emlat_kv_find (kv, n, "process.build_id");
+  const struct emlat_kv *exe = emlat_kv_find (kv, n, "process.executable");
+  const struct emlat_kv *app = emlat_kv_find (kv, n, "app.version");
+  CHECK (pid && pid->type == 0 && pid->u > 1, "%s: process.pid is the library's", what);
+  CHECK (bid && bid->type == 2 && bid->s_len == 40, "%s: process.build_id (40 hex digits)", what);
+  CHECK (exe && exe->type == 2 && exe->s_len == strlen ("test_env_start")
+           && !memcmp (exe->s, "test_env_start", exe->s_len),
+         "%s: process.executable", what);
+  CHECK (app && app->type == 2, "%s: the caller's own key is kept", what);
+  emlat_profile_named_spans (p, &n);
+  CHECK (n == 1, "%s: the section was recorded (%zu)", what, n);
+  emlat_profile_free (p);
+}
+
+static void
+test_values (const char *tmp)
+{
+  static const char *const off[] = { NULL, "", "0", "false", "TRUE", "yes", " 1", "1 ", "on" };
+  for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+    {
+      char *root = tu_strf ("%s/off-%zu", tmp, i);
+      mkdir (root, 0700);
+      int rc = child_start (root, off[i], NULL, NULL, 1);
+      CHECK (rc == 0, "EMLAT_TRACE=%s%s%s: off (%d)", off[i] ? "\"" : "(unset", off[i] ? off[i] : ")",
+             off[i] ? "\"" : "", rc);
+      CHECK (count_entries (root) == 0, "EMLAT_TRACE=%s: nothing created (%d entries)",
+             off[i] ? off[i] : "(unset)", count_entries (root));
+      free (root);
+    }
+  static const char *const on[] = { "1", "true" };
+  for (size_t i = 0; i < 2; i++)
+    {
+      char *root = tu_strf ("%s/on-%zu", tmp, i);
+      mkdir (root, 0700);
+      int rc = child_start (root, on[i], NULL, NULL, 1);
+      CHECK (rc == 1, "EMLAT_TRACE=%s: traces (%d)", on[i], rc);
+      char *dir = tu_strf ("%s/state/emlat", root);
+      struct stat st;
+      CHECK (stat (dir, &st) == 0 && (st.st_mode & 0777) == 0700,
+             "EMLAT_TRACE=%s: $XDG_STATE_HOME/emlat made with mode 0700", on[i]);
+      char *prof = only_profile (dir);
+      check_profile (on[i], prof);
+      free (prof);
+      free (dir);
+      free (root);
+    }
+}
+
+static void
+test_places (const char *tmp)
+{
+  char *root = tu_strf ("%s/places", tmp);
+  mkdir (root, 0700);
+  /* EMLAT_FILE: that file; a second run finds it there. */
+  char *file = tu_strf ("%s/exact.emlat", root);
+  CHECK_EQ_I64 (child_start (root, "1", file, NULL, 1), 1);
+  check_profile ("EMLAT_FILE", file);
+  CHECK_EQ_I64 (child_start (root, "1", file, NULL, 1), -EEXIST);
+  /* EMLAT_DIR: a new file there (created when missing). */
+  char *dir = tu_strf ("%s/given/dir", root);
+  CHECK_EQ_I64 (child_start (root, "1", NULL, dir, 1), 1);
+  char *prof = only_profile (dir);
+  check_profile ("EMLAT_DIR", prof);
+  free (prof);
+  /* No XDG_STATE_HOME: ~/.local/state/emlat. */
+  CHECK_EQ_I64 (child_start (root, "1", NULL, NULL, 0), 1);
+  char *def = tu_strf ("%s/home/.local/state/emlat", root);
+  prof = only_profile (def);
+  check_profile ("default", prof);
+  free (prof);
+  free (def);
+  free (dir);
+  free (file);
+  free (root);
+}
+
+/* EMLAT_AUTOSTART: tests/progs/autostart traces from its constructor
+   when EMLAT_TRACE says so and finishes its profile at exit. */
+static void
+test_autostart (const char *tmp)
+{
+  char *prog = tu_build_path ("tests/progs/autostart");
+  char *file = tu_strf ("%s/auto.emlat", tmp);
+  for (int on = 0; on < 2; on++)
+    {
+      pid_t pid = fork ();
+      if (pid == 0)
+        {
+          setenv ("EMLAT_FILE", file, 1);
+          if (on)
+            setenv ("EMLAT_TRACE", "true", 1);
+          else
+            unsetenv ("EMLAT_TRACE");
+          execl (prog, prog, (char *)NULL);
+          _exit (127);
+        }
+      int status = 0;
+      waitpid (pid, &status, 0);
+      CHECK (WIFEXITED (status) && WEXITSTATUS (status) == (on ? 1 : 0),
+             "autostart program exits %d (traced: %d)", WEXITSTATUS (status), on);
+      struct stat st;
+      CHECK ((stat (file, &st) == 0) == on, "autostart: a profile exactly when on (%d)", on);
+    }
+  const char *paths[] = { file };
+  struct emlat_profile *p = NULL;
+  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
+  if (p)
+    {
+      CHECK (emlat_profile_totals (p)->clean_stop, "stopped at exit: final STATS");
+      size_t n;
+      emlat_profile_named_spans (p, &n);
+      CHECK_EQ_U64 (n, 3);
+      emlat_profile_free (p);
+    }
+  free (file);
+  free (prog);
+}
+
+int
+main (void)
+{
+  const char *tmp = tu_tmpdir ();
+  if (!tmp)
+    return 1;
+  test_values (tmp);
+  test_places (tmp);
+  test_autostart (tmp);
+  TEST_DONE ();
+}
