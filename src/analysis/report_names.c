@@ -266,6 +266,90 @@ acc_find (struct acc **accs, size_t *n, size_t *cap, struct names_map *index, ui
   return a;
 }
 
+/* What one walk over the interactions fills: the cause -> name pairs of
+   NM, and one accumulator per (root kind, name). */
+struct name_pass
+{
+  struct emlat_report_names *nm;
+  const struct names_map *named;
+  struct acc *accs;
+  size_t n_acc, cap_acc, cap_priv;
+  struct names_map index;
+  int rc;
+};
+
+static int
+name_one (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  struct name_pass *np = ctx;
+  struct emlat_report_names *nm = np->nm;
+  uint64_t *id = map_get (np->named, ix->cause);
+  uint64_t sid = id ? *id : 0;
+  if (sid)
+    {
+      if (nm->priv_n == np->cap_priv)
+        {
+          size_t cap = np->cap_priv ? np->cap_priv * 2 : 256;
+          uint64_t *c = realloc (nm->priv_cause, cap * sizeof *c);
+          if (!c)
+            return np->rc = -ENOMEM, 1;
+          nm->priv_cause = c;
+          uint64_t *v = realloc (nm->priv_id, cap * sizeof *v);
+          if (!v)
+            return np->rc = -ENOMEM, 1;
+          nm->priv_id = v;
+          np->cap_priv = cap;
+        }
+      nm->named++;
+      nm->priv_cause[nm->priv_n] = ix->cause;
+      nm->priv_id[nm->priv_n++] = sid;
+    }
+  else
+    nm->unnamed++;
+  uint32_t kind = ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0;
+  struct acc *a = acc_find (&np->accs, &np->n_acc, &np->cap_acc, &np->index, kind, sid);
+  if (!a)
+    return np->rc = -ENOMEM, 1;
+  a->n++;
+  struct emlat_report_times t;
+  struct emlat_report_metrics mt;
+  emlat_report_times_from_profile (p, ix, &t);
+  emlat_report_metrics_compute (&t, &mt);
+  if ((mt.mask >> EMLAT_REPORT_NAME_METRIC) & 1u)
+    if (acc_push (a, mt.v[EMLAT_REPORT_NAME_METRIC], ix->cause) != 0)
+      return np->rc = -ENOMEM, 1;
+  return 0;
+}
+
+static int
+cmp_pair (const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Sort NM's cause -> name pairs by cause.  0 or -1 without memory. */
+static int
+sort_pairs (struct emlat_report_names *nm)
+{
+  uint64_t *pairs = malloc (nm->priv_n * 2 * sizeof *pairs);
+  if (!pairs)
+    return -1;
+  for (size_t i = 0; i < nm->priv_n; i++)
+    {
+      pairs[2 * i] = nm->priv_cause[i];
+      pairs[2 * i + 1] = nm->priv_id[i];
+    }
+  qsort (pairs, nm->priv_n, 2 * sizeof *pairs, cmp_pair);
+  for (size_t i = 0; i < nm->priv_n; i++)
+    {
+      nm->priv_cause[i] = pairs[2 * i];
+      nm->priv_id[i] = pairs[2 * i + 1];
+    }
+  free (pairs);
+  return 0;
+}
+
 EMLAT_API int
 emlat_report_names_build (const struct emlat_profile *p, struct emlat_report_names *nm)
 {
@@ -279,46 +363,25 @@ emlat_report_names_build (const struct emlat_profile *p, struct emlat_report_nam
   int rc = scan_names (p, &x);
   map_free (&x.open);
 
-  size_t n_ix;
-  const struct emlat_interaction *ix = emlat_profile_interactions (p, &n_ix);
-  struct acc *accs = NULL;
-  size_t n_acc = 0, cap_acc = 0;
-  struct names_map index = { 0 };
-  if (!rc && n_ix)
+  struct name_pass np;
+  memset (&np, 0, sizeof np);
+  np.nm = nm;
+  np.named = &x.named;
+  if (!rc)
     {
-      nm->priv_cause = malloc (n_ix * sizeof (uint64_t));
-      nm->priv_id = malloc (n_ix * sizeof (uint64_t));
-      if (!nm->priv_cause || !nm->priv_id)
-        rc = -ENOMEM;
+      /* Every interaction, kept by the profile or streamed again (a
+         streamed profile keeps only a few): with no cause to keep, the
+         walk leaves the profile as it is (emlat_reader.h). */
+      rc = emlat_profile_each_interaction ((struct emlat_profile *)p, NULL, 0, name_one, &np);
+      if (rc > 0)
+        rc = np.rc;
     }
-  struct emlat_report_times t;
-  struct emlat_report_metrics mt;
-  for (size_t i = 0; i < n_ix && !rc; i++)
-    {
-      uint64_t *id = map_get (&x.named, ix[i].cause);
-      uint64_t sid = id ? *id : 0;
-      if (sid)
-        {
-          nm->named++;
-          nm->priv_cause[nm->priv_n] = ix[i].cause;
-          nm->priv_id[nm->priv_n++] = sid;
-        }
-      else
-        nm->unnamed++;
-      uint32_t kind = ix[i].root_kind <= EMLAT_ROOT_KIND_MAX ? ix[i].root_kind : 0;
-      struct acc *a = acc_find (&accs, &n_acc, &cap_acc, &index, kind, sid);
-      if (!a)
-        {
-          rc = -ENOMEM;
-          break;
-        }
-      a->n++;
-      emlat_report_times_from_profile (p, &ix[i], &t);
-      emlat_report_metrics_compute (&t, &mt);
-      if ((mt.mask >> EMLAT_REPORT_NAME_METRIC) & 1u)
-        if (acc_push (a, mt.v[EMLAT_REPORT_NAME_METRIC], ix[i].cause) != 0)
-          rc = -ENOMEM;
-    }
+  struct acc *accs = np.accs;
+  size_t n_acc = np.n_acc;
+  struct names_map index = np.index;
+  /* cause -> name pairs in cause order, for emlat_report_name_id. */
+  if (!rc && nm->priv_n > 1 && sort_pairs (nm) != 0)
+    rc = -ENOMEM;
   map_free (&x.named);
   map_free (&index);
 
@@ -338,15 +401,18 @@ emlat_report_names_build (const struct emlat_profile *p, struct emlat_report_nam
       if (a->id)
         g->name = emlat_profile_string (p, a->id, &g->name_len);
       g->n = a->n;
-      /* Sorting by value carries the causes along; the slowest is the
-         last (the greatest cause among equal values, as the sort is
-         stable and interactions come in cause order). */
+      /* Sorting by value carries the causes along. */
       if (emlat_report_sort_u64 (a->v, a->cause, a->nv) != 0)
         rc = -ENOMEM;
       else
         {
           emlat_report_dist_of_sorted (a->v, a->nv, &g->d);
-          g->slowest_cause = a->nv ? a->cause[a->nv - 1] : 0;
+          /* Among equal slowest values, the greatest cause (the walk's
+             order is not the causes'). */
+          g->slowest_cause = 0;
+          for (size_t i = a->nv; i-- > 0 && a->v[i] == a->v[a->nv - 1];)
+            if (a->cause[i] > g->slowest_cause)
+              g->slowest_cause = a->cause[i];
           g->samples = a->v;
           a->v = NULL;
         }
@@ -370,7 +436,7 @@ emlat_report_names_build (const struct emlat_profile *p, struct emlat_report_nam
 EMLAT_API uint64_t
 emlat_report_name_id (const struct emlat_report_names *nm, uint64_t cause)
 {
-  /* priv_cause is ascending: interactions come sorted by cause. */
+  /* priv_cause is ascending (sort_pairs). */
   size_t lo = 0, hi = nm->priv_n;
   while (lo < hi)
     {

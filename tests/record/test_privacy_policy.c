@@ -6,7 +6,9 @@
  * privacy.policy entry, "names", in its SESSION chunk; a session without
  * it has exactly one, "default".  Strings interned in a names session are
  * STRING records, and the reports resolve a command span's detail to its
- * name only in a names session (emlat_report_names_build).
+ * name only in a names session (emlat_report_names_build), for every
+ * interaction whether the load keeps them or streams them (as the
+ * command's loads do).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,9 @@ on_record (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
   return 0;
 }
 
-/* Record one tty command whose command span's detail is the string
+#define COMMANDS 40
+
+/* Record COMMANDS tty commands whose command span's detail is the string
    "forward-char", into PATH, with POLICY (NULL: none). */
 static void
 record (const char *path, const char *policy)
@@ -51,10 +55,13 @@ record (const char *path, const char *policy)
   CHECK_EQ_I64 (emlat_start (&o), 0);
   uint64_t name = emlat_string ("forward-char", 12);
   CHECK (name != 0, "emlat_string");
-  uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
-  uint64_t s = emlat_span_begin (EMLAT_SPAN_COMMAND, c);
-  emlat_span_end (s, EMLAT_SPAN_OK, name);
-  emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+  for (int i = 0; i < COMMANDS; i++)
+    {
+      uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+      uint64_t s = emlat_span_begin (EMLAT_SPAN_COMMAND, c);
+      emlat_span_end (s, EMLAT_SPAN_OK, name);
+      emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+    }
   CHECK_EQ_I64 (emlat_stop (), 0);
 }
 
@@ -74,30 +81,30 @@ check (const char *path, const char *want_policy, int want_named)
   CHECK_EQ_I64 (k.n, 1);
   CHECK_EQ_STR (k.value, want_policy);
 
-  struct emlat_profile *p;
-  const char *paths[] = { path };
-  CHECK_EQ_I64 (emlat_profile_load (paths, 1, NULL, 0, &p), 0);
-  struct emlat_report_names nm;
-  CHECK_EQ_I64 (emlat_report_names_build (p, &nm), 0);
-  CHECK_EQ_I64 (nm.has, want_named);
-  if (want_named)
+  for (int stream = 0; stream < 2; stream++)
     {
-      CHECK_EQ_U64 (nm.named, 1);
-      CHECK_EQ_U64 (nm.n, 1);
-      char name[32];
-      size_t ni;
-      const struct emlat_interaction *ix = emlat_profile_interactions (p, &ni);
-      CHECK_EQ_U64 (ni, 1);
-      CHECK_EQ_STR (emlat_report_name_format (p, emlat_report_name_id (&nm, ix[0].cause), name,
-                                              sizeof name),
-                    "forward-char");
-      CHECK_EQ_U64 (nm.g[0].n, 1);
-      CHECK (nm.g[0].has_name && nm.g[0].name_len == 12, "the group is named");
+      struct emlat_profile *p;
+      const char *paths[] = { path };
+      CHECK_EQ_I64 (emlat_profile_load (paths, 1, NULL, stream ? EMLAT_LOAD_STREAM : 0, &p), 0);
+      struct emlat_report_names nm;
+      CHECK_EQ_I64 (emlat_report_names_build (p, &nm), 0);
+      CHECK_EQ_I64 (nm.has, want_named);
+      if (want_named)
+        {
+          CHECK_EQ_U64 (nm.named, COMMANDS);
+          CHECK_EQ_U64 (nm.n, 1);
+          char name[32];
+          CHECK_EQ_STR (emlat_report_name_format (p, emlat_report_name_id (&nm, 1), name,
+                                                  sizeof name),
+                        "forward-char");
+          CHECK_EQ_U64 (nm.g[0].n, COMMANDS);
+          CHECK (nm.g[0].has_name && nm.g[0].name_len == 12, "the group is named");
+        }
+      else
+        CHECK_EQ_U64 (nm.n, 0);
+      emlat_report_names_free (&nm);
+      emlat_profile_free (p);
     }
-  else
-    CHECK_EQ_U64 (nm.n, 0);
-  emlat_report_names_free (&nm);
-  emlat_profile_free (p);
 }
 
 int
