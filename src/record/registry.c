@@ -15,13 +15,15 @@
  *                      after its last record was published
  *   RETIRING -> FREE   the writer, RELEASE store once the ring is drained,
  *                      its drops are reported and the checkpoint that says
- *                      so is written (writer.c)
+ *                      so is written (writer.c); while few rings are free,
+ *                      the exiting thread waits for this (bounded)
  * A thread whose session ended keeps a stale TLS pointer; the generation
  * check in emlat_my_ring() keeps it from using it.
  */
 #include "record/state.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,39 @@ static pthread_key_t exit_key;
 static struct emlat_pool *all_pools;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
+/* While few rings are free, wait until the writer has drained and freed R
+   (or EMLAT_EXIT_WAIT_NS passed, or the session stopped): threads that
+   exit faster than the writer is scheduled are slowed at their exit -- a
+   syscall here, never in a producer call -- instead of their successors
+   finding no ring and losing their records (no_ring). */
+static void
+wait_if_rings_low (struct emlat_pool *pool, struct emlat_ring *r)
+{
+  /* Relaxed: a count that only decides whether to wait. */
+  if (atomic_load_explicit (&pool->free_rings, memory_order_relaxed) >= pool->nrings / 4)
+    return;
+  uint64_t deadline = emlat_clock_now () + EMLAT_EXIT_WAIT_NS;
+  /* Seq_cst (see state.h): the writer that frees R after our read of its
+     state below sees this count and wakes us. */
+  atomic_fetch_add (&pool->exit_waiters, 1);
+  for (;;)
+    {
+      uint32_t seq = atomic_load (&pool->freed_seq);
+      /* Relaxed is enough for the generation: a stopped session ends the
+         wait at the next wake-up or timeout anyway. */
+      if (atomic_load (&r->state) != EMLAT_RING_RETIRING
+          || atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) == 0)
+        break;
+      uint64_t now = emlat_clock_now ();
+      if (now >= deadline)
+        break;
+      uint64_t left = deadline - now;
+      struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+      syscall (SYS_futex, &pool->freed_seq, FUTEX_WAIT_PRIVATE, seq, &ts, 0, 0);
+    }
+  atomic_fetch_sub (&pool->exit_waiters, 1);
+}
+
 /* Thread-exit destructor: hand the ring to the writer for the final drain. */
 static void
 ring_thread_exit (void *p)
@@ -66,11 +101,17 @@ ring_thread_exit (void *p)
   /* Release: every record this thread published happens-before the writer
      sees RETIRING.  A CAS, because a ring of an old pool may have been
      reset in between; then the store is simply not done. */
-  if (atomic_compare_exchange_strong_explicit (&r->state, &owned, EMLAT_RING_RETIRING,
-                                               memory_order_release, memory_order_relaxed))
-    /* The writer drains and frees the ring now, not at its next pass, so
-       that threads that come and go find free rings. */
-    emlat_doorbell_ring ();
+  if (!atomic_compare_exchange_strong_explicit (&r->state, &owned, EMLAT_RING_RETIRING,
+                                                memory_order_release, memory_order_relaxed))
+    return;
+  /* The writer drains and frees the ring now, not at its next pass, so
+     that threads that come and go find free rings. */
+  emlat_doorbell_ring ();
+  /* Acquire: the pool of the active session is published before its
+     generation. */
+  struct emlat_pool *pool = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
+  if (pool && r >= pool->rings && r < pool->rings + pool->nrings)
+    wait_if_rings_low (pool, r);
 }
 
 static void
@@ -129,6 +170,8 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
   /* The ring blocks are zero (FREE, ring.h) in a new ring file or after
      the memset above; a claim fills in the rest, so that a session
      touches the pages of the rings its threads use, not of all of them. */
+  /* Relaxed: not yet published (the session's release of the pool). */
+  atomic_store_explicit (&p->free_rings, nrings, memory_order_relaxed);
   p->older = all_pools;
   all_pools = p;
   return p;
@@ -183,6 +226,8 @@ emlat_ring_claim_slow (unsigned n)
       if (!atomic_compare_exchange_strong_explicit (&r->state, &expected, EMLAT_RING_CLAIMING,
                                                     memory_order_acq_rel, memory_order_relaxed))
         continue;
+      /* Relaxed: a count (state.h). */
+      atomic_fetch_sub_explicit (&p->free_rings, 1, memory_order_relaxed);
       /* Plain stores: published by the release store of OWNED below (the
          same values for every owner of the ring). */
       r->slots = p->slab + (size_t)i * p->nslots;
@@ -222,6 +267,18 @@ emlat_ring_claim_slow (unsigned n)
     }
   count_noring (p->shared, n);
   return 0;
+}
+
+void
+emlat_rings_freed (struct emlat_pool *pool, uint32_t n)
+{
+  /* Relaxed: a count (state.h). */
+  atomic_fetch_add_explicit (&pool->free_rings, n, memory_order_relaxed);
+  /* Seq_cst: a thread waiting at its exit either sees its ring FREE or
+     is counted in exit_waiters here (wait_if_rings_low). */
+  atomic_fetch_add (&pool->freed_seq, 1);
+  if (atomic_load (&pool->exit_waiters))
+    syscall (SYS_futex, &pool->freed_seq, FUTEX_WAKE_PRIVATE, INT_MAX, 0, 0, 0);
 }
 
 uint64_t

@@ -39,7 +39,23 @@ struct emlat_pool
      rings below it.  Raised by claimers with a CAS loop (release), read by
      the writer with acquire before it looks at those rings' state. */
   _Atomic uint32_t used;
+  /* Rings in state FREE: claims decrement it, the writer's frees
+     increment it (relaxed: a count that only steers the wait below).
+     While fewer than a quarter are left, a thread that exits waits --
+     at most EMLAT_EXIT_WAIT_NS -- for the writer to drain and free its
+     ring (registry.c), so that threads that come and go faster than the
+     writer is scheduled are held at their exit, not left without a ring. */
+  _Atomic uint32_t free_rings;
+  /* Bumped by the writer after a pass freed rings; exiting threads that
+     wait (counted in exit_waiters) sleep on it (futex).  Both seq_cst:
+     the waiter's increment of exit_waiters and read of its ring's state
+     against the writer's store of FREE, bump and read of exit_waiters. */
+  _Atomic uint32_t freed_seq;
+  _Atomic uint32_t exit_waiters;
 };
+
+/* The longest a thread's exit waits for its ring to be freed. */
+#define EMLAT_EXIT_WAIT_NS (250u * 1000u * 1000u)
 
 /* Generation of the active session, 0 when none.  Stored with RELEASE by
    session start after the pool and the ids are ready, and with RELEASE 0 at
@@ -102,6 +118,11 @@ EMLAT_HIDDEN struct emlat_ring *emlat_ring_claim_slow (unsigned n);
    counts, possibly a few records behind a producer that is storing). */
 EMLAT_HIDDEN uint64_t emlat_rings_accepted (struct emlat_pool *pool);
 EMLAT_HIDDEN uint64_t emlat_rings_dropped (struct emlat_pool *pool);
+
+/* The writer freed N rings of POOL (RETIRING -> FREE, seq_cst stores
+   made before this call): count them and wake the threads waiting at
+   their exit (state.h free_rings). */
+EMLAT_HIDDEN void emlat_rings_freed (struct emlat_pool *pool, uint32_t n);
 
 /* Count a record of N slots that found no ring (LOSS no_ring). */
 EMLAT_HIDDEN void emlat_count_noring (unsigned n);

@@ -1032,6 +1032,7 @@ checkpoint (struct emlat_session *s, struct pass_state *ps)
 static void
 release_rings (struct emlat_session *s, struct pass_state *ps)
 {
+  uint32_t freed = 0;
   for (uint32_t i = 0; i < ps->used; i++)
     {
       if (!ring_has_owner (ps->states[i]))
@@ -1041,10 +1042,16 @@ release_rings (struct emlat_session *s, struct pass_state *ps)
          producer's acquire load of tail lets it overwrite them. */
       atomic_store_explicit (&r->tail, ps->snaps[i], memory_order_release);
       if (ps->states[i] == EMLAT_RING_RETIRING)
-        /* Release: our reads of the ring are done before a new owner
-           claims it (its CAS acquires this). */
-        atomic_store_explicit (&r->state, EMLAT_RING_FREE, memory_order_release);
+        {
+          /* Seq_cst (a release, and ordered before emlat_rings_freed's
+             read of exit_waiters, state.h): our reads of the ring are done
+             before a new owner claims it (its CAS acquires this). */
+          atomic_store (&r->state, EMLAT_RING_FREE);
+          freed++;
+        }
     }
+  if (freed)
+    emlat_rings_freed (s->pool, freed);
 }
 
 /* The status snapshot emlat_status reads, and wake the flushers. */
