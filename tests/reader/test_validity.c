@@ -5,7 +5,8 @@
  * does not), and the one judgement built on them (F-94):
  *
  *  - closed enumerations per record type (F-9, F-91): root kind, status,
- *    quality, time field, span kind, span status, loss reason, key/value
+ *    quality, time field (28..31 in INTERACTION version 2 only, F-66b),
+ *    span kind, span status, loss reason, key/value
  *    type, record tags, chunk type 0 and type version 0 (F-31);
  *  - reserved bits (F-95): chunk flags, INPUT mask, INTERACTION masks, span
  *    head bits 8.. and a begin record's bits 3..7; key characters outside
@@ -100,6 +101,7 @@ struct rcase
   uint16_t type;
   const char *payload;
   enum emlat_invalid want; /* EMLAT_INVALID_NONE: the chunk is valid */
+  uint16_t version;        /* chunk type version; 0: 1 */
 };
 
 #define I EMLAT_CHUNK_INPUT
@@ -114,6 +116,9 @@ struct rcase
 
 /* INTERACTION complete record prefix: tag 1, cause 4, then root kind. */
 #define IXC "u1 u100 u1 u1 u1 u4 "
+/* The same in an INTERACTION chunk of type version 2 (F-66a): block
+   version 2; a name follows the root kind. */
+#define IXC2 "u2 u100 u1 u1 u1 u4 "
 /* A complete span record of thread 1: head, kind, id, parent, cause,
    start, duration. */
 #define SPB "u1 u100 u1 u1 "
@@ -151,6 +156,14 @@ static const struct rcase rcases[] = {
   { "ix: value mask bit 15", X, IXC "u1 u1 u0 u0 u0x8000 u9 u0", RESERVED },
   { "ix: counter mask bit 28", X, IXC "u1 u1 u0 u0 u0 u0x10000000 u9", OK },
   { "ix: counter mask bit 29", X, IXC "u1 u1 u0 u0 u0 u0x20000000 u9", RESERVED },
+  /* The write bounds, time fields 28..31, only in version 2 (F-66b). */
+  { "ix v2: time mask bits 28..31", X,
+    IXC2 "u1 u0 u1 u0xf0000000 s5 s1 s2 s3 u0 u0 u0", OK, 2 },
+  { "ix v2: time mask bit 32", X, IXC2 "u1 u0 u1 u0x100000000 s5 u0 u0 u0", RESERVED, 2 },
+  { "ix v2: quality 8 for field 31", X, IXC2 "u1 u0 u1 u0x80000000 s5 u1 u31 u8 u0 u0", OK, 2 },
+  { "ix v2: quality field 32", X, IXC2 "u1 u0 u1 u0x80000000 s5 u1 u32 u8 u0 u0", RANGE, 2 },
+  { "ix v2: 33 quality pairs", X, IXC2 "u1 u0 u1 u0 u33", RANGE, 2 },
+  { "ix v1: time mask bit 31", X, IXC "u1 u1 u0x80000000 s5 u0 u0 u0", RESERVED },
   /* SPAN (6.6): head, kind 1..22, status 0..4, counters. */
   { "span: kind 22, status 4", S, SPB "u0x81 u22 s1 s0 s0 s0 u1", OK },
   { "span: kind 0", S, SPB "u1 u0 s1 s0 s0 s0 u1", RANGE },
@@ -204,7 +217,8 @@ static void test_records (void)
       const struct rcase *rc = &rcases[i];
       start_file (&f);
       spec (&p, rc->payload);
-      size_t off = craft_chunk (&f, rc->type, 2, &p);
+      size_t off = craft_chunk_ex (&f, rc->type, rc->version ? rc->version : EMLAT_TYPE_VERSION,
+                                   0, 2, p.b, p.n);
       collect_scan (&c, f.b, f.n, NULL);
       const struct emlat_diag *d = collect_find (&c, EMLAT_DIAG_INVALID_CHUNK);
       if (rc->want == OK)
