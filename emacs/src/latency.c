@@ -67,6 +67,7 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -239,6 +240,18 @@ struct latency_interaction
   bool have_redisplay, have_output;
   /* True once output after the root work was flushed.  */
   bool flushed;
+  /* True once output written during its own work (a timer's `message',
+     say) was flushed: its output and flush fields then describe that
+     output until output after the root work replaces them.  */
+  bool work_flushed;
+  /* True once the first write of its output was stamped
+     (t_write_first_begin/end).  */
+  bool have_write;
+  /* The main thread's CPU time read right before the latest of its
+     completion boundaries (root work end, redisplay end, flush end),
+     so that its CPU time is measured over no more than its wall time;
+     0: none yet.  */
+  uint64_t cpu_end;
   /* A root other than a key sequence that began while nothing was
      open: it awaits the redisplay done before Emacs waits again.  */
   bool owner;
@@ -276,6 +289,17 @@ static uint64_t latency_gc_span;
 static uint64_t latency_gc_t0;
 static uint64_t latency_written_epoch, latency_completed_epoch;
 static uint64_t latency_pending_bytes;
+/* When the first bytes not yet flushed were handed to stdio (read
+   right after that call), and the end of the last successful flush:
+   stdio may write before the flush when its buffer fills
+   (latency_tty_flush).  */
+static uint64_t latency_pending_t, latency_flushed_t;
+/* Whether that first call handed so few bytes to the emptied buffer
+   that stdio cannot have written any in it (LATENCY_STDIO_SMALL).  */
+static bool latency_pending_small;
+/* Fewer bytes than any terminal stream's stdio buffer holds (BUFSIZ,
+   or what `tty--set-output-buffer-size' chose).  */
+enum { LATENCY_STDIO_SMALL = 128 };
 
 uint64_t
 latency_now (void)
@@ -309,6 +333,7 @@ latency_reset (void)
   latency_gc_span = 0;
   latency_written_epoch = latency_completed_epoch = 0;
   latency_pending_bytes = 0;
+  latency_pending_t = latency_flushed_t = 0;
 }
 
 /* The innermost open interaction, or NULL.  */
@@ -337,6 +362,15 @@ latency_find (intmax_t serial)
   return -1;
 }
 
+/* Stamp the completion boundary F of IX now, the thread CPU time read
+   first: CPU time never runs past the wall time it is compared with.  */
+static void
+latency_mark_end (struct latency_interaction *ix, enum emlat_time_field f)
+{
+  ix->cpu_end = emlat_thread_cpu_now ();
+  emlat_ix_mark (ix->cause, f);
+}
+
 /* End the interaction on top of the stack and pop it.  */
 static void
 latency_pop (void)
@@ -350,7 +384,7 @@ latency_pop (void)
   if (ix->name_span)
     emlat_span_end (ix->name_span, EMLAT_SPAN_THROW, ix->name);
   if (ix->phase != LATENCY_FINISHED)
-    emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+    latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
   emlat_ix_count (ix->cause, EMLAT_C_GC_COUNT,
 		  gcs_done - ix->gcs_at_begin);
   if (BUFFERP (XWINDOW (selected_window)->contents))
@@ -361,7 +395,10 @@ latency_pop (void)
 	emlat_ix_count (ix->cause, EMLAT_C_MODIFF_DELTA,
 			MODIFF - ix->modiff_at_begin);
     }
-  emlat_ix_value (ix->cause, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
+  /* The CPU reading taken with its last completion boundary, not now:
+     the interaction may be popped long after its flush.  */
+  emlat_ix_value (ix->cause, EMLAT_V_THREAD_CPU_END,
+		  ix->cpu_end ? ix->cpu_end : emlat_thread_cpu_now ());
   emlat_ix_end (ix->cause, ix->status);
   latency_depth--;
 }
@@ -712,16 +749,18 @@ latency_tty_detach (int fd)
 /* ------------------------------------------------------------------ */
 /* Terminal input probes.  */
 
-/* Note that terminal descriptor FD had no bytes to read.  */
-void
-latency_tty_known_empty (int fd)
+/* Note that terminal descriptor FD had no bytes to read at NOW; a time
+   older than the one known changes nothing.  */
+static void
+latency_tty_empty_at (int fd, uint64_t now)
 {
-  uint64_t now = emlat_now ();
   int free_slot = -1;
   for (int i = 0; i < LATENCY_TTYS; i++)
     {
       if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
 	{
+	  if (now < latency_empty[i].t_empty)
+	    return;
 	  latency_empty[i].t_empty = now;
 	  latency_empty[i].t_ready = 0;
 	  free_slot = -1;
@@ -740,6 +779,40 @@ latency_tty_known_empty (int fd)
      the next byte.  */
   if (latency_observer.running)
     latency_observer_arm (fd, now);
+}
+
+/* Note that terminal descriptor FD had no bytes to read.  */
+void
+latency_tty_known_empty (int fd)
+{
+  latency_tty_empty_at (fd, emlat_now ());
+}
+
+/* When the central poll that is waiting began, and its timeout in
+   nanoseconds (UINT64_MAX: none).  */
+static _Thread_local uint64_t latency_poll_t0, latency_poll_timeout_ns;
+
+/* Note that the central poll, which watched terminal descriptor FD,
+   returned NFDS (>= 0) without reporting it readable: the kernel found
+   it empty in its last scan, which came after the poll began, and, when
+   the poll timed out (NFDS 0), after its timeout expired.  The known-
+   empty time of a drain, without a system call of its own (emlat's
+   docs/TTY.md, "Arrival bounds": the same rule as libemlat-tty.so).  */
+void
+latency_tty_polled_empty (int fd, int nfds)
+{
+  uint64_t t = latency_poll_t0;
+  if (!t)
+    return;
+  if (nfds == 0 && latency_poll_timeout_ns != UINT64_MAX)
+    {
+      uint64_t end = t + latency_poll_timeout_ns;
+      /* The expiry cannot precede the return: if the clocks say it
+	 does, keep the poll's start.  */
+      if (end >= t && end <= emlat_now ())
+	t = end;
+    }
+  latency_tty_empty_at (fd, t);
 }
 
 /* Note that the main thread's poll (the select of
@@ -1214,7 +1287,7 @@ latency_command_finished (intmax_t serial)
     emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
   ix->span = 0;
   ix->phase = LATENCY_FINISHED;
-  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
 }
 
 /* End the phase interaction IX is in, whose span ends with status
@@ -1234,7 +1307,7 @@ latency_leave_phase (struct latency_interaction *ix,
   else if (ix->phase == LATENCY_POST_COMMAND)
     emlat_ix_mark (ix->cause, EMLAT_T_POST_COMMAND_END);
   ix->phase = LATENCY_FINISHED;
-  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
 }
 
 /* Unwind function of the command loop: interaction SERIAL left the
@@ -1287,9 +1360,11 @@ latency_command_error (bool quit)
   emlat_ix_time_q (cause, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
   emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
   emlat_ix_count (cause, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
+  uint64_t cpu_end = emlat_thread_cpu_now ();
   emlat_ix_mark (cause, EMLAT_T_ROOT_WORK_END);
   ix = &latency_stack[latency_depth++];
   memset (ix, 0, sizeof *ix);
+  ix->cpu_end = cpu_end;
   ix->serial = ++latency_serial;
   ix->cause = cause;
   ix->phase = LATENCY_FINISHED;
@@ -1518,7 +1593,7 @@ latency_root_end (intmax_t serial)
       ix->name_span = 0;
     }
   ix->phase = LATENCY_FINISHED;
-  emlat_ix_mark (ix->cause, EMLAT_T_ROOT_WORK_END);
+  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
   if (!ix->owner)
     {
       latency_pop ();
@@ -1642,7 +1717,7 @@ static _Thread_local uint64_t latency_poll_span;
    The span serves the innermost open interaction (a command waiting in
    sit-for, say), or nothing when Emacs is idle.  */
 void
-latency_poll_begin (void)
+latency_poll_begin (struct timespec timeout)
 {
   /* Emacs waits again: idle roots have had their redisplay.  */
   struct latency_interaction *top;
@@ -1653,6 +1728,12 @@ latency_poll_begin (void)
     emlat_span_end (latency_poll_span, EMLAT_SPAN_THROW, 0);
   latency_poll_span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL,
 					latency_serving_cause ());
+  /* Read last: the poll begins after it (latency_tty_polled_empty).  */
+  latency_poll_timeout_ns
+    = (timeout.tv_sec < 0 || timeout.tv_nsec < 0 ? 0
+       : timeout.tv_sec >= 1000000000 ? UINT64_MAX
+       : (uint64_t) timeout.tv_sec * 1000000000 + timeout.tv_nsec);
+  latency_poll_t0 = emlat_now ();
 }
 
 /* Note that select returned NFDS.  The span's detail is the number of
@@ -1742,7 +1823,7 @@ latency_redisplay_update (void)
   if (latency_redisplay_span && !latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
     {
-      emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_END);
+      latency_mark_end (ix, EMLAT_T_REDISPLAY_END);
       latency_redisplay_updating = true;
     }
 }
@@ -1777,7 +1858,7 @@ latency_redisplay_end (void)
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
-    emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_END);
+    latency_mark_end (ix, EMLAT_T_REDISPLAY_END);
   latency_redisplay_updating = false;
 }
 
@@ -1821,11 +1902,26 @@ latency_tty_output (ptrdiff_t n)
       emlat_ix_mark (ix->cause, EMLAT_T_OUTPUT_BEGIN);
       ix->have_output = true;
     }
+  if (!latency_pending_bytes)
+    {
+      latency_pending_t = emlat_now ();
+      latency_pending_small = n <= LATENCY_STDIO_SMALL;
+    }
   latency_pending_bytes += n;
 }
 
 /* Flush STREAM, a terminal's output stream.  A successful flush
-   completes the greatest written output epoch.  */
+   completes the greatest written output epoch.
+
+   The write bounds (FORMAT.md F-66b) of the innermost open interaction,
+   the one whose work produced the output, whatever its phase: when
+   STREAM still holds every byte handed to it since the last flush, the
+   first write(2) of these bytes is inside fflush, so it began after T0
+   and ended before T1 (quality flush).  When it holds fewer, stdio
+   wrote some when its buffer filled, before T0 and after the call that
+   handed the first of these bytes if that call was too small to fill
+   the buffer, else after the end of the last flush: the first write
+   then lies in that interval (quality inferred).  */
 int
 latency_tty_flush (FILE *stream)
 {
@@ -1837,6 +1933,10 @@ latency_tty_flush (FILE *stream)
   /* The flush time fields describe the output after the root work.  */
   bool final = ix && ix->phase == LATENCY_FINISHED;
   uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, cause);
+  bool wrote_before = __fpending (stream) < latency_pending_bytes;
+  /* Read before T0, so that the CPU time stays within the wall time
+     that T1 ends (latency_mark_end).  */
+  uint64_t cpu = ix ? emlat_thread_cpu_now () : 0;
   uint64_t t0 = emlat_now ();
   int r = fflush (stream);
   uint64_t t1 = emlat_now ();
@@ -1851,21 +1951,52 @@ latency_tty_flush (FILE *stream)
 	  emlat_ix_time (cause, EMLAT_T_OUTPUT_BEGIN, t0);
 	  ix->have_output = true;
 	}
-      if (final)
+      if (final || (ix && !ix->flushed && !ix->work_flushed))
 	{
+	  /* Output after the root work, or, until there is some, the
+	     output the root's own work flushed (a timer's `message'):
+	     either makes the interaction flushed.  */
+	  if (!final)
+	    emlat_ix_time (cause, EMLAT_T_OUTPUT_BEGIN,
+			   latency_pending_t ? latency_pending_t : t0);
 	  emlat_ix_time (cause, EMLAT_T_OUTPUT_END, t0);
 	  emlat_ix_time (cause, EMLAT_T_FLUSH_BEGIN, t0);
 	  emlat_ix_time (cause, EMLAT_T_FLUSH_END, t1);
 	  emlat_ix_value (cause, EMLAT_V_FINAL_OUTPUT_EPOCH,
 			  latency_completed_epoch);
-	  ix->flushed = true;
+	  if (final)
+	    {
+	      ix->flushed = true;
+	      ix->cpu_end = cpu;
+	    }
+	  else
+	    ix->work_flushed = true;
 	}
       if (cause)
 	{
+	  uint64_t wb = t0, we = t1;
+	  enum emlat_quality q = EMLAT_Q_FLUSH;
+	  if (wrote_before)
+	    {
+	      wb = (latency_pending_small && latency_pending_t
+		    ? latency_pending_t : latency_flushed_t);
+	      we = t0;
+	      q = EMLAT_Q_INFERRED;
+	    }
+	  if (!ix->have_write && wb)
+	    {
+	      emlat_ix_time_q (cause, EMLAT_T_WRITE_FIRST_BEGIN, wb, q);
+	      emlat_ix_time_q (cause, EMLAT_T_WRITE_FIRST_END, we, q);
+	      ix->have_write = true;
+	    }
+	  emlat_ix_time_q (cause, EMLAT_T_WRITE_LAST_BEGIN, t0,
+			   EMLAT_Q_FLUSH);
+	  emlat_ix_time_q (cause, EMLAT_T_WRITE_LAST_END, t1, EMLAT_Q_FLUSH);
 	  emlat_ix_add (cause, EMLAT_C_TTY_BYTES, latency_pending_bytes);
 	  emlat_ix_add (cause, EMLAT_C_OUTPUT_EPOCHS, 1);
 	}
       latency_pending_bytes = 0;
+      latency_flushed_t = t1;
     }
   else
     {

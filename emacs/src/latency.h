@@ -45,6 +45,7 @@ extern uint64_t latency_now (void);
 /* Terminal input (keyboard.c, process.c).  */
 extern void latency_tty_known_empty (int);
 extern void latency_tty_ready (int);
+extern void latency_tty_polled_empty (int, int);
 extern void latency_tty_detach (int);
 extern void latency_tty_read (int, uint64_t, ptrdiff_t);
 extern void latency_tty_byte (ptrdiff_t);
@@ -84,7 +85,7 @@ extern void latency_resize_signal (void);
 
 /* The central event poll (process.c) and C-g while waiting
    (keyboard.c).  */
-extern void latency_poll_begin (void);
+extern void latency_poll_begin (struct timespec);
 extern void latency_poll_end (int);
 extern void latency_quit_landing (void);
 

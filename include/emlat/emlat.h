@@ -287,7 +287,7 @@ EMLAT_API void emlat_ix_end (uint64_t cause, enum emlat_ix_status status);
    interaction's fields one by one may gather them in a struct
    emlat_ix_fields (its own memory, e.g. thread-local) and record them with
    one emlat_ix_commit instead of one call per field: one ring record of up
-   to 20 slots instead of a record per field, which costs the program and
+   to 21 slots instead of a record per field, which costs the program and
    the writer several times less.  The fields are set as by emlat_ix_time_q,
    emlat_ix_value and emlat_ix_count (a counter is set, not added).  A field
    gathered but not committed before the process dies is lost; fields

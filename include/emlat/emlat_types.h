@@ -91,8 +91,19 @@ enum emlat_time_field {
   EMLAT_T_EXTERNAL_SEND = 25,
   EMLAT_T_EXTERNAL_FIRST_OUTPUT = 26,
   EMLAT_T_EXTERNAL_QUIESCENT = 27,
-  EMLAT_T_FIELD_COUNT = 28
+  /* When the first and the last write(2) of the interaction's output to
+     the terminal began and ended (format 1.1: INTERACTION type version 2
+     only, FORMAT.md F-66b).  The first write's end bounds from above the
+     moment the output is in the kernel; its beginning bounds it from
+     below. */
+  EMLAT_T_WRITE_FIRST_BEGIN = 28,
+  EMLAT_T_WRITE_FIRST_END = 29,
+  EMLAT_T_WRITE_LAST_BEGIN = 30,
+  EMLAT_T_WRITE_LAST_END = 31,
+  EMLAT_T_FIELD_COUNT = 32
 };
+/* Every time field's bit (1u << EMLAT_T_FIELD_COUNT would be undefined). */
+#define EMLAT_T_FIELD_MASK ((uint32_t)(((uint64_t)1 << EMLAT_T_FIELD_COUNT) - 1))
 
 /* Quality of a timestamp (DESIGN.md section 2.3).  Every time field has a
    default quality (docs/FORMAT.md); a record stores only the exceptions. */

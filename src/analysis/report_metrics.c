@@ -115,7 +115,7 @@ emlat_report_times_from_profile (const struct emlat_profile *p,
                            const struct emlat_interaction *ix, struct emlat_report_times *t)
 {
   t->status = ix->status;
-  t->tmask = ix->time_mask & ((1u << EMLAT_T_FIELD_COUNT) - 1u);
+  t->tmask = ix->time_mask & EMLAT_T_FIELD_MASK;
   for (uint32_t m = t->tmask; m; m &= m - 1)
     {
       unsigned f = (unsigned)__builtin_ctz (m);
@@ -130,7 +130,7 @@ void
 emlat_report_times_from_record (const struct emlat_rd_ix *r, struct emlat_report_times *t)
 {
   t->status = r->status;
-  t->tmask = r->time_mask & ((1u << EMLAT_T_FIELD_COUNT) - 1u);
+  t->tmask = r->time_mask & EMLAT_T_FIELD_MASK;
   for (uint32_t m = t->tmask; m; m &= m - 1)
     {
       unsigned f = (unsigned)__builtin_ctz (m);

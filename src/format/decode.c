@@ -378,20 +378,22 @@ static int dec_ix_complete (struct emlat_dec *d, const struct emlat_chunk_info *
   if (get_range (d, 1, EMLAT_STATUS_MAX, &v))
     return -1;
   ix->status = (uint32_t)v;
-  if (get_mask (d, EMLAT_T_FIELD_COUNT, &mask))
+  /* The write bounds (bits 28..31) only in version 2 (F-66b). */
+  unsigned nt = emlat_ix_time_fields (ci->version);
+  if (get_mask (d, nt, &mask))
     return -1;
   ix->time_mask = (uint32_t)mask;
-  if (get_times (d, mask, EMLAT_T_FIELD_COUNT, prev_t, ix->t))
+  if (get_times (d, mask, nt, prev_t, ix->t))
     return -1;
   memcpy (ix->q, emlat_default_quality, sizeof ix->q); /* F-64 */
   ix->q_explicit_mask = 0;
-  if (get_range (d, 0, EMLAT_T_FIELD_COUNT, &n))
+  if (get_range (d, 0, nt, &n))
     return -1;
   for (uint64_t i = 0; i < n; i++)
     {
       uint64_t f, q;
       const uint8_t *at = d->p;
-      if (get_range (d, 0, EMLAT_T_FIELD_COUNT - 1, &f))
+      if (get_range (d, 0, nt - 1, &f))
         return -1;
       /* The field's bit must be set, and each field appears once. */
       if (!(ix->time_mask & (1u << f)))

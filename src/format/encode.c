@@ -321,8 +321,13 @@ emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint6
   n += emlat_put_uvarint (p + n, ix->status);
   /* Fields in increasing index order: the set bits of each mask, lowest
      first (the masks never have bits at or above the field counts). */
-  uint32_t tmask = ix->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1);
-  n += emlat_put_uvarint (p + n, ix->tmask);
+  /* The time fields the chunk's version holds (F-66b): a version 1
+     chunk never carries bits 28..31 (the writer puts an interaction that
+     has them in a version 2 chunk, emlat_enc_ix_needs_v2). */
+  uint32_t tmask = ix->tmask
+                   & (cb->version >= EMLAT_IX_VERSION_NAMED ? EMLAT_T_FIELD_MASK
+                                                            : EMLAT_T_FIELD_MASK_V1);
+  n += emlat_put_uvarint (p + n, tmask);
   uint64_t first = 0;
   uint32_t qmask = 0; /* fields with a quality pair (F-64) */
   unsigned nq = 0;

@@ -155,6 +155,16 @@ struct emlat_enc_ix
   uint64_t c[EMLAT_C_COUNTER_COUNT];
   uint64_t name; /* string id naming it (version 2 chunks only), 0 = none */
 };
+/* Whether IX's record needs an INTERACTION chunk of type version 2
+   (FORMAT.md F-66a, F-66b): root kind application, or, for a complete
+   record (COMPLETE nonzero), a time field of bits 28..31 (the write
+   bounds).  Every other record goes in a version 1 chunk. */
+static inline int
+emlat_enc_ix_needs_v2 (const struct emlat_enc_ix *ix, int complete)
+{
+  return ix->kind == EMLAT_ROOT_APPLICATION
+         || (complete && (ix->tmask & ~EMLAT_T_FIELD_MASK_V1 & EMLAT_T_FIELD_MASK));
+}
 int emlat_enc_ix_begin (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
 int emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint64_t represents);
 

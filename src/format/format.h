@@ -75,6 +75,17 @@ enum emlat_chunk_type {
 #define EMLAT_IX_VERSION_NAMED 2
 /* The highest root kind of INTERACTION type version 1. */
 #define EMLAT_ROOT_KIND_MAX_V1 10
+/* The time fields of INTERACTION type version 1 (bits 0..27); version 2
+   adds the write bounds, bits 28..31 (F-66b). */
+#define EMLAT_T_FIELD_COUNT_V1 28
+#define EMLAT_T_FIELD_MASK_V1 ((1u << EMLAT_T_FIELD_COUNT_V1) - 1)
+
+/* The time fields a chunk of INTERACTION type version VERSION may hold. */
+static inline unsigned
+emlat_ix_time_fields (unsigned version)
+{
+  return version >= EMLAT_IX_VERSION_NAMED ? EMLAT_T_FIELD_COUNT : EMLAT_T_FIELD_COUNT_V1;
+}
 
 /* The newest type version of chunk TYPE this reader and writer know
    (F-31); 0 for an unknown type. */
@@ -131,7 +142,8 @@ static const uint8_t emlat_default_quality[EMLAT_T_FIELD_COUNT] = {
   EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL, EMLAT_Q_INTERNAL,
   EMLAT_Q_INTERNAL, EMLAT_Q_WRITE, EMLAT_Q_WRITE, EMLAT_Q_FLUSH, EMLAT_Q_FLUSH,
   EMLAT_Q_READ, EMLAT_Q_READ, EMLAT_Q_INTERNAL, EMLAT_Q_EXTERNAL,
-  EMLAT_Q_EXTERNAL, EMLAT_Q_EXTERNAL
+  EMLAT_Q_EXTERNAL, EMLAT_Q_EXTERNAL, EMLAT_Q_WRITE, EMLAT_Q_WRITE, EMLAT_Q_WRITE,
+  EMLAT_Q_WRITE
 };
 
 /* EVENT (6.9). */

@@ -93,7 +93,9 @@ encode_events (struct emlat_session *s, uint64_t *lost)
   return rc;
 }
 
-/* Application interactions, with the rule of writer.c's
+/* The interactions of INTERACTION version 2 chunks (application
+   interactions, and complete records holding the write bounds, F-66b),
+   with the rule of writer.c's
    encode_interactions: complete records of those that ended in an earlier
    pass (every one when FINAL), begin records of those not yet written. */
 static int
@@ -104,9 +106,9 @@ encode_app_interactions (struct emlat_session *s, int final, uint64_t *lost)
   for (size_t i = s->ix.nentries; i-- > 0;)
     {
       struct emlat_ix_entry *e = &s->ix.entries[i];
-      if (e->ix.kind != EMLAT_ROOT_APPLICATION)
-        continue;
       int complete = final || (e->ended_pass && e->ended_pass < s->pass);
+      if (!emlat_enc_ix_needs_v2 (&e->ix, complete))
+        continue;
       if (!complete && e->begin_written)
         continue;
       if (open && emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)

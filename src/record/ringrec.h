@@ -66,8 +66,8 @@ enum emlat_ring_record {
 #define EMLAT_RR_NAME(h) ((h) >> 32)
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
-   and 28 + 15 + 29 field words in 4-word slots, rounded up). */
-#define EMLAT_RR_MAX_SLOTS 20
+   and 32 + 15 + 29 field words in 4-word slots, rounded up). */
+#define EMLAT_RR_MAX_SLOTS 21
 
 #define EMLAT_RR_CPU 1u
 

@@ -509,9 +509,9 @@ encode_interactions (struct emlat_session *s, int final, uint64_t *lost)
   for (size_t i = s->ix.nentries; i-- > 0;)
     {
       struct emlat_ix_entry *e = &s->ix.entries[i];
-      if (e->ix.kind == EMLAT_ROOT_APPLICATION)
-        continue; /* INTERACTION version 2: emlat_app_encode */
       int complete = final || (e->ended_pass && e->ended_pass < s->pass);
+      if (emlat_enc_ix_needs_v2 (&e->ix, complete))
+        continue; /* INTERACTION version 2: emlat_app_encode */
       if (!complete && e->begin_written)
         continue;
       if (emlat_cb_payload_bytes (&cb) >= s->chunk_bytes)

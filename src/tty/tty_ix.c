@@ -9,6 +9,9 @@
  *        new decisive batch).
  *   write / stdio flush of terminal output -> the output epoch of the open
  *        interaction; with none open, an unattributed-output interaction.
+ *        The first and the last call that emitted bytes give the write
+ *        bounds (t_write_first_begin .. t_write_last_end): the interval of
+ *        the call, read right before and right after it, holds the write.
  *   a wait for terminal input (nonzero timeout), or a read after output or
  *        after blocking  -> the open interaction is complete: the last
  *        successful write or flush before it is its t_flush_end.
@@ -58,6 +61,11 @@ struct tty_thread
   uint64_t epoch;
   uint64_t t_out_begin, t_out_end;
   enum emlat_quality out_begin_q;
+  /* The first and the last call that emitted bytes: when it began and
+     ended, and the quality of each time (the write bounds, FORMAT.md
+     F-66b: the bytes reached the kernel inside [begin, end]). */
+  uint64_t t_wfirst_begin, t_wfirst_end, t_wlast_begin, t_wlast_end;
+  enum emlat_quality wfirst_q0, wfirst_q1, wlast_q0, wlast_q1;
   int have_last;      /* a successful write or flush is known */
   uint64_t t_last_begin, t_last_end;
   enum emlat_quality last_q;
@@ -114,6 +122,14 @@ tty_ix_close (struct tty_thread *s, uint64_t t)
       emlat_ixf_value (f, EMLAT_V_FINAL_OUTPUT_EPOCH, s->epoch);
       emlat_ixf_count (f, EMLAT_C_TTY_BYTES, s->bytes);
       emlat_ixf_count (f, EMLAT_C_OUTPUT_EPOCHS, 1);
+      tty_ix_time (s, EMLAT_T_WRITE_FIRST_BEGIN, s->t_wfirst_begin, s->wfirst_q0,
+                   EMLAT_Q_WRITE);
+      tty_ix_time (s, EMLAT_T_WRITE_FIRST_END, s->t_wfirst_end, s->wfirst_q1,
+                   EMLAT_Q_WRITE);
+      tty_ix_time (s, EMLAT_T_WRITE_LAST_BEGIN, s->t_wlast_begin, s->wlast_q0,
+                   EMLAT_Q_WRITE);
+      tty_ix_time (s, EMLAT_T_WRITE_LAST_END, s->t_wlast_end, s->wlast_q1,
+                   EMLAT_Q_WRITE);
     }
   if (s->have_last)
     {
@@ -331,7 +347,15 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
       /* relaxed: a unique number, no data published with it. */
       s->epoch = atomic_fetch_add_explicit (&tty_epoch_seq, 1,
                                             memory_order_relaxed) + 1;
+      s->t_wfirst_begin = t0;
+      s->t_wfirst_end = t1;
+      s->wfirst_q0 = q0;
+      s->wfirst_q1 = q1;
     }
+  s->t_wlast_begin = t0;
+  s->t_wlast_end = t1;
+  s->wlast_q0 = q0;
+  s->wlast_q1 = q1;
   s->t_out_end = t1;
   s->bytes += bytes;
   if (ok)

@@ -42,6 +42,10 @@ struct im_send
   uint64_t out_begin;    /* earliest T_OUTPUT_BEGIN in the group */
   uint64_t flush_begin;  /* T_FLUSH_BEGIN/END of the group's last flush */
   uint64_t flush_end;
+  uint64_t in_earliest;  /* T_INPUT_EARLIEST of the group's first interaction */
+  /* The write bounds (FORMAT.md F-66b): the group's earliest first write,
+     its beginning and end. */
+  uint64_t wfirst_begin, wfirst_end;
   int coalesced;         /* empty window, bytes read in a later one */
 };
 
@@ -116,6 +120,7 @@ static inline void im_build (struct im_match *m, const struct ir_run *r)
       s->t_quiet = rt_time (d, ix, EMLAT_T_EXTERNAL_QUIESCENT);
       s->status = ix->status;
       s->in_latest = s->out_begin = s->flush_begin = s->flush_end = IM_ABSENT;
+      s->in_earliest = s->wfirst_begin = s->wfirst_end = IM_ABSENT;
     }
   static uint64_t sent[IM_MAX_SENDS];
   size_t rows = im_tsv_sent (r->tsv, sent, IM_MAX_SENDS);
@@ -170,7 +175,16 @@ static inline void im_build (struct im_match *m, const struct ir_run *r)
       s->n_ix++;
       /* Interactions are in cause order, which is the order they opened. */
       if (s->in_latest == IM_ABSENT)
-        s->in_latest = rt_time (p, ix, EMLAT_T_INPUT_LATEST);
+        {
+          s->in_latest = rt_time (p, ix, EMLAT_T_INPUT_LATEST);
+          s->in_earliest = rt_time (p, ix, EMLAT_T_INPUT_EARLIEST);
+        }
+      uint64_t wb = rt_time (p, ix, EMLAT_T_WRITE_FIRST_BEGIN);
+      if (wb != IM_ABSENT && (s->wfirst_begin == IM_ABSENT || wb < s->wfirst_begin))
+        {
+          s->wfirst_begin = wb;
+          s->wfirst_end = rt_time (p, ix, EMLAT_T_WRITE_FIRST_END);
+        }
       uint64_t ob = rt_time (p, ix, EMLAT_T_OUTPUT_BEGIN);
       if (ob != IM_ABSENT && (s->out_begin == IM_ABSENT || ob < s->out_begin))
         s->out_begin = ob;

@@ -5,7 +5,8 @@
  * does not), and the one judgement built on them (F-94):
  *
  *  - closed enumerations per record type (F-9, F-91): root kind, status,
- *    quality, time field, span kind, span status, loss reason, key/value
+ *    quality, time field (28..31 in INTERACTION version 2 only, F-66b),
+ *    span kind, span status, loss reason, key/value
  *    type, record tags, chunk type 0 and type version 0 (F-31);
  *  - reserved bits (F-95): chunk flags, INPUT mask, INTERACTION masks, span
  *    head bits 8.. and a begin record's bits 3..7; key characters outside
@@ -114,6 +115,9 @@ struct rcase
 
 /* INTERACTION complete record prefix: tag 1, cause 4, then root kind. */
 #define IXC "u1 u100 u1 u1 u1 u4 "
+/* The same in an INTERACTION chunk of type version 2 (F-66a): block
+   version 2; a name follows the root kind. */
+#define IXC2 "u2 u100 u1 u1 u1 u4 "
 /* A complete span record of thread 1: head, kind, id, parent, cause,
    start, duration. */
 #define SPB "u1 u100 u1 u1 "
@@ -151,6 +155,7 @@ static const struct rcase rcases[] = {
   { "ix: value mask bit 15", X, IXC "u1 u1 u0 u0 u0x8000 u9 u0", RESERVED },
   { "ix: counter mask bit 28", X, IXC "u1 u1 u0 u0 u0 u0x10000000 u9", OK },
   { "ix: counter mask bit 29", X, IXC "u1 u1 u0 u0 u0 u0x20000000 u9", RESERVED },
+  { "ix v1: time mask bit 31", X, IXC "u1 u1 u0x80000000 s5 u0 u0 u0", RESERVED },
   /* SPAN (6.6): head, kind 1..22, status 0..4, counters. */
   { "span: kind 22, status 4", S, SPB "u0x81 u22 s1 s0 s0 s0 u1", OK },
   { "span: kind 0", S, SPB "u1 u0 s1 s0 s0 s0 u1", RANGE },
@@ -196,15 +201,31 @@ static const struct rcase rcases[] = {
   { "string: length 4097", EMLAT_CHUNK_STRING, "u1 u0 u0 u1 u7 u4097", RANGE },
 };
 
-static void test_records (void)
+/* The same in chunks of type version 2 (INTERACTION): the write bounds,
+   time fields 28..31, only there (F-66b). */
+static const struct rcase rcases_v2[] = {
+  { "ix v2: time mask bits 28..31", X, IXC2 "u1 u0 u1 u0xf0000000 s5 s1 s2 s3 u0 u0 u0", OK },
+  { "ix v2: time mask bit 32", X, IXC2 "u1 u0 u1 u0x100000000 s5 u0 u0 u0", RESERVED },
+  { "ix v2: quality 8 for field 31", X, IXC2 "u1 u0 u1 u0x80000000 s5 u1 u31 u8 u0 u0", OK },
+  { "ix v2: quality field 32", X, IXC2 "u1 u0 u1 u0x80000000 s5 u1 u32 u8 u0 u0", RANGE },
+  { "ix v2: 32 quality pairs", X,
+    IXC2 "u1 u0 u1 u0xffffffff s1 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 "
+         "s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 s0 u32 u0 u8 u1 u8 u2 u8 u3 u8 u4 u8 u5 u8 u6 u8 u7 u8 "
+         "u8 u8 u9 u8 u10 u8 u11 u8 u12 u8 u13 u8 u14 u8 u15 u8 u16 u8 u17 u8 u18 u8 u19 u8 u20 u8 "
+         "u21 u8 u22 u8 u23 u8 u24 u8 u25 u8 u26 u8 u27 u8 u28 u8 u29 u8 u30 u8 u31 u8 u0 u0",
+    OK },
+  { "ix v2: 33 quality pairs", X, IXC2 "u1 u0 u1 u0 u33", RANGE },
+};
+
+static void test_record_cases (const struct rcase *cases, size_t ncases, uint16_t version)
 {
   struct craft f = { 0 }, p = { 0 };
-  for (size_t i = 0; i < sizeof rcases / sizeof rcases[0]; i++)
+  for (size_t i = 0; i < ncases; i++)
     {
-      const struct rcase *rc = &rcases[i];
+      const struct rcase *rc = &cases[i];
       start_file (&f);
       spec (&p, rc->payload);
-      size_t off = craft_chunk (&f, rc->type, 2, &p);
+      size_t off = craft_chunk_ex (&f, rc->type, version, 0, 2, p.b, p.n);
       collect_scan (&c, f.b, f.n, NULL);
       const struct emlat_diag *d = collect_find (&c, EMLAT_DIAG_INVALID_CHUNK);
       if (rc->want == OK)
@@ -217,6 +238,15 @@ static void test_records (void)
                "%s: want %s, got %s", rc->name, emlat_invalid_name (rc->want),
                d ? emlat_invalid_name ((enum emlat_invalid)d->a) : "valid");
     }
+  craft_free (&f);
+  craft_free (&p);
+}
+
+static void test_records (void)
+{
+  struct craft f = { 0 }, p = { 0 };
+  test_record_cases (rcases, sizeof rcases / sizeof rcases[0], EMLAT_TYPE_VERSION);
+  test_record_cases (rcases_v2, sizeof rcases_v2 / sizeof rcases_v2[0], EMLAT_IX_VERSION_NAMED);
   /* A SESSION chunk with a block thread (F-53): the file's first chunk. */
   f.n = 0;
   craft_file_header (&f, craft_uuid_a, 0);
