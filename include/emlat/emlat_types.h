@@ -91,7 +91,9 @@ enum emlat_time_field {
   EMLAT_T_EXTERNAL_SEND = 25,
   EMLAT_T_EXTERNAL_FIRST_OUTPUT = 26,
   EMLAT_T_EXTERNAL_QUIESCENT = 27,
-  EMLAT_T_FIELD_COUNT = 28
+  /* when the first and the last write(2) of the interaction's output to the terminal began and ended (format 1.1) */
+  EMLAT_T_WRITE_FIRST_BEGIN = 28, EMLAT_T_WRITE_FIRST_END = 29,
+  EMLAT_T_WRITE_LAST_BEGIN = 30, EMLAT_T_WRITE_LAST_END = 31, EMLAT_T_FIELD_COUNT = 32
 };
 
 /* Quality of a timestamp (DESIGN.md section 2.3).  Every time field has a

@@ -321,7 +321,7 @@ emlat_enc_ix_complete (struct emlat_cb *cb, const struct emlat_enc_ix *ix, uint6
   n += emlat_put_uvarint (p + n, ix->status);
   /* Fields in increasing index order: the set bits of each mask, lowest
      first (the masks never have bits at or above the field counts). */
-  uint32_t tmask = ix->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1);
+  uint32_t tmask = ix->tmask & (uint32_t)((UINT64_C (1) << EMLAT_T_FIELD_COUNT) - 1);
   n += emlat_put_uvarint (p + n, ix->tmask);
   uint64_t first = 0;
   uint32_t qmask = 0; /* fields with a quality pair (F-64) */

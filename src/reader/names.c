@@ -93,7 +93,8 @@ EMLAT_API const char *emlat_time_field_name (unsigned f)
     "t_redisplay_end", "t_output_begin", "t_output_end", "t_flush_begin",
     "t_flush_end", "t_first_input_earliest", "t_first_input_latest",
     "t_interaction_end", "t_external_send", "t_external_first_output",
-    "t_external_quiescent",
+    "t_external_quiescent", "t_write_first_begin", "t_write_first_end",
+    "t_write_last_begin", "t_write_last_end",
   };
   return NAME_OF (names, f);
 }

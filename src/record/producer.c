@@ -315,7 +315,7 @@ pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, ui
              uint32_t *cmo, int *has_q, unsigned end_f, uint64_t end_t)
 {
   unsigned n = 0;
-  uint32_t tm = f->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1);
+  uint32_t tm = f->tmask & (uint32_t)((UINT64_C (1) << EMLAT_T_FIELD_COUNT) - 1);
   uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
   uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
   uint32_t qm = f->qmask & tm;
@@ -360,7 +360,7 @@ pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, ui
 static void
 commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
 {
-  for (uint32_t b = f->tmask & ((1u << EMLAT_T_FIELD_COUNT) - 1); b; b &= b - 1)
+  for (uint32_t b = f->tmask & (uint32_t)((UINT64_C (1) << EMLAT_T_FIELD_COUNT) - 1); b; b &= b - 1)
     {
       unsigned i = (unsigned)__builtin_ctz (b);
       if (status && i == EMLAT_T_INTERACTION_END)
