@@ -341,8 +341,8 @@ waterfall):\n" (plist-get slow :metric)))
              (t0 (car axis)) (t1 (cdr axis))
              (width latency-report-bar-width)
              (input (alist-get 'input-uncertainty-ns (plist-get tail :metrics))))
-        (insert (format "Axis: %s from the first drawn event; input arrival \
-uncertainty %s\n\n"
+        (insert (format "Axis: %s from the first drawn event; idle before \
+arrival (input arrival uncertainty) %s\n\n"
                         (latency-report--dur (- t1 t0))
                         (latency-report--dur input)))
         (insert (format "  %-24s |%s| %9s %9s %s\n" "row"

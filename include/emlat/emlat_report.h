@@ -165,6 +165,17 @@ enum emlat_report_metric {
   EMLAT_RM_INPUT_UNCERTAINTY,
   EMLAT_RM_EXTERNAL_FIRST_OUTPUT,
   EMLAT_RM_EXTERNAL_QUIESCENT,
+  /* The headline (docs/REPORT.md "The headline"): the latency the user
+     felt, as bounds.  Lower: from the latest possible arrival of the key
+     (t_input_latest) to the earliest moment its output can be in the
+     kernel: t_write_first_begin when present, else t_output_begin, else
+     t_flush_begin.  Upper: from the earliest possible arrival
+     (t_input_earliest) to the moment output is known to be in the kernel:
+     t_write_first_end when present, else t_flush_end.  Their difference
+     is at least input_uncertainty_ns, the idle time before the key
+     arrived that the recording cannot tell apart from the key's own. */
+  EMLAT_RM_LATENCY_LOWER,
+  EMLAT_RM_LATENCY_UPPER,
   EMLAT_RM_COUNT
 };
 
@@ -188,7 +199,10 @@ struct emlat_report_metrics
   uint64_t v[EMLAT_RM_COUNT];
 };
 
-/* The metric's JSON name ("command_ns") and its short column label. */
+/* The metric's JSON name ("command_ns") and its label for people
+   ("command", "latency, lower bound"; at most EMLAT_REPORT_LABEL_MAX
+   characters, no abbreviation left undefined: docs/REPORT.md). */
+#define EMLAT_REPORT_LABEL_MAX 22
 EMLAT_API const char *emlat_report_metric_name (enum emlat_report_metric m);
 EMLAT_API const char *emlat_report_metric_label (enum emlat_report_metric m);
 /* "flushed", "no_output", "superseded" (JSON) and "flushed", "no output",
@@ -209,6 +223,22 @@ EMLAT_API void emlat_report_times_from_record (const struct emlat_rd_ix *r, stru
 EMLAT_API int emlat_report_completion (const struct emlat_report_times *t, uint64_t *out);
 
 EMLAT_API void emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_report_metrics *m);
+
+/* The phase metrics, in the order of an interaction's life: waiting to be
+   read, queue, key decoding, pre-command hooks, command, post-command
+   hooks, wait for redisplay, redisplay, terminal output. */
+#define EMLAT_REPORT_PHASES 9
+EMLAT_API extern const enum emlat_report_metric emlat_report_phases[EMLAT_REPORT_PHASES];
+/* The phase that dominated the interaction of metrics M: the present
+   phase metric with the largest value (the earlier phase on a tie); -1
+   when it has none. */
+EMLAT_API int emlat_report_dominant_phase (const struct emlat_report_metrics *m);
+
+/* The thresholds of the first screen's counts (docs/REPORT.md "The first
+   screen"): 16 ms, 33 ms and 100 ms, a frame at 60 Hz and at 30 Hz, and
+   the delay people notice. */
+#define EMLAT_REPORT_THRESHOLDS 3
+EMLAT_API extern const uint64_t emlat_report_thresholds_ns[EMLAT_REPORT_THRESHOLDS];
 EMLAT_API enum emlat_report_pop emlat_report_population (const struct emlat_report_times *t);
 
 /* ------------------------------------------------------------------ */
@@ -217,9 +247,9 @@ EMLAT_API enum emlat_report_pop emlat_report_population (const struct emlat_repo
  * which interaction the waterfall shows, and the slowest
  * interactions (docs/REPORT.md "The tail interaction").
  *
- * The tail metric is the first of input_to_flush_max_ns,
- * external_first_output_ns, command_ns, wall_ns that at least one
- * interaction has.  The interactions having it are ordered by (value,
+ * The tail metric is the first of latency_lower_ns (the headline),
+ * input_to_flush_max_ns, external_first_output_ns, command_ns, wall_ns
+ * that at least one interaction has.  The interactions having it are ordered by (value,
  * cause id); the tail is the one at the nearest-rank p99 of that order and
  * the slowest are its last EMLAT_REPORT_SLOWEST, slowest first.
  *
@@ -246,7 +276,8 @@ struct emlat_report_tail
 };
 
 /* The order of the candidate metrics. */
-EMLAT_API extern const enum emlat_report_metric emlat_report_tail_chain[4];
+#define EMLAT_REPORT_TAIL_CHAIN 5
+EMLAT_API extern const enum emlat_report_metric emlat_report_tail_chain[EMLAT_REPORT_TAIL_CHAIN];
 
 /* Fill *T from P.  Returns 0 or -ENOMEM. */
 EMLAT_API int emlat_report_tail_pick (const struct emlat_profile *p, struct emlat_report_tail *t);
@@ -360,7 +391,7 @@ EMLAT_API int emlat_report_model_build_each (struct emlat_profile *p, struct eml
                                              unsigned flags);
 
 /* The metric a group's latency chart and comparison lead with: the first
-   of input_to_flush_max_ns, external_first_output_ns,
+   of latency_lower_ns (the headline), input_to_flush_max_ns, external_first_output_ns,
    input_to_command_max_ns, command_ns, wall_ns that the group has samples
    of; -1 when it has none. */
 EMLAT_API int emlat_report_group_primary (const struct emlat_report_group *g);

@@ -59,31 +59,37 @@ static const char *const names[EMLAT_RM_COUNT] = {
   [EMLAT_RM_INPUT_UNCERTAINTY] = "input_uncertainty_ns",
   [EMLAT_RM_EXTERNAL_FIRST_OUTPUT] = "external_first_output_ns",
   [EMLAT_RM_EXTERNAL_QUIESCENT] = "external_quiescent_ns",
+  [EMLAT_RM_LATENCY_LOWER] = "latency_lower_ns",
+  [EMLAT_RM_LATENCY_UPPER] = "latency_upper_ns",
 };
 
-/* At most 10 characters: the column width of the text tables. */
+/* At most EMLAT_REPORT_LABEL_MAX characters, words a person reads
+   without a glossary (docs/REPORT.md "Metrics" gives each with its
+   JSON name). */
 static const char *const labels[EMLAT_RM_COUNT] = {
-  [EMLAT_RM_BATCH_READY_WAIT] = "ready wait",
+  [EMLAT_RM_BATCH_READY_WAIT] = "waiting to be read",
   [EMLAT_RM_INPUT_QUEUE] = "queue",
-  [EMLAT_RM_KEY_DECODE] = "key decode",
-  [EMLAT_RM_PRE_COMMAND] = "pre-cmd",
+  [EMLAT_RM_KEY_DECODE] = "key decoding",
+  [EMLAT_RM_PRE_COMMAND] = "pre-command hooks",
   [EMLAT_RM_COMMAND] = "command",
-  [EMLAT_RM_POST_COMMAND] = "post-cmd",
-  [EMLAT_RM_REDISPLAY_WAIT] = "redisp wt",
+  [EMLAT_RM_POST_COMMAND] = "post-command hooks",
+  [EMLAT_RM_REDISPLAY_WAIT] = "wait for redisplay",
   [EMLAT_RM_REDISPLAY] = "redisplay",
-  [EMLAT_RM_TTY_EMIT] = "tty emit",
-  [EMLAT_RM_INPUT_TO_COMMAND_MIN] = "in>cmd min",
-  [EMLAT_RM_INPUT_TO_COMMAND_MAX] = "in>cmd max",
-  [EMLAT_RM_INPUT_TO_FLUSH_MIN] = "in>fl min",
-  [EMLAT_RM_INPUT_TO_FLUSH_MAX] = "in>fl max",
-  [EMLAT_RM_MAIN_CPU] = "main cpu",
-  [EMLAT_RM_MAIN_OFF_CPU] = "off-cpu",
-  [EMLAT_RM_PREFIX_DWELL_MIN] = "dwell min",
-  [EMLAT_RM_PREFIX_DWELL_MAX] = "dwell max",
-  [EMLAT_RM_WALL] = "wall",
-  [EMLAT_RM_INPUT_UNCERTAINTY] = "input unc",
-  [EMLAT_RM_EXTERNAL_FIRST_OUTPUT] = "ext first",
-  [EMLAT_RM_EXTERNAL_QUIESCENT] = "ext quiet",
+  [EMLAT_RM_TTY_EMIT] = "terminal output",
+  [EMLAT_RM_INPUT_TO_COMMAND_MIN] = "input to command, min",
+  [EMLAT_RM_INPUT_TO_COMMAND_MAX] = "input to command, max",
+  [EMLAT_RM_INPUT_TO_FLUSH_MIN] = "input to flush, min",
+  [EMLAT_RM_INPUT_TO_FLUSH_MAX] = "input to flush, max",
+  [EMLAT_RM_MAIN_CPU] = "main thread CPU",
+  [EMLAT_RM_MAIN_OFF_CPU] = "main thread off CPU",
+  [EMLAT_RM_PREFIX_DWELL_MIN] = "prefix key wait, min",
+  [EMLAT_RM_PREFIX_DWELL_MAX] = "prefix key wait, max",
+  [EMLAT_RM_WALL] = "wall time",
+  [EMLAT_RM_INPUT_UNCERTAINTY] = "idle before arrival",
+  [EMLAT_RM_EXTERNAL_FIRST_OUTPUT] = "outside: first output",
+  [EMLAT_RM_EXTERNAL_QUIESCENT] = "outside: output done",
+  [EMLAT_RM_LATENCY_LOWER] = "latency, lower bound",
+  [EMLAT_RM_LATENCY_UPPER] = "latency, upper bound",
 };
 
 const char *
@@ -213,6 +219,21 @@ emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_r
         m->clamped |= 1u << EMLAT_RM_MAIN_OFF_CPU;
       set (m, EMLAT_RM_MAIN_OFF_CPU, cpu > wall ? 0 : wall - cpu);
     }
+  /* The headline's bounds (emlat_report.h, "metrics"). */
+  static const enum emlat_time_field lower_to[] = {
+    EMLAT_T_WRITE_FIRST_BEGIN, EMLAT_T_OUTPUT_BEGIN, EMLAT_T_FLUSH_BEGIN,
+  };
+  for (unsigned i = 0; i < sizeof lower_to / sizeof lower_to[0]; i++)
+    if (has (t, lower_to[i]))
+      {
+        diff (m, EMLAT_RM_LATENCY_LOWER, has (t, EMLAT_T_INPUT_LATEST), t->t[EMLAT_T_INPUT_LATEST],
+              t->t[lower_to[i]]);
+        break;
+      }
+  enum emlat_time_field upper_to
+      = has (t, EMLAT_T_WRITE_FIRST_END) ? EMLAT_T_WRITE_FIRST_END : EMLAT_T_FLUSH_END;
+  diff (m, EMLAT_RM_LATENCY_UPPER, has (t, EMLAT_T_INPUT_EARLIEST) && has (t, upper_to),
+        t->t[EMLAT_T_INPUT_EARLIEST], t->t[upper_to]);
   if (has (t, EMLAT_T_INPUT_EARLIEST) && has (t, EMLAT_T_FIRST_INPUT_LATEST))
     {
       uint64_t a = t->t[EMLAT_T_FIRST_INPUT_LATEST], b = t->t[EMLAT_T_INPUT_EARLIEST];
@@ -230,4 +251,27 @@ emlat_report_population (const struct emlat_report_times *t)
   if (has (t, EMLAT_T_FLUSH_END) || has (t, EMLAT_T_EXTERNAL_FIRST_OUTPUT))
     return EMLAT_POP_FLUSHED;
   return EMLAT_POP_NO_OUTPUT;
+}
+
+const enum emlat_report_metric emlat_report_phases[EMLAT_REPORT_PHASES] = {
+  EMLAT_RM_BATCH_READY_WAIT, EMLAT_RM_INPUT_QUEUE, EMLAT_RM_KEY_DECODE,
+  EMLAT_RM_PRE_COMMAND, EMLAT_RM_COMMAND, EMLAT_RM_POST_COMMAND,
+  EMLAT_RM_REDISPLAY_WAIT, EMLAT_RM_REDISPLAY, EMLAT_RM_TTY_EMIT,
+};
+
+const uint64_t emlat_report_thresholds_ns[EMLAT_REPORT_THRESHOLDS] = {
+  16000000u, 33000000u, 100000000u,
+};
+
+int
+emlat_report_dominant_phase (const struct emlat_report_metrics *m)
+{
+  int best = -1;
+  for (int i = 0; i < EMLAT_REPORT_PHASES; i++)
+    {
+      enum emlat_report_metric k = emlat_report_phases[i];
+      if ((m->mask >> k & 1u) && (best < 0 || m->v[k] > m->v[best]))
+        best = (int)k;
+    }
+  return best;
 }

@@ -29,7 +29,7 @@
 /* The candidates for a group's lead metric, best first
    (emlat_report_group_primary). */
 static const enum emlat_report_metric lead_order[] = {
-  EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_INPUT_TO_COMMAND_MAX,
+  EMLAT_RM_LATENCY_LOWER, EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_INPUT_TO_COMMAND_MAX,
   EMLAT_RM_COMMAND, EMLAT_RM_WALL,
 };
 #define N_LEAD (int)(sizeof lead_order / sizeof lead_order[0])

@@ -13,26 +13,20 @@
 #include <string.h>
 
 
-const enum emlat_report_metric emlat_report_tail_chain[4] = {
-  EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_COMMAND, EMLAT_RM_WALL,
+const enum emlat_report_metric emlat_report_tail_chain[EMLAT_REPORT_TAIL_CHAIN] = {
+  EMLAT_RM_LATENCY_LOWER, EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_EXTERNAL_FIRST_OUTPUT,
+  EMLAT_RM_COMMAND, EMLAT_RM_WALL,
 };
 
-/* Candidate C's value for IX (metrics MT): 1 and *V when present. */
+/* Candidate C's value for the interaction of metrics MT: 1 and *V when
+   present. */
 static int
-value_of (const struct emlat_profile *p, const struct emlat_interaction *ix,
-          const struct emlat_report_metrics *mt, int c, uint64_t *v)
+value_of (const struct emlat_report_metrics *mt, int c, uint64_t *v)
 {
-  static const enum emlat_time_field from[3] = {
-    EMLAT_T_INPUT_EARLIEST, EMLAT_T_EXTERNAL_SEND, EMLAT_T_COMMAND_BEGIN,
-  };
-  static const enum emlat_time_field to[3] = {
-    EMLAT_T_FLUSH_END, EMLAT_T_EXTERNAL_FIRST_OUTPUT, EMLAT_T_COMMAND_END,
-  };
-  if (c < 3)
-    return emlat_profile_ix_duration (p, ix, from[c], to[c], v);
-  if (!(mt->mask >> EMLAT_RM_WALL & 1u))
+  enum emlat_report_metric k = emlat_report_tail_chain[c];
+  if (!(mt->mask >> k & 1u))
     return 0;
-  *v = mt->v[EMLAT_RM_WALL];
+  *v = mt->v[k];
   return 1;
 }
 
@@ -48,7 +42,7 @@ void
 emlat_report_tail_stream_init (struct emlat_report_tail_stream *ts)
 {
   memset (ts, 0, sizeof *ts);
-  ts->c = 4;
+  ts->c = EMLAT_REPORT_TAIL_CHAIN;
 }
 
 void
@@ -98,10 +92,11 @@ emlat_report_tail_stream_add (struct emlat_report_tail_stream *ts,
                               const struct emlat_interaction *ix,
                               const struct emlat_report_metrics *mt)
 {
+  (void)p; /* the value comes from MT, computed by the caller */
   uint64_t v;
-  for (int c = 0; c <= ts->c && c < 4; c++)
+  for (int c = 0; c <= ts->c && c < EMLAT_REPORT_TAIL_CHAIN; c++)
     {
-      if (!value_of (p, ix, mt, c, &v))
+      if (!value_of (mt, c, &v))
         continue;
       if (c < ts->c)
         {

@@ -23,7 +23,8 @@ struct emlat_tail_pair
 struct emlat_report_tail_stream
 {
   int c;                      /* index in emlat_report_tail_chain of the
-                                 pairs kept; 4 before any */
+                                 pairs kept; EMLAT_REPORT_TAIL_CHAIN
+                                 before any */
   struct emlat_tail_pair *v;
   size_t n, cap;
   struct emlat_tail_pair slow[EMLAT_REPORT_SLOWEST]; /* a min-heap */

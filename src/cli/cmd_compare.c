@@ -133,15 +133,18 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
         }
       printf ("\n  %-10s %-6s %7s %7s %8s  %-19s %s\n", "metric", "", "A", "B", "delta",
               "95% interval", "verdict");
+      /* Each metric's label on a line of its own (labels are up to
+         EMLAT_REPORT_LABEL_MAX characters), its quantiles below it. */
       for (size_t k = 0; k < cp->n_m; k++)
         {
           const struct emlat_report_cmp_metric *cm = &cp->m[k];
           if (!cm->compared)
             {
-              printf ("  %-10s not compared: A n=%" PRIu64 ", B n=%" PRIu64 " (fewer than %u)\n",
+              printf ("  %s: not compared: A n=%" PRIu64 ", B n=%" PRIu64 " (fewer than %u)\n",
                       emlat_report_metric_label (cm->metric), cm->n_a, cm->n_b, EMLAT_REPORT_COMPARE_MIN_N);
               continue;
             }
+          printf ("  %s\n", emlat_report_metric_label (cm->metric));
           for (int q = 0; q < EMLAT_REPORT_COMPARE_QUANTILES; q++)
             {
               const struct emlat_report_cmp_quantile *cq = &cm->q[q];
@@ -150,7 +153,7 @@ text (const struct side *a, const struct side *b, const struct emlat_report_comp
               snprintf (iv, sizeof iv, "[%s, %s]", report_fmt_sdur (cq->ci.lo, lo),
                         report_fmt_sdur (cq->ci.hi, hi));
               printf ("  %-10s %-6s %7s %7s %8s  %-19s %s\n",
-                      q == 0 ? emlat_report_metric_label (cm->metric) : "", emlat_report_quantile_names[q],
+                      "", emlat_report_quantile_names[q],
                       report_fmt_dur (cq->a, va), report_fmt_dur (cq->b, vb),
                       report_fmt_sdur (cq->ci.delta, dd), iv,
                       cq->verdict == EMLAT_VERDICT_SAME ? "no sig. change"

@@ -17,9 +17,14 @@
  *
  * Invariants: timestamps are the profiler clock in microseconds written
  * as exact decimals (ns / 1000 with three decimals), never rounded through
- * floating point; every span of the profile is written exactly once; an
- * async slice is closed ("e") only when its interaction has a completion
- * boundary at or after its start.  Names come from the application API
+ * floating point; every span of the profile is written exactly once, as
+ * a complete slice "X" (one left open ends at the session's end -- the
+ * latest time the export saw -- with args.incomplete); every
+ * interaction's async slice "b" has its "e" (at its completion, else at
+ * the session's end with args.incomplete), and starts at the latest
+ * arrival (t_input_latest, the headline's start; t_input_earliest in
+ * args); causal links (parent, scheduled_by) are flow "s"/"f" pairs,
+ * written together with their source's slice or not at all.  Names come from the application API
  * (report_names.h): a named section is a slice with its name (category
  * "section"), an application interaction's slice has its name, every
  * EVENT record is one event -- instants "i", counters "C" (one track per
@@ -120,8 +125,20 @@ struct gather
 {
   struct spool spans, ixs, threads;
   uint64_t recent[256];       /* threads put lately: not put again */
+  uint64_t t_end;             /* the latest time of the session seen */
   int rc;
 };
+
+/* The records of the interactions' spool: an interaction's own, and a
+   causal link out of it (keyed by the link's source). */
+enum { IXREC_OWN = 0, IXREC_LINK = 1 };
+
+static void
+seen_time (struct gather *g, uint64_t t)
+{
+  if (t > g->t_end)
+    g->t_end = t;
+}
 
 static void
 thread_seen (struct gather *g, uint64_t t)
@@ -141,6 +158,9 @@ span_in (void *ctx, const struct emlat_span *s, const uint64_t *pool)
   struct gather *g = ctx;
   struct rec r = { .n = 0 };
   thread_seen (g, s->thread);
+  seen_time (g, s->start);
+  if (s->flags & EMLAT_SPAN_HAS_END)
+    seen_time (g, s->end);
   put (&r, s->parent);
   put (&r, s->cause);
   put (&r, s->thread);
@@ -171,16 +191,44 @@ ix_in (void *ctx, const struct emlat_profile *p, const struct emlat_interaction 
   struct emlat_report_metrics m;
   emlat_report_times_from_profile (p, ix, &t);
   emlat_report_metrics_compute (&t, &m);
+  for (uint32_t b = t.tmask; b; b &= b - 1)
+    seen_time (g, t.t[__builtin_ctz (b)]);
+  /* The slice starts at the latest arrival (the headline's start); the
+     earliest goes into its args. */
   uint64_t start = 0, done = 0;
-  if (t.tmask >> EMLAT_T_INPUT_EARLIEST & 1u)
-    start = t.t[EMLAT_T_INPUT_EARLIEST];
+  if (t.tmask >> EMLAT_T_INPUT_LATEST & 1u)
+    start = t.t[EMLAT_T_INPUT_LATEST];
   else if (t.tmask >> EMLAT_T_DISPATCH_BEGIN & 1u)
     start = t.t[EMLAT_T_DISPATCH_BEGIN];
+  else if (t.tmask >> EMLAT_T_INPUT_EARLIEST & 1u)
+    start = t.t[EMLAT_T_INPUT_EARLIEST];
   else
     return g->rc; /* no slice: only its thread is named */
   int has_done = emlat_report_completion (&t, &done) && done >= start;
+  /* Causal links as flows: one record under the source's cause, written
+     with the source (so that no flow lacks its start or its end). */
+  static const enum emlat_value_field links[2] = { EMLAT_V_PARENT_CAUSE,
+                                                   EMLAT_V_SCHEDULED_BY_CAUSE };
+  for (int l = 0; l < 2; l++)
+    {
+      uint64_t src;
+      if (!emlat_profile_ix_value (p, ix, links[l], &src) || src == 0 || src == ix->cause)
+        continue;
+      struct rec lr = { .n = 0 };
+      put (&lr, IXREC_LINK);
+      put (&lr, (uint64_t)l);
+      put (&lr, ix->cause);
+      put (&lr, ix->thread);
+      put (&lr, start);
+      int rc = spool_put (&g->ixs, src, lr.b, lr.n);
+      if (rc)
+        return rc;
+    }
   struct rec r = { .n = 0 };
+  put (&r, IXREC_OWN);
   put (&r, ix->thread);
+  put (&r, t.tmask >> EMLAT_T_INPUT_EARLIEST & 1u);
+  put (&r, t.tmask >> EMLAT_T_INPUT_EARLIEST & 1u ? t.t[EMLAT_T_INPUT_EARLIEST] : 0);
   put (&r, ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0);
   put (&r, ix->name);
   put (&r, ix->status);
@@ -246,11 +294,25 @@ thread_out (void *ctx, uint64_t t, const uint8_t *b, size_t n)
   return o->j->error ? -EIO : 0;
 }
 
+/* A causal link waiting for its source's own record (same key). */
+struct link
+{
+  uint64_t type, target, thread, ts;
+};
+
 /* The writing callbacks' context. */
 struct out
 {
   struct emlat_json *j;
   const struct emlat_profile *p;
+  uint64_t t_end;              /* where what is left open ends */
+  /* The interaction being written (key), whether its own record was
+     seen, where its slice starts and on which thread; the links out of
+     it seen before its own record. */
+  uint64_t key, src_thread, src_ts;
+  int have_key, have_own;
+  struct link *pend;
+  size_t n_pend, cap_pend;
 };
 
 static int
@@ -264,16 +326,23 @@ span_out (void *ctx, uint64_t id, const uint8_t *b, size_t n)
   uint32_t kind = (uint32_t)get (&c), status = (uint32_t)get (&c), flags = (uint32_t)get (&c);
   uint32_t cmask = (uint32_t)get (&c);
   int ended = (flags & EMLAT_SPAN_HAS_END) && end >= start;
+  /* A span left open ends at the session's end, marked incomplete: no
+     slice without an end. */
+  uint64_t stop = ended ? end : o->t_end > start ? o->t_end : start;
   /* F-44: a user span's detail names it (a named section). */
   if (kind == EMLAT_SPAN_USER && (flags & EMLAT_SPAN_HAS_DETAIL) && detail != 0)
-    event_head_id (j, ended ? "X" : "B", NULL, o->p, detail, "section", thread);
+    event_head_id (j, "X", NULL, o->p, detail, "section", thread);
   else
-    event_head (j, ended ? "X" : "B", emlat_span_kind_name (kind), "span", thread);
+    event_head (j, "X", emlat_span_kind_name (kind), "span", thread);
   ts (j, "ts", start);
-  if (ended)
-    ts (j, "dur", end - start);
+  ts (j, "dur", stop - start);
   emlat_json_key (j, "args");
   emlat_json_begin_object (j);
+  if (!ended)
+    {
+      emlat_json_key (j, "incomplete");
+      emlat_json_bool (j, 1);
+    }
   emlat_json_kv_u64 (j, "span_id", id);
   emlat_json_kv_u64 (j, "parent", parent);
   emlat_json_kv_u64 (j, "cause", cause);
@@ -290,13 +359,68 @@ span_out (void *ctx, uint64_t id, const uint8_t *b, size_t n)
   return j->error ? -EIO : 0;
 }
 
+/* A flow from the interaction being written (O->key) to L->target: "s"
+   on the source's thread at its slice's start, "f" bound to the target's
+   (Trace Event Format flow events; the id names the link). */
+static void
+flow_out (struct out *o, const struct link *l)
+{
+  struct emlat_json *j = o->j;
+  char id[64];
+  const char *what = l->type == 0 ? "parent" : "scheduled_by";
+  snprintf (id, sizeof id, "%s:%" PRIu64, what, l->target);
+  event_head (j, "s", what, "causal", o->src_thread);
+  emlat_json_kv_str (j, "id", id);
+  ts (j, "ts", o->src_ts);
+  emlat_json_end_object (j);
+  event_head (j, "f", what, "causal", l->thread);
+  emlat_json_kv_str (j, "id", id);
+  emlat_json_kv_str (j, "bp", "e");
+  ts (j, "ts", l->ts);
+  emlat_json_end_object (j);
+}
+
 static int
 ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
 {
-  const struct out *o = ctx;
+  struct out *o = ctx;
   struct emlat_json *j = o->j;
   struct cur c = { b, b + n };
+  if (!o->have_key || cause != o->key)
+    {
+      /* Links whose source has no slice are dropped, both ends. */
+      o->key = cause;
+      o->have_key = 1;
+      o->have_own = 0;
+      o->n_pend = 0;
+    }
+  if (get (&c) == IXREC_LINK)
+    {
+      struct link l;
+      l.type = get (&c);
+      l.target = get (&c);
+      l.thread = get (&c);
+      l.ts = get (&c);
+      if (o->have_own)
+        flow_out (o, &l);
+      else
+        {
+          if (o->n_pend == o->cap_pend)
+            {
+              size_t cap = o->cap_pend ? 2 * o->cap_pend : 8;
+              struct link *nl = realloc (o->pend, cap * sizeof *nl);
+              if (!nl)
+                return -ENOMEM;
+              o->pend = nl;
+              o->cap_pend = cap;
+            }
+          o->pend[o->n_pend++] = l;
+        }
+      return j->error ? -EIO : 0;
+    }
   uint64_t thread = get (&c);
+  int has_earliest = (int)get (&c);
+  uint64_t earliest = get (&c);
   unsigned kind = (unsigned)get (&c);
   uint64_t name = get (&c);
   unsigned status = (unsigned)get (&c);
@@ -305,6 +429,9 @@ ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
   int has_done = (int)get (&c);
   uint64_t done = get (&c);
   uint32_t mask = (uint32_t)get (&c);
+  /* An interaction left open ends at the session's end, marked
+     incomplete: no "b" without its "e". */
+  uint64_t stop = has_done ? done : o->t_end > start ? o->t_end : start;
   /* An application interaction is shown by its name (F-66a). */
   const char *kname = name ? NULL : report_kind_key (kind);
   event_head_id (j, "b", kname, o->p, name, "interaction", thread);
@@ -316,19 +443,30 @@ ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
   emlat_json_kv_str (j, "root_kind", report_kind_key (kind));
   emlat_json_kv_str (j, "status", emlat_status_name (status));
   emlat_json_kv_str (j, "population", emlat_report_pop_key (pop));
+  emlat_json_kv_u64_opt (j, "t_input_earliest", has_earliest, earliest);
+  if (!has_done)
+    {
+      emlat_json_key (j, "incomplete");
+      emlat_json_bool (j, 1);
+    }
   for (int k = 0; k < EMLAT_RM_COUNT; k++)
     if (mask >> k & 1u)
       emlat_json_kv_u64 (j, emlat_report_metric_name ((enum emlat_report_metric)k), get (&c));
   emlat_json_end_object (j);
   emlat_json_end_object (j);
   uint32_t cmask = (uint32_t)get (&c);
-  if (has_done)
+  event_head_id (j, "e", kname, o->p, name, "interaction", thread);
+  emlat_json_kv_u64 (j, "id", cause);
+  ts (j, "ts", stop);
+  if (!has_done)
     {
-      event_head_id (j, "e", kname, o->p, name, "interaction", thread);
-      emlat_json_kv_u64 (j, "id", cause);
-      ts (j, "ts", done);
+      emlat_json_key (j, "args");
+      emlat_json_begin_object (j);
+      emlat_json_key (j, "incomplete");
+      emlat_json_bool (j, 1);
       emlat_json_end_object (j);
     }
+  emlat_json_end_object (j);
   for (unsigned k = 0; k < EMLAT_C_COUNTER_COUNT; k++)
     {
       if (!(cmask >> k & 1u))
@@ -342,6 +480,12 @@ ix_out (void *ctx, uint64_t cause, const uint8_t *b, size_t n)
       emlat_json_end_object (j);
       emlat_json_end_object (j);
     }
+  o->have_own = 1;
+  o->src_thread = thread;
+  o->src_ts = start;
+  for (size_t i = 0; i < o->n_pend; i++)
+    flow_out (o, &o->pend[i]);
+  o->n_pend = 0;
   return j->error ? -EIO : 0;
 }
 
@@ -491,6 +635,7 @@ struct calls_ctx
   struct emlat_json *j;
   const struct emlat_profile *p;
   struct report_syms *syms;
+  uint64_t t_end;
 };
 
 static void
@@ -498,13 +643,18 @@ one_call (void *ctx, const struct emlat_report_call *c)
 {
   struct calls_ctx *x = ctx;
   struct emlat_json *j = x->j;
-  event_head (j, c->has_end ? "X" : "B", report_syms_name (x->syms, c->module, c->offset),
-              "function", c->thread);
+  uint64_t stop = c->has_end && c->end >= c->start ? c->end
+                  : x->t_end > c->start ? x->t_end : c->start;
+  event_head (j, "X", report_syms_name (x->syms, c->module, c->offset), "function", c->thread);
   ts (j, "ts", c->start);
-  if (c->has_end)
-    ts (j, "dur", c->end - c->start);
+  ts (j, "dur", stop - c->start);
   emlat_json_key (j, "args");
   emlat_json_begin_object (j);
+  if (!c->has_end)
+    {
+      emlat_json_key (j, "incomplete");
+      emlat_json_bool (j, 1);
+    }
   emlat_json_key (j, "module");
   report_name_json (j, x->p, c->module);
   emlat_json_kv_u64 (j, "offset", c->offset);
@@ -532,7 +682,10 @@ report_export_chrome_syms (struct emlat_profile *p, FILE *f, struct report_syms 
   size_t ne;
   const struct emlat_event *ev = emlat_profile_events (p, &ne);
   for (size_t i = 0; i < ne && rc == 0; i++)
-    thread_seen (&g, ev[i].thread);
+    {
+      thread_seen (&g, ev[i].thread);
+      seen_time (&g, ev[i].ev.t);
+    }
   if (rc == 0)
     rc = g.rc;
   struct report_thread_names tn;
@@ -574,11 +727,12 @@ report_export_chrome_syms (struct emlat_profile *p, FILE *f, struct report_syms 
       rc = spool_each (&g.threads, thread_out, &to);
     }
   report_thread_names_free (&tn);
-  struct out o = { &j, p };
+  struct out o = { .j = &j, .p = p, .t_end = g.t_end };
   if (rc == 0)
     rc = spool_each (&g.spans, span_out, &o);
   if (rc == 0)
     rc = spool_each (&g.ixs, ix_out, &o);
+  free (o.pend);
   spool_free (&g.spans);
   spool_free (&g.ixs);
   spool_free (&g.threads);
@@ -586,7 +740,7 @@ report_export_chrome_syms (struct emlat_profile *p, FILE *f, struct report_syms 
     return rc < 0 ? rc : -EIO;
   events (&j, p);
   struct report_syms *own = syms ? NULL : report_syms_new (p, NULL, 0);
-  struct calls_ctx cx = { &j, p, syms ? syms : own };
+  struct calls_ctx cx = { &j, p, syms ? syms : own, g.t_end };
   if (emlat_report_calls_walk (p, one_call, &cx) != 0)
     j.error = 1;
   report_syms_free (own);

@@ -7,7 +7,8 @@
  *
  * Element ids tests rely on (docs/REPORT.md "HTML"): summary,
  * n-interactions; per group KIND-POP (e.g. tty_command-flushed): group-,
- * stats-, cdf-, hist-; tail, waterfall, split; slowest; overhead; losses;
+ * stats-, cdf-, hist-; headline (the first screen, report_headline.c);
+ * tail, waterfall, split; slowest; overhead; losses;
  * unavailable.  Every duration cell carries its exact value in data-ns.
  */
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include "render/report_svg.h"
 #include "render/report_app_render.h"
 #include "render/report_res_render.h"
+#include "render/report_headline.h"
 
 #define HTML_MAX_LOSS_ROWS 10000
 
@@ -128,9 +130,10 @@ group (const struct report_ctx *c, const struct emlat_report_group *g, FILE *f)
       const struct emlat_report_dist *d = &g->d[i];
       if (!d->n)
         continue;
-      fprintf (f, "<tr data-metric=\"%s\"><td class=\"l\">%s</td><td>%" PRIu64 "</td>",
+      fprintf (f, "<tr data-metric=\"%s\"><td class=\"l\" title=\"%s\">%s</td><td>%" PRIu64 "</td>",
                emlat_report_metric_name ((enum emlat_report_metric)i),
-               emlat_report_metric_name ((enum emlat_report_metric)i), d->n);
+               emlat_report_metric_name ((enum emlat_report_metric)i),
+               emlat_report_metric_label ((enum emlat_report_metric)i), d->n);
       dur_cell (f, 1, d->min);
       dur_cell (f, 1, d->p50);
       dur_cell (f, 1, d->p90);
@@ -150,11 +153,11 @@ group (const struct report_ctx *c, const struct emlat_report_group *g, FILE *f)
       char title[160];
       fprintf (f, "<div class=\"charts\">\n");
       snprintf (id, sizeof id, "cdf-%s-%s", kk, pk);
-      snprintf (title, sizeof title, "CDF of %s", emlat_report_metric_name ((enum emlat_report_metric)lead));
+      snprintf (title, sizeof title, "CDF of %s", emlat_report_metric_label ((enum emlat_report_metric)lead));
       report_svg_cdf (f, id, title, s->v, s->n, pop_color[g->pop]);
       snprintf (id, sizeof id, "hist-%s-%s", kk, pk);
       snprintf (title, sizeof title, "histogram of %s",
-                emlat_report_metric_name ((enum emlat_report_metric)lead));
+                emlat_report_metric_label ((enum emlat_report_metric)lead));
       report_svg_hist (f, id, title, s->v, s->n, pop_color[g->pop]);
       fprintf (f, "</div>\n");
     }
@@ -234,7 +237,7 @@ slowest (const struct report_ctx *c, FILE *f)
   int names = c->names && c->names->has;
   fprintf (f, "<table><tr><th>cause</th><th class=\"l\">root kind</th><th class=\"l\">"
               "population</th><th class=\"l\">status</th><th>%s</th>%s</tr>\n",
-           emlat_report_metric_name (m->tail.metric), names ? "<th class=\"l\">name</th>" : "");
+           emlat_report_metric_label (m->tail.metric), names ? "<th class=\"l\">name</th>" : "");
   for (size_t i = 0; i < m->tail.n_slow; i++)
     {
       const struct emlat_interaction *ix = emlat_profile_find_interaction (c->p, m->tail.slow[i].cause);
@@ -344,6 +347,7 @@ report_html (const struct report_ctx *c, FILE *f)
               "<h1>emlat report</h1>\n",
            css);
   summary (c, f);
+  report_html_headline (c, f);
   fprintf (f, "<section id=\"latency\"><h2>Latency by root kind and population</h2>\n");
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)

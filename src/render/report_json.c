@@ -20,6 +20,7 @@
 #include "render/report_app_render.h"
 #include "render/report_res_render.h"
 #include "render/report_names.h"
+#include "render/report_headline.h"
 
 #define HIST_BUCKETS 40
 
@@ -477,6 +478,7 @@ report_json (const struct report_ctx *c, FILE *f)
   emlat_json_kv_u64 (&j, "p99_9_min_n", EMLAT_REPORT_P999_MIN_N);
   emlat_json_end_object (&j);
   counts (&j, c);
+  report_json_headline (&j, c);
   groups (&j, c);
   report_json_names (&j, c);
   report_json_app (&j, c);

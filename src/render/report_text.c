@@ -3,10 +3,11 @@
  * report_text.c -- the text report: readable at 80 columns, Unicode
  * sparklines and bars on a terminal, plain ASCII otherwise (ctx->unicode).
  *
- * Sections, in order: what was read; latency per root kind and
- * population (a table with statistics as rows and up to six metrics as
- * columns, the input-arrival uncertainty, a log-scale sparkline of the
- * leading metric); the slowest interactions; the tail waterfall
+ * Sections, in order: what was read; the first screen (report_headline.c:
+ * per root kind the headline's figures, the five slowest); latency per
+ * root kind and population (a table with a metric per row, headline
+ * first, and a log-scale sparkline of the leading metric); the slowest
+ * interactions; the tail waterfall
  * (report_text_wf.c); profiler overhead; every LOSS interval (the first
  * REPORT_TEXT_MAX_LOSSES, then a count; --json has all); unavailable
  * boundaries per population.
@@ -24,14 +25,20 @@
 #include "render/report_res_render.h"
 #include "render/report_render.h"
 #include "render/report_text_wf.h"
+#include "render/report_headline.h"
 
 #define COLS 6
 #define SPARK_BUCKETS 40
 
-static const enum emlat_report_metric column_order[] = {
-  EMLAT_RM_INPUT_TO_FLUSH_MAX, EMLAT_RM_INPUT_TO_FLUSH_MIN, EMLAT_RM_EXTERNAL_FIRST_OUTPUT,
-  EMLAT_RM_INPUT_TO_COMMAND_MAX, EMLAT_RM_COMMAND, EMLAT_RM_REDISPLAY, EMLAT_RM_TTY_EMIT, EMLAT_RM_WALL,
-  EMLAT_RM_MAIN_CPU, EMLAT_RM_MAIN_OFF_CPU,
+/* The rows of a group's table, the headline first (docs/REPORT.md "The
+   first screen"); --json has every metric. */
+static const enum emlat_report_metric row_order[] = {
+  EMLAT_RM_LATENCY_LOWER, EMLAT_RM_LATENCY_UPPER, EMLAT_RM_INPUT_UNCERTAINTY,
+  EMLAT_RM_EXTERNAL_FIRST_OUTPUT, EMLAT_RM_EXTERNAL_QUIESCENT, EMLAT_RM_INPUT_TO_COMMAND_MAX,
+  EMLAT_RM_BATCH_READY_WAIT,
+  EMLAT_RM_INPUT_QUEUE, EMLAT_RM_KEY_DECODE, EMLAT_RM_PRE_COMMAND, EMLAT_RM_COMMAND,
+  EMLAT_RM_POST_COMMAND, EMLAT_RM_REDISPLAY_WAIT, EMLAT_RM_REDISPLAY, EMLAT_RM_TTY_EMIT,
+  EMLAT_RM_WALL, EMLAT_RM_MAIN_CPU, EMLAT_RM_MAIN_OFF_CPU,
 };
 
 static void
@@ -80,81 +87,40 @@ header (const struct report_ctx *c, FILE *f)
 }
 
 static void
-stat_row (FILE *f, const char *label, const struct emlat_report_group *g, const int *cols, int nc,
-          uint64_t (*get) (const struct emlat_report_dist *, int *))
-{
-  char d[REPORT_DUR_LEN];
-  fprintf (f, "  %-7s", label);
-  for (int i = 0; i < nc; i++)
-    {
-      int ok = 1;
-      uint64_t v = get (&g->d[cols[i]], &ok);
-      fprintf (f, " %10s", ok ? report_fmt_dur (v, d) : "-");
-    }
-  fputc ('\n', f);
-}
-
-#define GETTER(fn, expr, cond)                                                 \
-  static uint64_t fn (const struct emlat_report_dist *x, int *ok)                   \
-  {                                                                            \
-    *ok = (cond);                                                              \
-    return (expr);                                                             \
-  }
-GETTER (get_min, x->min, x->n > 0)
-GETTER (get_p50, x->p50, x->n > 0)
-GETTER (get_p90, x->p90, x->n > 0)
-GETTER (get_p95, x->p95, x->n > 0)
-GETTER (get_p99, x->p99, x->n > 0)
-GETTER (get_p999, x->p999, x->has_p999)
-GETTER (get_max, x->max, x->n > 0)
-GETTER (get_mean, (uint64_t)(x->mean + 0.5), x->n > 0)
-GETTER (get_total, x->total, x->n > 0 && !x->total_saturated)
-
-static void
 group_table (const struct report_ctx *c, const struct emlat_report_group *g, FILE *f)
 {
-  int cols[COLS], nc = 0, any999 = 0;
-  for (unsigned i = 0; i < sizeof column_order / sizeof column_order[0] && nc < COLS; i++)
-    if (g->d[column_order[i]].n)
+  int any999 = 0, nr = 0;
+  for (unsigned i = 0; i < sizeof row_order / sizeof row_order[0]; i++)
+    if (g->d[row_order[i]].n)
       {
-        cols[nc++] = (int)column_order[i];
-        any999 |= g->d[column_order[i]].has_p999;
+        nr++;
+        any999 |= g->d[row_order[i]].has_p999;
       }
   char label[128];
   fprintf (f, "\n%s, %s: %" PRIu64 " interaction%s\n", report_group_label (c, g, label, sizeof label),
            emlat_report_pop_label (g->pop), g->n, g->n == 1 ? "" : "s");
-  if (nc == 0)
+  if (nr == 0)
     {
       fprintf (f, "  no latency metric has its boundaries in this population\n");
       return;
     }
-  fprintf (f, "  %-7s", "");
-  for (int i = 0; i < nc; i++)
-    fprintf (f, " %10s", emlat_report_metric_label ((enum emlat_report_metric)cols[i]));
-  fputc ('\n', f);
-  fprintf (f, "  %-7s", "n");
-  for (int i = 0; i < nc; i++)
-    fprintf (f, " %10" PRIu64, g->d[cols[i]].n);
-  fputc ('\n', f);
-  stat_row (f, "min", g, cols, nc, get_min);
-  stat_row (f, "median", g, cols, nc, get_p50);
-  stat_row (f, "p90", g, cols, nc, get_p90);
-  stat_row (f, "p95", g, cols, nc, get_p95);
-  stat_row (f, "p99", g, cols, nc, get_p99);
-  if (any999)
-    stat_row (f, "p99.9", g, cols, nc, get_p999);
-  stat_row (f, "max", g, cols, nc, get_max);
-  stat_row (f, "mean", g, cols, nc, get_mean);
-  stat_row (f, "total", g, cols, nc, get_total);
-
-  char a[REPORT_DUR_LEN], b[REPORT_DUR_LEN], e[REPORT_DUR_LEN];
-  const struct emlat_report_dist *u = &g->d[EMLAT_RM_INPUT_UNCERTAINTY];
-  if (u->n)
-    fprintf (f, "  input-arrival uncertainty: median %s, p99 %s, max %s (n=%" PRIu64 ")\n",
-             report_fmt_dur (u->p50, a), report_fmt_dur (u->p99, b), report_fmt_dur (u->max, e),
-             u->n);
-  else
-    fprintf (f, "  input-arrival uncertainty: no interaction has both input bounds\n");
+  /* The last column is the mean, or p99.9 when some row has one. */
+  fprintf (f, "  %-22s %5s %7s %7s %7s %7s %7s %7s\n", "", "n", "min", "median", "p90", "p99",
+           "max", any999 ? "p99.9" : "mean");
+  char a[REPORT_DUR_LEN], b[REPORT_DUR_LEN], d3[REPORT_DUR_LEN], e[REPORT_DUR_LEN],
+    h[REPORT_DUR_LEN], k[REPORT_DUR_LEN];
+  for (unsigned i = 0; i < sizeof row_order / sizeof row_order[0]; i++)
+    {
+      const struct emlat_report_dist *d = &g->d[row_order[i]];
+      if (!d->n)
+        continue;
+      const char *last = any999 ? (d->has_p999 ? report_fmt_dur (d->p999, k) : "-")
+                                : report_fmt_dur ((uint64_t)(d->mean + 0.5), k);
+      fprintf (f, "  %-22s %5" PRIu64 " %7s %7s %7s %7s %7s %7s\n",
+               emlat_report_metric_label (row_order[i]), d->n, report_fmt_dur (d->min, a),
+               report_fmt_dur (d->p50, b), report_fmt_dur (d->p90, d3), report_fmt_dur (d->p99, e),
+               report_fmt_dur (d->max, h), last);
+    }
 
   int lead = emlat_report_group_primary (g);
   if (lead >= 0)
@@ -165,7 +131,7 @@ group_table (const struct report_ctx *c, const struct emlat_report_group *g, FIL
       char spark[4 * SPARK_BUCKETS + 1];
       report_log_hist (s->v, s->n, SPARK_BUCKETS, counts, edges);
       report_sparkline (counts, SPARK_BUCKETS, c->unicode, spark);
-      fprintf (f, "  %-10s %7s %s%s%s %s\n",
+      fprintf (f, "  histogram of %s (log time scale):\n  %7s %s%s%s %s\n",
                emlat_report_metric_label ((enum emlat_report_metric)lead), report_fmt_dur (s->v[0], a),
                c->unicode ? "\u2502" : "|", spark, c->unicode ? "\u2502" : "|",
                report_fmt_dur (s->v[s->n - 1], b));
@@ -178,7 +144,8 @@ slowest (const struct report_ctx *c, FILE *f)
   const struct emlat_report_model *m = c->m;
   if (!m->tail.has)
     return;
-  fprintf (f, "\nSlowest interactions by %s\n", emlat_report_metric_name (m->tail.metric));
+  fprintf (f, "\nSlowest interactions by %s (%s)\n", emlat_report_metric_label (m->tail.metric),
+           emlat_report_metric_name (m->tail.metric));
   int names = c->names && c->names->has;
   fprintf (f, "  %12s  %-20s %-11s %-10s %9s%s\n", "cause", "root kind", "population", "status",
            "value", names ? "  name" : "");
@@ -382,14 +349,14 @@ void
 report_text (const struct report_ctx *c, FILE *f)
 {
   header (c, f);
+  report_text_headline (c, f);
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)
       if (c->m->g[k][q].n)
         {
           if (!any)
-            fprintf (f, "\nLatency by root kind and population (more metrics: --json;\n"
-                        "sparklines: histogram of the first column, log time scale)\n");
+            fprintf (f, "\nLatency by root kind and population (more metrics: --json)\n");
           any = 1;
           group_table (c, &c->m->g[k][q], f);
         }

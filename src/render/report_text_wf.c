@@ -136,8 +136,8 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
   char a[REPORT_DUR_LEN], b[REPORT_DUR_LEN];
   if (!w)
     {
-      fprintf (f, "\nTail interaction: none (no interaction has input_to_flush_max_ns,\n"
-                  "external_first_output_ns, command_ns or wall_ns)\n");
+      fprintf (f, "\nTail interaction: none (no interaction has latency_lower_ns,\n"
+                  "input_to_flush_max_ns, external_first_output_ns, command_ns or wall_ns)\n");
       return;
     }
   unsigned kind = w->root_kind <= EMLAT_ROOT_KIND_MAX ? w->root_kind : 0;
@@ -150,6 +150,10 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
              emlat_report_metric_name (m->tail.metric), m->tail.rank, m->tail.n,
              report_fmt_dur (m->tail.value, a));
   const struct emlat_report_metrics *mt = &w->m;
+  if ((mt->mask >> EMLAT_RM_LATENCY_LOWER & 1u) || (mt->mask >> EMLAT_RM_LATENCY_UPPER & 1u))
+    fprintf (f, "  latency: lower bound %s, upper bound %s\n",
+             mt->mask >> EMLAT_RM_LATENCY_LOWER & 1u ? report_fmt_dur (mt->v[EMLAT_RM_LATENCY_LOWER], a) : "-",
+             mt->mask >> EMLAT_RM_LATENCY_UPPER & 1u ? report_fmt_dur (mt->v[EMLAT_RM_LATENCY_UPPER], b) : "-");
   if ((mt->mask >> EMLAT_RM_INPUT_TO_FLUSH_MIN & 1u) && (mt->mask >> EMLAT_RM_INPUT_TO_FLUSH_MAX & 1u))
     fprintf (f, "  input to flush: %s .. %s\n", report_fmt_dur (mt->v[EMLAT_RM_INPUT_TO_FLUSH_MIN], a),
              report_fmt_dur (mt->v[EMLAT_RM_INPUT_TO_FLUSH_MAX], b));
@@ -158,7 +162,7 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
              report_fmt_dur (mt->v[EMLAT_RM_INPUT_TO_COMMAND_MIN], a),
              report_fmt_dur (mt->v[EMLAT_RM_INPUT_TO_COMMAND_MAX], b));
   if (mt->mask >> EMLAT_RM_INPUT_UNCERTAINTY & 1u)
-    fprintf (f, "  input arrival uncertainty: %s\n", report_fmt_dur (mt->v[EMLAT_RM_INPUT_UNCERTAINTY], a));
+    fprintf (f, "  idle before arrival (input arrival uncertainty): %s\n", report_fmt_dur (mt->v[EMLAT_RM_INPUT_UNCERTAINTY], a));
   else
     fprintf (f, "  input arrival: bounds not recorded\n");
   if (w->spans_error)

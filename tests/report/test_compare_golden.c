@@ -110,7 +110,7 @@ main (void)
       CHECK (jv_get (doc, "comparable")->b == 1, "A and B comparable");
       CHECK_EQ_U64 (jv_u64 (jv_get (jv_get (doc, "bootstrap"), "resamples")), 2000);
       check_metric (doc, "command_ns", 20 * (int64_t)MS, "slower");
-      check_metric (doc, "input_to_flush_max_ns", 20 * (int64_t)MS, "slower");
+      check_metric (doc, "latency_lower_ns", 20 * (int64_t)MS, "slower");
       const struct jv *m = metric (doc, "tty_command", "flushed", "command_ns");
       const struct jv *q0 = jv_at (jv_get (m, "quantiles"), 0);
       CHECK_EQ_U64 (jv_u64 (jv_get (q0, "a_ns")), 20 * MS);

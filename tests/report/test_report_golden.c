@@ -11,13 +11,16 @@
  *     median 5 ms, p90 9 ms, p99 10 ms, total 55 ms;
  *     input_to_flush_max_ns = (i + 1) ms + 280 us: median 6.28 ms, p90
  *     10.28 ms, p99 11.28 ms; input_uncertainty_ns: median 50 us, max 100
- *     us.  Interaction 10 also waits in a real WAIT span of about 1 ms
+ *     us; latency_lower_ns = t_output_begin - t_input_latest = (i + 1) ms
+ *     + 250 us - i*10 us: median 6.20 ms, p90 10.16 ms, p99 11.15 ms;
+ *     latency_upper_ns = input_to_flush_max_ns.  Interaction 10 also waits in a real WAIT span of about 1 ms
  *     (its boundaries are placed around the real clock for that).
  *   tty_command superseded, 3: command 2, 3, 4 ms, no redisplay or flush.
  *   tty_command no output, 1: only t_input_earliest of the input bounds,
  *     so no uncertainty and no input_to_command_min -- reported as absent.
  *   timer no output, 2: wall 300 us and 500 us, no input.
- * The tail is the p99 of input_to_flush_max_ns: rank 10 of 10, i = 10;
+ * The tail is the p99 of latency_lower_ns (the headline): rank 10 of 10,
+ * i = 10;
  * its split: wall 10.28 ms, CPU 5 ms, measured waits = the WAIT span
  * clipped to the wall interval (read back through the reader API), unknown
  * off-CPU = wall - CPU - waits.
@@ -103,7 +106,12 @@ check_flushed (const struct jv *doc)
   const struct jv *g = fx_group (doc, "tty_command", "flushed");
   CHECK (g != NULL, "tty_command/flushed group");
   CHECK_EQ_U64 (jv_u64 (jv_get (g, "interactions")), 10);
-  CHECK_EQ_STR (jv_str (jv_get (g, "primary_metric")), "input_to_flush_max_ns");
+  CHECK_EQ_STR (jv_str (jv_get (g, "primary_metric")), "latency_lower_ns");
+  CHECK_EQ_U64 (fx_stat (g, "latency_lower_ns", "median"), 6 * MS + 200 * US);
+  CHECK_EQ_U64 (fx_stat (g, "latency_lower_ns", "p90"), 10 * MS + 160 * US);
+  CHECK_EQ_U64 (fx_stat (g, "latency_lower_ns", "p99"), 11 * MS + 150 * US);
+  CHECK_EQ_U64 (fx_stat (g, "latency_upper_ns", "median"), 6 * MS + 280 * US);
+  CHECK_EQ_U64 (fx_stat (g, "latency_upper_ns", "max"), 11 * MS + 280 * US);
   CHECK_EQ_U64 (fx_stat (g, "command_ns", "n"), 10);
   CHECK_EQ_U64 (fx_stat (g, "command_ns", "min"), 1 * MS);
   CHECK_EQ_U64 (fx_stat (g, "command_ns", "median"), 5 * MS);
@@ -184,11 +192,11 @@ check_tail (const struct jv *doc)
   const struct jv *t = jv_get (doc, "tail");
   CHECK (t && t->type == JV_OBJ, "a tail interaction");
   CHECK_EQ_STR (jv_str (jv_get (t, "reason")), "tail");
-  CHECK_EQ_STR (jv_str (jv_get (t, "metric")), "input_to_flush_max_ns");
+  CHECK_EQ_STR (jv_str (jv_get (t, "metric")), "latency_lower_ns");
   CHECK_EQ_U64 (jv_u64 (jv_get (t, "rank")), 10);
   CHECK_EQ_U64 (jv_u64 (jv_get (t, "of")), 10);
   CHECK_EQ_U64 (jv_u64 (jv_get (t, "cause")), tail_cause);
-  CHECK_EQ_U64 (jv_u64 (jv_get (t, "value_ns")), 11 * MS + 280 * US);
+  CHECK_EQ_U64 (jv_u64 (jv_get (t, "value_ns")), 11 * MS + 150 * US);
   const struct jv *s = jv_get (t, "split");
   uint64_t wall = 10 * MS + 280 * US, cpu = 5 * MS;
   CHECK_EQ_U64 (jv_u64 (jv_get (s, "wall_ns")), wall);
@@ -209,7 +217,38 @@ check_tail (const struct jv *doc)
   CHECK_EQ_STR (jv_str (jv_get (jv_at (rows, 1), "name")), "wait");
   const struct jv *slow = jv_get (jv_get (doc, "slowest"), "interactions");
   CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (slow, 0), "cause")), tail_cause);
-  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (slow, 1), "value_ns")), 10 * MS + 280 * US);
+  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (slow, 1), "value_ns")), 10 * MS + 160 * US);
+}
+
+/* The first screen: tty_command by its flushed group's headline, the
+   timers (no input, no output) by their wall time; the five slowest with
+   their dominant phase (the command: i ms against 200 us of redisplay). */
+static void
+check_headline (const struct jv *doc)
+{
+  const struct jv *h = jv_get (doc, "headline");
+  CHECK (h && h->type == JV_OBJ, "a headline");
+  CHECK_EQ_STR (jv_str (jv_get (h, "metric")), "latency_lower_ns");
+  const struct jv *kinds = jv_get (h, "kinds");
+  CHECK (kinds && kinds->n == 2, "two root kinds on the first screen");
+  const struct jv *k0 = jv_at (kinds, 0);
+  CHECK_EQ_STR (jv_str (jv_get (k0, "root_kind")), "tty_command");
+  CHECK_EQ_STR (jv_str (jv_get (k0, "population")), "flushed");
+  CHECK_EQ_U64 (jv_u64 (jv_get (k0, "n")), 10);
+  CHECK_EQ_U64 (jv_u64 (jv_get (k0, "median")), 6 * MS + 200 * US);
+  CHECK_EQ_U64 (jv_u64 (jv_get (k0, "max")), 11 * MS + 150 * US);
+  CHECK_EQ_U64 (jv_u64 (jv_at (jv_get (k0, "over"), 0)), 0);
+  CHECK_EQ_U64 (jv_u64 (jv_get (k0, "idle_median")), 50 * US);
+  const struct jv *k1 = jv_at (kinds, 1);
+  CHECK_EQ_STR (jv_str (jv_get (k1, "root_kind")), "timer");
+  CHECK_EQ_STR (jv_str (jv_get (k1, "metric")), "wall_ns");
+  const struct jv *s = jv_get (h, "slowest");
+  CHECK (s && s->n == 5, "five slowest");
+  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (s, 0), "cause")), tail_cause);
+  CHECK_EQ_STR (jv_str (jv_get (jv_at (s, 0), "dominant_phase")), "command_ns");
+  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (s, 0), "dominant_phase_ns")), 10 * MS);
+  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (s, 1), "latency_lower_ns")), 10 * MS + 160 * US);
+  CHECK_EQ_U64 (jv_u64 (jv_get (jv_at (s, 1), "latency_upper_ns")), 10 * MS + 280 * US);
 }
 
 int
@@ -232,6 +271,7 @@ main (void)
           check_flushed (doc);
           check_others (doc);
           check_tail (doc);
+          check_headline (doc);
           CHECK_EQ_U64 (jv_u64 (jv_get (jv_get (doc, "losses"), "loss_records")), 0);
           jv_free (doc);
         }
@@ -273,9 +313,16 @@ main (void)
       CHECK (widest <= 80, "text lines are at most 80 columns (widest %zu)", widest);
       CHECK (ascii, "plain ASCII when stdout is not a terminal");
       CHECK_CONTAINS (r.out, "tty command, flushed: 10 interactions");
-      CHECK_CONTAINS (r.out, "  median      6.28ms     6.23ms");
-      CHECK_CONTAINS (r.out, "input-arrival uncertainty: median 50.0us, p99 100us, max 100us");
-      CHECK_CONTAINS (r.out, "chosen as the p99 of input_to_flush_max_ns: rank 10 of 10, 11.3ms");
+      CHECK_CONTAINS (r.out, "How fast is it?");
+      CHECK_CONTAINS (r.out, "  tty command            10  6.20ms  10.2ms  11.2ms  11.2ms      0      0      0");
+      CHECK_CONTAINS (r.out, "    upper bound: median 6.28ms, p99 11.3ms; idle: median 50.0us, p99 100us");
+      CHECK_CONTAINS (r.out, "  timer *");
+      CHECK_CONTAINS (r.out, "    timer: wall time");
+      CHECK_CONTAINS (r.out, "The 5 slowest, by latency, lower bound");
+      CHECK_CONTAINS (r.out, "11.2ms  11.3ms   100us  command 10.0ms");
+      CHECK_CONTAINS (r.out, "  latency, lower bound      10  2.24ms  6.20ms  10.2ms  11.2ms  11.2ms");
+      CHECK_CONTAINS (r.out, "  idle before arrival       10  10.0us  50.0us  90.0us   100us   100us");
+      CHECK_CONTAINS (r.out, "chosen as the p99 of latency_lower_ns: rank 10 of 10, 11.2ms");
       CHECK_CONTAINS (r.out, "no LOSS records");
       tu_result_free (&r);
     }
