@@ -47,7 +47,7 @@ mkdir -p "$art"
 }
 "$EMLAT" report --json "$tmp/p.emlat" >"$tmp/r.json"
 n_ix=$(sed -n 's/.*"interactions":{"total":\([0-9]*\).*/\1/p' "$tmp/r.json")
-# The second of the five slowest: not the tail, whose waterfall has spans.
+# The last of the five slowest: not the tail, whose waterfall has spans.
 cause=$(sed -n 's/.*"headline":{.*"slowest":\[{"cause":[0-9]*,[^]]*},{"cause":\([0-9]*\),.*/\1/p' "$tmp/r.json")
 "$EMLAT" report --json --interaction "$cause" "$tmp/p.emlat" >"$tmp/ix.json"
 cmd_ns=$(sed -n 's/.*"tail":{.*"metrics":{[^}]*"command_ns":\([0-9]*\).*/\1/p' "$tmp/ix.json")
