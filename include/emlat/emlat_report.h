@@ -530,6 +530,16 @@ EMLAT_API int emlat_report_waterfall_build_spans (const struct emlat_profile *p,
                                                   int spans_rc,
                                                   const struct emlat_span_set *spans,
                                                   struct emlat_report_waterfall *w);
+/* The waterfall of an interaction known only by its boundaries T (no
+   spans, no counters): the rows emlat_report_waterfall_build draws for an
+   interaction without spans -- input arrival, then the phases -- with
+   the same split and axis; spans_error is -ENOENT.  For a renderer that
+   met the interaction in a streamed pass (the HTML report's timeline).
+   Returns 0 or -ENOMEM. */
+EMLAT_API int emlat_report_waterfall_build_times (uint64_t cause, uint32_t root_kind,
+                                                  uint64_t thread,
+                                                  const struct emlat_report_times *t,
+                                                  struct emlat_report_waterfall *w);
 EMLAT_API void emlat_report_waterfall_free (struct emlat_report_waterfall *w);
 
 /* ------------------------------------------------------------------ */

@@ -388,34 +388,21 @@ emlat_report_waterfall_build (const struct emlat_profile *p, uint64_t cause,
   return rc;
 }
 
-int
-emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t cause, int src,
-                                    const struct emlat_span_set *spans,
-                                    struct emlat_report_waterfall *w)
+/* Everything after the interaction's identity, boundaries and counters
+   are in *W: the input rows, the spans (SRC == 0) or else the phases,
+   the split and the axis. */
+static int
+build_rows (struct emlat_report_waterfall *w, const struct emlat_profile *p, int src,
+            const struct emlat_span_set *set)
 {
-  memset (w, 0, sizeof *w);
-  const struct emlat_interaction *ix = emlat_profile_find_interaction (p, cause);
-  if (!ix)
-    return -ENOENT;
-  w->cause = cause;
-  w->root_kind = ix->root_kind;
-  w->status = ix->status;
-  w->thread = ix->thread;
-  emlat_report_times_from_profile (p, ix, &w->t);
+  size_t cap = 0;
   emlat_report_metrics_compute (&w->t, &w->m);
   w->pop = emlat_report_population (&w->t);
-  for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
-    if (emlat_profile_ix_counter (p, ix, (enum emlat_counter)c, &w->counters[c]))
-      w->counter_mask |= 1u << c;
-
-  size_t cap = 0;
   if (input_row (w, &cap, EMLAT_WF_FIRST_INPUT, EMLAT_T_FIRST_INPUT_EARLIEST,
                  EMLAT_T_FIRST_INPUT_LATEST, "first input arrival") != 0
       || input_row (w, &cap, EMLAT_WF_INPUT, EMLAT_T_INPUT_EARLIEST, EMLAT_T_INPUT_LATEST,
                     "input arrival") != 0)
     goto nomem;
-
-  const struct emlat_span_set *set = spans;
   if (src != 0)
     w->spans_error = src;
   w->n_spans = src == 0 ? set->n : 0;
@@ -442,4 +429,38 @@ emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t caus
 nomem:
   emlat_report_waterfall_free (w);
   return -ENOMEM;
+}
+
+int
+emlat_report_waterfall_build_spans (const struct emlat_profile *p, uint64_t cause, int src,
+                                    const struct emlat_span_set *spans,
+                                    struct emlat_report_waterfall *w)
+{
+  memset (w, 0, sizeof *w);
+  const struct emlat_interaction *ix = emlat_profile_find_interaction (p, cause);
+  if (!ix)
+    return -ENOENT;
+  w->cause = cause;
+  w->root_kind = ix->root_kind;
+  w->status = ix->status;
+  w->thread = ix->thread;
+  emlat_report_times_from_profile (p, ix, &w->t);
+  for (unsigned c = 0; c < EMLAT_C_COUNTER_COUNT; c++)
+    if (emlat_profile_ix_counter (p, ix, (enum emlat_counter)c, &w->counters[c]))
+      w->counter_mask |= 1u << c;
+  return build_rows (w, p, src, spans);
+}
+
+int
+emlat_report_waterfall_build_times (uint64_t cause, uint32_t root_kind, uint64_t thread,
+                                    const struct emlat_report_times *t,
+                                    struct emlat_report_waterfall *w)
+{
+  memset (w, 0, sizeof *w);
+  w->cause = cause;
+  w->root_kind = root_kind;
+  w->status = t->status;
+  w->thread = thread;
+  w->t = *t;
+  return build_rows (w, NULL, -ENOENT, NULL);
 }

@@ -36,6 +36,7 @@
 #include "render/report_render.h"
 #include "render/spool.h"
 #include "render/report_syms.h"
+#include "render/report_marks.h"
 
 static void
 usage (FILE *f)
@@ -199,6 +200,8 @@ struct report
   struct emlat_report_app app;
   int have_model, have_w, have_app;
   int per_ix;                 /* --per-interaction: every interaction spooled */
+  int html;                   /* --html: the timeline's marks collected */
+  struct report_marks marks;
   struct spool per_ix_spool;
   struct report_ctx ctx;
 };
@@ -209,8 +212,9 @@ model_add (void *ctx, const struct emlat_profile *p, const struct emlat_interact
   return emlat_report_model_add (ctx, p, ix);
 }
 
-/* The first pass: the model, and every interaction's metrics for
-   --per-interaction. */
+/* The first pass: the model, every interaction's metrics for
+   --per-interaction, the HTML timeline's marks for --html (a bounded
+   sample: report_marks.h). */
 static int
 first_pass_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
 {
@@ -218,6 +222,8 @@ first_pass_add (void *ctx, const struct emlat_profile *p, const struct emlat_int
   int rc = emlat_report_model_add (&r->m, p, ix);
   if (rc == 0 && r->per_ix)
     rc = report_per_ix_put (&r->per_ix_spool, p, ix);
+  if (rc == 0 && r->html)
+    rc = report_marks_add (&r->marks, p, ix);
   return rc;
 }
 
@@ -272,6 +278,8 @@ build (const struct report_opts *o, struct report *r)
   /* --per-interaction lists every interaction by cause: spooled (spool.h). */
   r->per_ix = o->per_ix;
   spool_init (&r->per_ix_spool);
+  r->html = o->html != NULL;
+  report_marks_init (&r->marks);
   if (emlat_report_model_begin (&r->m, NULL,
                                 EMLAT_REPORT_MODEL_TAIL | EMLAT_REPORT_MODEL_LEAD_ONLY)
       != 0)
@@ -320,7 +328,8 @@ build (const struct report_opts *o, struct report *r)
   r->have_w = wrc == 0;
   r->ctx = (struct report_ctx){ .p = r->p, .m = &r->m, .damaged = emlat_report_damaged (r->p),
                                 .unicode = o->unicode, .per_interaction = o->per_ix,
-                                .per_ix = o->per_ix ? &r->per_ix_spool : NULL };
+                                .per_ix = o->per_ix ? &r->per_ix_spool : NULL,
+                                .marks = r->html ? &r->marks : NULL };
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
   if (emlat_report_names_build (r->p, &r->names) != 0)
     {
@@ -385,6 +394,7 @@ static void
 report_free (struct report *r)
 {
   spool_free (&r->per_ix_spool);
+  report_marks_free (&r->marks);
   if (r->have_w)
     emlat_report_waterfall_free (&r->w);
   if (r->have_model)

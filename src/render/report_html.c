@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * report_html.c -- `emlat report --html OUT.html`: the report as one
- * self-contained page: inline CSS, inline SVG (report_svg.c), no script, no
- * font, no image, no link to anything outside the file, so it opens
- * offline and leaks nothing when viewed.
+ * self-contained page: inline CSS, inline SVG (report_svg.c), one inline
+ * script and its JSON data (report_html_timeline.c, report_html_script.c),
+ * no font, no image, no link to anything outside the file, so it opens
+ * offline and leaks nothing when viewed.  Without script the page shows
+ * everything but the zoomable timeline and the waterfall of a clicked
+ * interaction.
  *
  * Element ids tests rely on (docs/REPORT.md "HTML"): summary,
- * n-interactions; per group KIND-POP (e.g. tty_command-flushed): group-,
- * stats-, cdf-, hist-; headline (the first screen, report_headline.c);
- * tail, waterfall, split; slowest; overhead; losses;
- * unavailable.  Every duration cell carries its exact value in data-ns.
+ * n-interactions; headline (the first screen, report_headline.c);
+ * timeline-section, timeline-overview, timeline, timeline-sampling,
+ * interaction, ix-waterfall, emlat-data; per group KIND-POP (e.g.
+ * tty_command-flushed): group-, stats-, cdf-, hist-; tail, waterfall,
+ * split; slowest; overhead; losses; unavailable.  Every duration cell
+ * carries its exact value in data-ns (and in its tooltip).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 #include "render/report_app_render.h"
 #include "render/report_res_render.h"
 #include "render/report_headline.h"
+#include "render/report_html_timeline.h"
 
 #define HTML_MAX_LOSS_ROWS 10000
 
@@ -35,7 +41,19 @@ static const char css[] =
   ".plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e4e4e4}"
   ".tick,.lbl{font:11px sans-serif;fill:#555}.ct{font:13px sans-serif;fill:#222}"
   "rect.span{fill:#4a78c2}rect.phase{fill:#8fb0e0}rect.input{fill:#e0a040;opacity:.7}"
-  "rect.open{fill:#c24a4a}.note{color:#666}.bad{color:#b00}";
+  "rect.open{fill:#c24a4a}.note{color:#666}.bad{color:#b00}"
+  "#tip{position:fixed;display:none;z-index:9;pointer-events:none;white-space:pre;"
+  "background:#222;color:#fff;font:12px/1.35 ui-monospace,monospace;padding:5px 8px;"
+  "border-radius:4px;max-width:600px;box-shadow:0 2px 6px rgba(0,0,0,.3)}"
+  ".tlbar{margin:6px 0}.tlbar button{font:13px sans-serif;min-width:32px;margin-right:4px}"
+  "svg.timeline{cursor:grab;user-select:none}.mk{cursor:pointer}.mk.sel{stroke:#000;stroke-width:2}"
+  ".mk:hover{stroke:#000}.thr{stroke:#d44;stroke-dasharray:4 3;opacity:.6}"
+  ".thrl{font:10px sans-serif;fill:#c33}.brush{fill:#2f6fd0;opacity:.15}"
+  "rect.bin{fill:#7a9cd6}rect.bin:hover,rect.wfrow:hover,rect.span:hover{fill:#e08a2f}"
+  ".legend span{margin-right:14px;font-size:12px;white-space:nowrap}"
+  ".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
+  "circle.pt{fill:transparent}circle.pt:hover{fill:#222}"
+  "tr.clickable{cursor:pointer}tr.clickable:hover{background:#eef3fb}";
 
 static const char *const pop_color[EMLAT_POP_COUNT] = { "#2f6fd0", "#777777", "#d07a2f" };
 
@@ -50,7 +68,8 @@ dur_cell (FILE *f, int has, uint64_t ns)
 {
   char d[REPORT_DUR_LEN];
   if (has)
-    fprintf (f, "<td data-ns=\"%" PRIu64 "\">%s</td>", ns, report_fmt_dur (ns, d));
+    fprintf (f, "<td data-ns=\"%" PRIu64 "\" title=\"%" PRIu64 " ns\">%s</td>", ns, ns,
+             report_fmt_dur (ns, d));
   else
     fprintf (f, "<td class=\"na\">&ndash;</td>");
 }
@@ -246,7 +265,8 @@ slowest (const struct report_ctx *c, FILE *f)
       struct emlat_report_times t;
       emlat_report_times_from_profile (c->p, ix, &t);
       char label[128];
-      fprintf (f, "<tr><td>%" PRIu64 "</td><td class=\"l\">", ix->cause);
+      fprintf (f, "<tr data-cause=\"%" PRIu64 "\"><td>%" PRIu64 "</td><td class=\"l\">",
+               ix->cause, ix->cause);
       esc (f, report_ix_label (c, ix->cause,
                                ix->root_kind <= EMLAT_ROOT_KIND_MAX ? ix->root_kind : 0, label,
                                sizeof label));
@@ -348,6 +368,8 @@ report_html (const struct report_ctx *c, FILE *f)
            css);
   summary (c, f);
   report_html_headline (c, f);
+  if (report_html_timeline (c, f) != 0)
+    return -1;
   fprintf (f, "<section id=\"latency\"><h2>Latency by root kind and population</h2>\n");
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
@@ -368,6 +390,7 @@ report_html (const struct report_ctx *c, FILE *f)
   slowest (c, f);
   overhead (c, f);
   unavailable (c, f);
+  report_html_script (f);
   fprintf (f, "</body></html>\n");
   return ferror (f) ? -1 : 0;
 }

@@ -19,6 +19,7 @@
 #define REPORT_TEXT_MAX_LOSSES 50
 
 struct spool;
+struct report_marks;
 
 struct report_ctx
 {
@@ -37,6 +38,8 @@ struct report_ctx
   struct emlat_report_resources res;  /* the process's CPU and memory */
   struct report_syms *syms;           /* names traced functions (NULL:
                                          module+offset); report_syms.h */
+  const struct report_marks *marks;   /* the HTML timeline's interactions
+                                         (report_marks.h); NULL: none */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);

@@ -117,6 +117,7 @@ report_svg_cdf (FILE *f, const char *id, const char *title, const uint64_t *s, s
                 const char *color)
 {
   struct logaxis a;
+  char d[REPORT_DUR_LEN];
   axis_of (s, n, &a);
   open_chart (f, id, title, "cdf");
   time_ticks (f, &a);
@@ -140,6 +141,23 @@ report_svg_cdf (FILE *f, const char *id, const char *title, const uint64_t *s, s
       prev_y = y;
     }
   fprintf (f, "\"/>\n");
+  /* Points to hover: at most REPORT_SVG_CDF_TIPS ranks, the maximum last,
+     each with its exact value in its title (the browser's tooltip, or the
+     page script's). */
+  size_t tips = n < REPORT_SVG_CDF_TIPS ? n : REPORT_SVG_CDF_TIPS;
+  fprintf (f, "<g class=\"pts\">");
+  for (size_t k = 0; k < tips; k++)
+    {
+      size_t i = tips == 1 ? n - 1 : (size_t)((double)(k + 1) * (double)n / (double)tips) - 1;
+      double x = xpos (&a, (double)s[i]);
+      double y = MT + ph * (1 - (double)(i + 1) / (double)n);
+      fprintf (f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" data-ns=\"%" PRIu64
+                  "\" data-rank=\"%zu\"><title>%zu of %zu (%.1f%%) at or below %s (%" PRIu64
+                  " ns)</title></circle>",
+               x, y, s[i], i + 1, i + 1, n, 100.0 * (double)(i + 1) / (double)n,
+               report_fmt_dur (s[i], d), s[i]);
+    }
+  fprintf (f, "</g>\n");
   fprintf (f, "<desc data-n=\"%zu\" data-min-ns=\"%" PRIu64 "\" data-max-ns=\"%" PRIu64
               "\">cumulative share of interactions at or below each latency</desc>\n",
            n, s[0], s[n - 1]);
@@ -173,9 +191,15 @@ report_svg_hist (FILE *f, const char *id, const char *title, const uint64_t *s, 
       if (x1 - x0 < 1)
         x1 = x0 + 1;
       double h = ph * (double)counts[b] / (double)top;
+      uint64_t lo = (uint64_t)(edges[b] + 0.5), hi = (uint64_t)(edges[b + 1] + 0.5);
+      char d1[REPORT_DUR_LEN], d2[REPORT_DUR_LEN];
       fprintf (f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-                  "data-count=\"%" PRIu64 "\"><title>%" PRIu64 "</title></rect>\n",
-               x0, MT + ph - h, x1 - x0, h, color, counts[b], counts[b]);
+                  "data-count=\"%" PRIu64 "\" data-lo-ns=\"%" PRIu64 "\" data-hi-ns=\"%" PRIu64
+                  "\"><title>%" PRIu64 " interaction%s from %s to %s%s (%" PRIu64 " to %" PRIu64
+                  " ns)</title></rect>\n",
+               x0, MT + ph - h, x1 - x0, h, color, counts[b], lo, hi, counts[b],
+               counts[b] == 1 ? "" : "s", report_fmt_dur (lo, d1), report_fmt_dur (hi, d2),
+               b == HIST_BUCKETS - 1 ? " inclusive" : "", lo, hi);
     }
   fprintf (f, "</svg>\n");
 }
@@ -220,8 +244,16 @@ report_svg_waterfall (FILE *f, const char *id, const struct emlat_report_waterfa
         fprintf (f, " data-dur-ns=\"%" PRIu64 "\"", r->end - r->start);
       fprintf (f, "><title>");
       report_html_escape (f, r->name, strlen (r->name));
-      fprintf (f, " %s</title></rect>\n",
-               r->has_end ? report_fmt_dur (r->end - r->start, d) : "(no end)");
+      if (r->has_end)
+        fprintf (f, ": %s (%" PRIu64 " ns)", report_fmt_dur (r->end - r->start, d),
+                 r->end - r->start);
+      else
+        fprintf (f, ": no end");
+      if (r->start >= w->t0)
+        fprintf (f, ", from +%s", report_fmt_dur (r->start - w->t0, d));
+      else
+        fprintf (f, ", from %s before the axis (clipped)", report_fmt_dur (w->t0 - r->start, d));
+      fprintf (f, "</title></rect>\n");
       fprintf (f, "<text x=\"%.0f\" y=\"%.1f\" class=\"tick\">%s</text>\n", width - right + 6,
                y + 13, r->has_end ? report_fmt_dur (r->end - r->start, d) : "open");
     }

@@ -10,7 +10,9 @@
  * <title>; numbers shown in text are also in data-* attributes so tests
  * can find them in the DOM; a CDF of more than REPORT_SVG_CDF_POINTS
  * samples is drawn through that many evenly spaced ranks (always including
- * the minimum and the maximum).
+ * the minimum and the maximum); a CDF has at most REPORT_SVG_CDF_TIPS
+ * points and a histogram bar, a waterfall row as many, whose <title> gives
+ * the exact value in ns and formatted (the tooltips).
  */
 #ifndef EMLAT_CLI_REPORT_SVG_H
 #define EMLAT_CLI_REPORT_SVG_H
@@ -22,6 +24,8 @@
 #include "emlat/emlat_report.h"
 
 #define REPORT_SVG_CDF_POINTS 400
+/* Hover points of a CDF, each with its exact value in a <title>. */
+#define REPORT_SVG_CDF_TIPS 50
 
 /* Write S (N bytes, any bytes) HTML-escaped; control bytes become '?'. */
 void report_html_escape (FILE *f, const char *s, size_t n);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # test_html.sh -- `emlat report --html` in headless Chromium: the page is
-# self-contained (no http:, no script, no external reference), it loads
+# self-contained (no http:, no script but the page's own inline one and its
+# JSON data, no external reference), it loads
 # from file://, and the DOM Chromium builds holds the charts (CDF and
 # histogram per population, the waterfall) and the numbers of the JSON
 # report (interaction count, the tail's cause, the p99 of the leading
@@ -44,15 +45,20 @@ check "the text report names the page" grep -q "^HTML report: $tmp/r.html\$" "$t
 check "page written" [ -s "$tmp/r.html" ]
 "$EMLAT" report --json "$tmp/p.emlat" >"$tmp/r.json"
 
-# Self-contained: nothing fetched, nothing executed.
-check "no script" sh -c '! grep -qi "<script" "$1"' x "$tmp/r.html"
+# Self-contained: nothing fetched; the only scripts are the page's own
+# (its JSON data and one inline script, no src=).
+check "two script elements, the data and the script" \
+  [ "$(grep -oi "<script[^>]*>" "$tmp/r.html" | tr -d '\n')" = '<script type="application/json" id="emlat-data"><script>' ]
+check "no script src" sh -c '! grep -qiE "<script[^>]* src=" "$1"' x "$tmp/r.html"
+check "no fetch, XMLHttpRequest, import or eval in the script" \
+  sh -c '! grep -qE "fetch\(|XMLHttpRequest|import\(|eval\(|new Function" "$1"' x "$tmp/r.html"
 check "no remote reference" sh -c '! grep -qiE "(src|href)=\"(https?:)?//" "$1"' x "$tmp/r.html"
 check "no @import or url()" sh -c '! grep -qiE "@import|url\\(" "$1"' x "$tmp/r.html"
 
 # Numbers from the JSON report of the same file.
 n_ix=$(sed -n 's/.*"interactions":{"total":\([0-9]*\).*/\1/p' "$tmp/r.json")
 cause=$(sed -n 's/.*"tail":{"reason":"tail".*"cause":\([0-9]*\),"root_kind".*/\1/p' "$tmp/r.json")
-p99=$(sed -n 's/.*"root_kind":"tty_command","population":"flushed".*"input_to_flush_max_ns":{"n":[0-9]*,"min":[0-9]*,"median":[0-9]*,"p90":[0-9]*,"p95":[0-9]*,"p99":\([0-9]*\).*/\1/p' "$tmp/r.json")
+p99=$(sed -n 's/.*"root_kind":"tty_command","population":"flushed".*"latency_lower_ns":{"n":[0-9]*,"min":[0-9]*,"median":[0-9]*,"p90":[0-9]*,"p95":[0-9]*,"p99":\([0-9]*\).*/\1/p' "$tmp/r.json")
 check "numbers found in the JSON (n=$n_ix cause=$cause p99=$p99)" \
   [ -n "$n_ix" ] && [ -n "$cause" ] && [ -n "$p99" ]
 
@@ -72,8 +78,10 @@ done
 check "interaction count $n_ix in the DOM" \
   grep -q "id=\"n-interactions\" data-value=\"$n_ix\"" "$tmp/dom.html"
 check "tail cause $cause in the DOM" grep -q "id=\"tail-cause\" data-value=\"$cause\"" "$tmp/dom.html"
-check "p99 $p99 of input_to_flush_max_ns in the DOM" \
-  grep -q "data-metric=\"input_to_flush_max_ns\".*data-ns=\"$p99\"" "$tmp/dom.html"
+check "p99 $p99 of latency_lower_ns in the DOM" \
+  grep -q "data-metric=\"latency_lower_ns\".*data-ns=\"$p99\"" "$tmp/dom.html"
+check "the charts are of the headline" \
+  grep -q "<title>CDF of latency, lower bound</title>" "$tmp/dom.html"
 check "SVG parsed as SVG (polyline of the CDF)" grep -q "<polyline" "$tmp/dom.html"
 check "histogram bars" grep -q 'data-count="' "$tmp/dom.html"
 
