@@ -348,6 +348,7 @@ report_html (const struct report_ctx *c, FILE *f)
            css);
   summary (c, f);
   report_html_headline (c, f);
+  report_html_joined (c, f);
   fprintf (f, "<section id=\"latency\"><h2>Latency by root kind and population</h2>\n");
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
