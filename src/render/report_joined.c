@@ -67,19 +67,19 @@ text_pair (FILE *f, const struct emlat_report_join_pair *q)
   char a[REPORT_DUR_LEN], b[REPORT_DUR_LEN], d[REPORT_DUR_LEN], e[REPORT_DUR_LEN];
   const char *ag = emlat_report_agree_name (q->agree);
   int cmp = q->agree != EMLAT_AGREE_NONE;
-  fprintf (f, "  %8" PRIu64 " %8" PRIu64 "  %-16.16s %7s %7s %7s %8s  %s%s\n", q->send, q->cause,
+  fprintf (f, "  %7" PRIu64 " %7" PRIu64 " %-12.12s %7s %7s %7s %8s %s%s\n", q->send, q->cause,
            report_kind_label (q->root_kind), opt_dur (q->mask & EMLAT_JOIN_HAS_EXTERNAL, q->external, a),
            opt_dur (q->mask & EMLAT_JOIN_HAS_LOWER, q->lower, b),
            opt_dur (q->mask & EMLAT_JOIN_HAS_UPPER, q->upper, d),
            cmp ? report_fmt_sdur ((int64_t)(q->external - q->lower), e) : "-", ag ? ag : "-",
-           q->by_order ? " (by order)" : "");
+           q->by_order ? " (order)" : "");
 }
 
 static void
 text_pairs_header (FILE *f)
 {
-  fprintf (f, "  %8s %8s  %-16s %7s %7s %7s %8s  %s\n", "send", "cause", "root kind",
-           "outside", "lower", "upper", "out-low", "agreement");
+  fprintf (f, "  %7s %7s %-12s %7s %7s %7s %8s %s\n", "send", "cause", "root kind", "outside",
+           "lower", "upper", "out-low", "agreement");
 }
 
 void
@@ -109,8 +109,8 @@ report_text_joined (const struct report_ctx *c, FILE *f)
               "pieces), %" PRIu64 " without input\n",
            j->program_ix, j->program_matched, j->program_not_sent, j->program_no_input);
   if (j->by_order)
-    fprintf (f, "  %" PRIu64 " matches decided by order (the key was read after the next "
-                "was sent)\n", j->by_order);
+    fprintf (f, "  %" PRIu64 " matches decided by order, marked (order): the key was read "
+                "after\n  the next was sent\n", j->by_order);
   const struct emlat_report_join_group *all = &j->g[EMLAT_REPORT_JOIN_ALL];
   if (!all->n_cmp)
     {
@@ -126,9 +126,9 @@ report_text_joined (const struct report_ctx *c, FILE *f)
   fprintf (f, "    outside minus lower bound: median %s, p99 %s, min %s\n",
            report_fmt_sdur (all->diff_median, a), report_fmt_sdur (all->diff_p99, b),
            report_fmt_sdur (all->diff_min, d));
-  fprintf (f, "  %-16s %5s %6s %5s %5s %7s %7s %7s %7s %7s\n", "root kind", "keys", "inside",
+  fprintf (f, "  %-13s %5s %6s %5s %5s %7s %7s %7s %7s %7s\n", "root kind", "keys", "inside",
            "below", "above", "outside", "lower", "upper", "out-low", "out-low");
-  fprintf (f, "  %-16s %5s %6s %5s %5s %7s %7s %7s %7s %7s\n", "", "", "", "", "", "median",
+  fprintf (f, "  %-13s %5s %6s %5s %5s %7s %7s %7s %7s %7s\n", "", "", "", "", "", "median",
            "median", "median", "median", "p99");
   for (unsigned k = 0; k < EMLAT_REPORT_KINDS; k++)
     {
@@ -137,7 +137,7 @@ report_text_joined (const struct report_ctx *c, FILE *f)
         continue;
       char e[REPORT_DUR_LEN], x[REPORT_DUR_LEN];
       int has = g->n_cmp > 0;
-      fprintf (f, "  %-16.16s %5" PRIu64 " %5.1f%% %5" PRIu64 " %5" PRIu64 " %7s %7s %7s %7s %7s\n",
+      fprintf (f, "  %-13.13s %5" PRIu64 " %5.1f%% %5" PRIu64 " %5" PRIu64 " %7s %7s %7s %7s %7s\n",
                report_kind_label (k), g->n_cmp, share (g->inside, g->n_cmp), g->below, g->above,
                opt_dur (has, g->external.p50, a), opt_dur (has, g->lower.p50, b),
                opt_dur (has, g->upper.p50, d), has ? report_fmt_sdur (g->diff_median, e) : "-",
