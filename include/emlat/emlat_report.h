@@ -940,7 +940,7 @@ EMLAT_API void emlat_report_app_free (struct emlat_report_app *a);
  * latency_upper_ns.
  *
  * The rule: sends in order of t_external_send (then cause), program
- * interactions with an input arrival in order of t_input_latest (then
+ * interactions of root kind tty_command with an input arrival in order of t_input_latest (then
  * t_input_earliest, then cause); send i at s(i), next send at s(i+1), is
  * matched to the first unmatched interaction with t_input_latest >= s(i)
  * and, when known, t_input_earliest < s(i+1) and t_input_earliest <= s(i)
@@ -1006,10 +1006,12 @@ struct emlat_report_join
   uint64_t sends_matched, sends_unmatched;
   uint64_t driver_other;       /* driver interactions without a send time */
   uint64_t program_ix;         /* the program's interactions */
-  uint64_t program_input;      /* of those, with an input arrival */
+  uint64_t program_input;      /* of those, tty commands with an input
+                                  arrival */
   uint64_t program_matched;
   uint64_t program_not_sent;   /* with an arrival, matched to no send */
-  uint64_t program_no_input;   /* without an arrival (timers, ...) */
+  uint64_t program_no_input;   /* other root kinds (timers, ...), or
+                                  without an arrival */
   uint64_t by_order;           /* matches decided by order */
   struct emlat_report_join_pair *pairs; /* by send time */
   size_t n_pairs;

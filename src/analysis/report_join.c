@@ -103,7 +103,9 @@ emlat_report_join_add_program (struct emlat_report_join *j, const struct emlat_p
   j->program_ix++;
   struct emlat_report_times t;
   emlat_report_times_from_profile (p, ix, &t);
-  if (!(t.tmask >> EMLAT_T_INPUT_LATEST & 1u))
+  /* Only key sequences read from the terminal: a timer's arrival bounds
+     are its due time (inferred), not a key's. */
+  if (ix->root_kind != EMLAT_ROOT_TTY_COMMAND || !(t.tmask >> EMLAT_T_INPUT_LATEST & 1u))
     {
       j->program_no_input++;
       return 0;

@@ -108,7 +108,7 @@ report_html_joined (const struct report_ctx *c, FILE *f)
               " matched, %" PRIu64 " with no interaction, %" PRIu64
               " resizes (not matched). Program interactions: %" PRIu64 ", %" PRIu64
               " matched, %" PRIu64 " with input matched to no send, %" PRIu64
-              " without input; %" PRIu64 " matches decided by order.</p>\n",
+              " not keys (timers, process output, resizes); %" PRIu64 " matches decided by order.</p>\n",
            j->sends, j->sends_matched, j->sends_unmatched, j->sends_resize, j->program_ix,
            j->program_matched, j->program_not_sent, j->program_no_input, j->by_order);
   fprintf (f, "<table id=\"joined-groups\"><tr><th class=\"l\">root kind</th><th>keys</th>"

@@ -106,7 +106,7 @@ report_text_joined (const struct report_ctx *c, FILE *f)
     fprintf (f, "; %" PRIu64 " resizes (not matched)", j->sends_resize);
   fprintf (f, "\n  program interactions: %" PRIu64 ", %" PRIu64 " matched, %" PRIu64
               " with input matched to no send\n  (start-up answers, the rest of a key read in "
-              "pieces), %" PRIu64 " without input\n",
+              "pieces), %" PRIu64 " not keys (timers, ...)\n",
            j->program_ix, j->program_matched, j->program_not_sent, j->program_no_input);
   if (j->by_order)
     fprintf (f, "  %" PRIu64 " matches decided by order, marked (order): the key was read "
