@@ -11,8 +11,9 @@
 # (`--workload editing`: words, cursor keys, deletions, undo, newlines; about
 # 20 s) and measures every keystroke from outside.  When the workload ends
 # the driver hangs up the terminal and Emacs exits, finishing its profile.
-# Then prints `emlat report` of the profile Emacs recorded and writes the
-# HTML report next to it.
+# Then prints `emlat report` of the profile Emacs recorded joined with the
+# driver's (the outside view beside the inside one: docs/REPORT.md "The
+# outside view") and writes the HTML report next to it.
 #
 # Invariants: nothing is overwritten: every file goes into a new directory
 # (mktemp -d under $TMPDIR, or /tmp), whose path is printed first and last;
@@ -38,14 +39,14 @@ cd "$dir"
 echo
 
 [ -s emacs.emlat ] || { echo "demo.sh: Emacs wrote no profile" >&2; exit 1; }
-"$emlat" report emacs.emlat
-"$emlat" report --html emacs.html emacs.emlat > /dev/null
+"$emlat" report emacs.emlat replay.emlat
+"$emlat" report --html emacs.html emacs.emlat replay.emlat > /dev/null
 
 cat <<EOF
 
 Files in $dir:
   emacs.emlat    the profile Emacs recorded (emlat report, dump, export)
-  emacs.html     the same report as a page for a browser
+  emacs.html     the same report (joined with replay.emlat) as a page
   replay.emlat   the keystrokes as the driver saw them from outside
 To profile your own session: $emacs -nw --latency-profile=FILE,
 work as usual, exit Emacs, then: $emlat report FILE

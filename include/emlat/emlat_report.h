@@ -15,7 +15,8 @@
  *   waterfall  one interaction on a time axis, and the split of its wall time;
  *   bootstrap  confidence intervals of a quantile's difference;
  *   compare    are two sessions comparable, and how did their quantiles move;
- *   names      the work grouped by the names a names-policy session records.
+ *   names      the work grouped by the names a names-policy session records;
+ *   join       the outside view of `emlat replay` matched with the program's.
  *
  * Invariants: every value has a presence flag or mask, and an absent value
  * is never 0; results point into the profile they were computed from, which
@@ -936,6 +937,118 @@ struct emlat_report_app
    *A is empty). */
 EMLAT_API int emlat_report_app_build (const struct emlat_profile *p, struct emlat_report_app *a);
 EMLAT_API void emlat_report_app_free (struct emlat_report_app *a);
+
+/* ------------------------------------------------------------------ */
+/* join                                                               */
+/*
+ * the outside view joined with the inside one (docs/REPLAY.md "Joining
+ * the two profiles", docs/REPORT.md "The outside view"): the key sends of
+ * an `emlat replay` driver's profile matched one to one with the program
+ * interactions of the program's own profile (the same clock), and per
+ * matched key the external latency (t_external_first_output -
+ * t_external_send) beside the interaction's latency_lower_ns and
+ * latency_upper_ns.
+ *
+ * The rule: sends in order of t_external_send (then cause), program
+ * interactions of root kind tty_command with an input arrival in order of t_input_latest (then
+ * t_input_earliest, then cause); send i at s(i), next send at s(i+1), is
+ * matched to the first unmatched interaction with t_input_latest >= s(i)
+ * and, when known, t_input_earliest < s(i+1) and t_input_earliest <= s(i)
+ * + EMLAT_REPORT_JOIN_SLACK_NS (a terminal seen empty later cannot have
+ * held the key; the slack covers the driver's write after its stamp).  Interactions passed over
+ * are input not from a send; resize sends are counted, not matched.
+ *
+ * Use: emlat_report_join_init, then every interaction of the driver's
+ * profile to emlat_report_join_add_driver and every interaction of the
+ * program's to emlat_report_join_add_program (each once, any order: a
+ * streamed load), then emlat_report_join_finish.  Memory: a few words per
+ * key send and per program interaction with an input arrival.
+ *
+ * Invariants: a pair's values are present only with their bit in mask;
+ * below + inside + above = n_cmp in every group; the groups' n add up to
+ * the matched sends.
+ */
+
+#define EMLAT_REPORT_JOIN_SLACK_NS 1000000u
+
+/* Root kinds of the join's groups, and the index of the group of all. */
+#define EMLAT_REPORT_JOIN_ALL EMLAT_REPORT_KINDS
+
+enum emlat_report_agree {
+  EMLAT_AGREE_NONE = 0,   /* not comparable: a value is missing */
+  EMLAT_AGREE_INSIDE = 1, /* lower <= external <= upper */
+  EMLAT_AGREE_BELOW = 2,  /* external < lower: the lower bound broke */
+  EMLAT_AGREE_ABOVE = 3   /* external > upper */
+};
+
+#define EMLAT_JOIN_HAS_EXTERNAL 0x1u
+#define EMLAT_JOIN_HAS_LOWER 0x2u
+#define EMLAT_JOIN_HAS_UPPER 0x4u
+
+struct emlat_report_join_pair
+{
+  uint64_t send;               /* the send's cause (driver's profile) */
+  uint64_t cause;              /* the interaction's (program's profile) */
+  uint32_t root_kind;          /* the interaction's, 0 when out of range */
+  uint32_t mask;               /* EMLAT_JOIN_HAS_* */
+  uint64_t t_send;
+  uint64_t external, lower, upper;
+  int by_order;                /* read at or after the next send */
+  enum emlat_report_agree agree;
+};
+
+struct emlat_report_join_group
+{
+  uint64_t n;                  /* matched keys */
+  uint64_t n_cmp;              /* with external, lower and upper */
+  uint64_t below, inside, above;
+  struct emlat_report_dist external, lower, upper; /* of the n_cmp keys */
+  int64_t diff_median, diff_p99, diff_min;        /* external - lower, of
+                                                     the n_cmp keys (n_cmp
+                                                     > 0) */
+};
+
+struct emlat_report_join
+{
+  int joined;                  /* finish ran */
+  uint64_t sends;              /* key sends of the driver */
+  uint64_t sends_resize;       /* resize sends: counted, not matched */
+  uint64_t sends_matched, sends_unmatched;
+  uint64_t driver_other;       /* driver interactions without a send time */
+  uint64_t program_ix;         /* the program's interactions */
+  uint64_t program_input;      /* of those, tty commands with an input
+                                  arrival */
+  uint64_t program_matched;
+  uint64_t program_not_sent;   /* with an arrival, matched to no send */
+  uint64_t program_no_input;   /* other root kinds (timers, ...), or
+                                  without an arrival */
+  uint64_t by_order;           /* matches decided by order */
+  struct emlat_report_join_pair *pairs; /* by send time */
+  size_t n_pairs;
+  struct emlat_report_join_group g[EMLAT_REPORT_KINDS + 1]; /* by root
+                                  kind; [EMLAT_REPORT_JOIN_ALL]: all */
+  /* Private: the collected sends and interactions. */
+  void *priv_sends, *priv_ix;
+  size_t priv_ns, priv_cs, priv_ni, priv_ci;
+};
+
+/* 1 when P is an `emlat replay` driver's profile: its SESSION has
+   replay.driver. */
+EMLAT_API int emlat_report_is_driver (const struct emlat_profile *p);
+EMLAT_API void emlat_report_join_init (struct emlat_report_join *j);
+/* Collect IX of the driver's profile P / of the program's.  0 or
+   -ENOMEM. */
+EMLAT_API int emlat_report_join_add_driver (struct emlat_report_join *j,
+                                            const struct emlat_profile *p,
+                                            const struct emlat_interaction *ix);
+EMLAT_API int emlat_report_join_add_program (struct emlat_report_join *j,
+                                             const struct emlat_profile *p,
+                                             const struct emlat_interaction *ix);
+/* Match and compute.  0 or -ENOMEM (then *J is freed). */
+EMLAT_API int emlat_report_join_finish (struct emlat_report_join *j);
+EMLAT_API void emlat_report_join_free (struct emlat_report_join *j);
+/* "inside", "below", "above", or NULL for EMLAT_AGREE_NONE. */
+EMLAT_API const char *emlat_report_agree_name (enum emlat_report_agree a);
 
 #ifdef __cplusplus
 }

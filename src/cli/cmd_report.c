@@ -15,6 +15,12 @@
  * slowest).  --per-interaction, which lists them all by cause, spools
  * them in the first pass (render/spool.h: a temporary file past 64 MiB).
  *
+ * Two sessions, one of them an `emlat replay` driver's (SESSION
+ * replay.driver), are joined (docs/REPLAY.md "Joining the two profiles"):
+ * the driver's files are streamed first into the join's collection of
+ * sends, then the program's into the model and the join's collection of
+ * interactions; files of one session are one rotated set as always.
+ *
  * Exit codes: 0 the report covers a profile that was read completely;
  * 1 the report was produced but reading lost data (damage, missing
  * rotated files, skipped chunks; each problem is on stderr with its file
@@ -23,6 +29,7 @@
  * --interaction, or an --html file that cannot be created.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -50,6 +57,9 @@ usage (FILE *f)
            "the p99 interaction; profiler overhead, losses and the boundaries\n"
            "that were not recorded; for a profile that records names, the work\n"
            "by name.  docs/REPORT.md explains every number.\n"
+           "A program's profile and the profile `emlat replay` wrote of the same\n"
+           "run (either order) are joined: the outside view beside the inside one\n"
+           "(docs/REPLAY.md, \"Joining the two profiles\").\n"
            "FILE - reads standard input.\n"
            "\n"
            "  --json              one JSON document on stdout instead of text\n"
@@ -202,6 +212,9 @@ struct report
   int per_ix;                 /* --per-interaction: every interaction spooled */
   int html;                   /* --html: the timeline's marks collected */
   struct report_marks marks;
+  struct emlat_profile *pd;   /* the replay driver's profile, when joined */
+  struct emlat_report_join join;
+  int joining;
   struct spool per_ix_spool;
   struct report_ctx ctx;
 };
@@ -220,11 +233,118 @@ first_pass_add (void *ctx, const struct emlat_profile *p, const struct emlat_int
 {
   struct report *r = ctx;
   int rc = emlat_report_model_add (&r->m, p, ix);
+  if (rc == 0 && r->joining)
+    rc = emlat_report_join_add_program (&r->join, p, ix);
   if (rc == 0 && r->per_ix)
     rc = report_per_ix_put (&r->per_ix_spool, p, ix);
   if (rc == 0 && r->html)
     rc = report_marks_add (&r->marks, p, ix);
   return rc;
+}
+
+static int
+driver_add (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  return emlat_report_join_add_driver (ctx, p, ix);
+}
+
+/* The session UUID of the file PATH from its 64-byte header: 1 and U, or
+   0 when it has none readable (it then stays with the first session, whose
+   load reports it). */
+static int
+file_uuid (const char *path, uint8_t u[16])
+{
+  if (cli_is_stdin (path))
+    return 0;
+  int fd = open (path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  uint8_t b[64];
+  ssize_t n = read (fd, b, sizeof b);
+  close (fd);
+  struct emlat_file_header h;
+  if (n != (ssize_t)sizeof b || emlat_parse_file_header (b, sizeof b, &h) != EMLAT_STOP_CLEAN)
+    return 0;
+  memcpy (u, h.uuid, 16);
+  return 1;
+}
+
+/* Stops the peek at the first interaction: the SESSION came before. */
+static int
+peek_stop (void *ctx, const struct emlat_profile *p, const struct emlat_interaction *ix)
+{
+  (void)ix;
+  *(int *)ctx = emlat_report_is_driver (p);
+  return 1;
+}
+
+/* 1 when PATH is an `emlat replay` driver's profile, read only up to its
+   first interaction. */
+static int
+file_is_driver (const char *path)
+{
+  struct emlat_input in = { .path = path, .fd = -1, .name = path };
+  struct emlat_profile *p = NULL;
+  int driver = 0;
+  int rc = emlat_profile_load_each (&in, 1, NULL, EMLAT_LOAD_STREAM | EMLAT_LOAD_NO_RECOVER,
+                                    peek_stop, &driver, &p);
+  if (rc == 0 && p)
+    driver = emlat_report_is_driver (p);
+  emlat_profile_free (p);
+  return driver;
+}
+
+/* The operands split for a join: when they hold exactly two sessions and
+   exactly one is a driver's, its files into DRV (*ND of them), the
+   program's into PRG (*NP), and 1; else 0 (one set, as always). */
+static int
+split_join (const struct report_opts *o, const char **prg, size_t *np, const char **drv,
+            size_t *nd)
+{
+  uint8_t u0[16], u1[16], u[16];
+  int have1 = 0, first = 1;
+  size_t side[o->n > 0 ? o->n : 1];
+  if (o->n < 2)
+    return 0;
+  for (size_t i = 0; i < o->n; i++)
+    {
+      int has = file_uuid (o->paths[i], u);
+      side[i] = 0;
+      if (!has)
+        continue;
+      if (first)
+        {
+          memcpy (u0, u, 16);
+          first = 0;
+        }
+      else if (memcmp (u, u0, 16) != 0)
+        {
+          if (!have1)
+            {
+              memcpy (u1, u, 16);
+              have1 = 1;
+            }
+          else if (memcmp (u, u1, 16) != 0)
+            return 0; /* three sessions */
+          side[i] = 1;
+        }
+    }
+  if (!have1)
+    return 0;
+  int d[2] = { -1, -1 };
+  for (size_t i = 0; i < o->n; i++)
+    if (d[side[i]] < 0 && (side[i] == 1 || file_uuid (o->paths[i], u)))
+      d[side[i]] = file_is_driver (o->paths[i]);
+  if (d[0] < 0 || d[1] < 0 || d[0] == d[1])
+    return 0;
+  size_t driver_side = d[1] ? 1 : 0;
+  *np = *nd = 0;
+  for (size_t i = 0; i < o->n; i++)
+    if (side[i] == driver_side)
+      drv[(*nd)++] = o->paths[i];
+    else
+      prg[(*np)++] = o->paths[i];
+  return 1;
 }
 
 /* The causes whose interactions the report shows: the waterfall's and the
@@ -287,12 +407,33 @@ build (const struct report_opts *o, struct report *r)
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
       return EMLAT_EXIT_FAIL;
     }
-  int rc = report_load_each_usable (o->paths, o->n, EMLAT_LOAD_STREAM, first_pass_add, r,
-                                    &r->p);
+  const char *prg[o->n], *drv[o->n];
+  size_t np = o->n, nd = 0;
+  const char *const *paths = o->paths;
+  emlat_report_join_init (&r->join);
+  if (split_join (o, prg, &np, drv, &nd))
+    {
+      r->joining = 1;
+      paths = prg;
+      int drc = report_load_each_usable (drv, nd, EMLAT_LOAD_STREAM, driver_add, &r->join,
+                                         &r->pd);
+      if (drc != 0)
+        {
+          emlat_report_model_free (&r->m);
+          return drc;
+        }
+    }
+  int rc = report_load_each_usable (paths, np, EMLAT_LOAD_STREAM, first_pass_add, r, &r->p);
   if (rc != 0)
     {
       emlat_report_model_free (&r->m);
       return rc;
+    }
+  if (r->joining && emlat_report_join_finish (&r->join) != 0)
+    {
+      emlat_report_model_free (&r->m);
+      emlat_cli_error (NULL, UINT64_MAX, "out of memory");
+      return EMLAT_EXIT_FAIL;
     }
   r->m.p = r->p;
   int mrc = emlat_report_model_pass_end (&r->m); /* the tail is known from here */
@@ -330,6 +471,12 @@ build (const struct report_opts *o, struct report *r)
                                 .unicode = o->unicode, .per_interaction = o->per_ix,
                                 .per_ix = o->per_ix ? &r->per_ix_spool : NULL,
                                 .marks = r->html ? &r->marks : NULL };
+  if (r->joining)
+    {
+      r->ctx.pd = r->pd;
+      r->ctx.join = &r->join;
+      r->ctx.damaged |= emlat_report_damaged (r->pd);
+    }
   emlat_report_overhead_of (r->p, &r->ctx.ovh);
   if (emlat_report_names_build (r->p, &r->names) != 0)
     {
@@ -403,6 +550,8 @@ report_free (struct report *r)
   if (r->have_app)
     emlat_report_app_free (&r->app);
   report_syms_free (r->ctx.syms);
+  emlat_report_join_free (&r->join);
+  emlat_profile_free (r->pd);
   emlat_profile_free (r->p);
 }
 

@@ -370,6 +370,7 @@ report_html (const struct report_ctx *c, FILE *f)
   report_html_headline (c, f);
   if (report_html_timeline (c, f) != 0)
     return -1;
+  report_html_joined (c, f);
   fprintf (f, "<section id=\"latency\"><h2>Latency by root kind and population</h2>\n");
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)

@@ -479,6 +479,7 @@ report_json (const struct report_ctx *c, FILE *f)
   emlat_json_end_object (&j);
   counts (&j, c);
   report_json_headline (&j, c);
+  report_json_joined (&j, c);
   groups (&j, c);
   report_json_names (&j, c);
   report_json_app (&j, c);

@@ -40,6 +40,8 @@ struct report_ctx
                                          module+offset); report_syms.h */
   const struct report_marks *marks;   /* the HTML timeline's interactions
                                          (report_marks.h); NULL: none */
+  const struct emlat_profile *pd;     /* the replay driver's profile and */
+  const struct emlat_report_join *join; /* the join; NULL: not joined */
 };
 
 void report_text (const struct report_ctx *c, FILE *f);
@@ -51,6 +53,14 @@ int report_html (const struct report_ctx *c, FILE *f);
    negative errno. */
 int report_per_ix_put (struct spool *s, const struct emlat_profile *p,
                        const struct emlat_interaction *ix);
+
+/* The outside view joined (report_joined.c, docs/REPORT.md "The outside
+   view"): the text section (nothing when not joined), the "joined" member
+   (null then), and the HTML section (report_html_joined.c; nothing then). */
+struct emlat_json;
+void report_text_joined (const struct report_ctx *c, FILE *f);
+void report_json_joined (struct emlat_json *j, const struct report_ctx *c);
+void report_html_joined (const struct report_ctx *c, FILE *f);
 
 /* Shared helpers. */
 /* "tty_command" etc. for root kind K (0: "unknown"). */

@@ -4,7 +4,9 @@
  * sparklines and bars on a terminal, plain ASCII otherwise (ctx->unicode).
  *
  * Sections, in order: what was read; the first screen (report_headline.c:
- * per root kind the headline's figures, the five slowest); latency per
+ * per root kind the headline's figures, the five slowest); the outside
+ * view joined, when a replay driver's profile was given (report_joined.c);
+ * latency per
  * root kind and population (a table with a metric per row, headline
  * first, and a log-scale sparkline of the leading metric); the slowest
  * interactions; the tail waterfall
@@ -350,6 +352,7 @@ report_text (const struct report_ctx *c, FILE *f)
 {
   header (c, f);
   report_text_headline (c, f);
+  report_text_joined (c, f);
   int any = 0;
   for (int k = 0; k < EMLAT_REPORT_GROUPS; k++)
     for (int q = 0; q < EMLAT_POP_COUNT; q++)

@@ -15,7 +15,14 @@
  *       interaction, instants, integer and floating counters, async
  *       slices, a flow, thread and process names (EVENT chunks);
  *   json_profiles lossy PATH     one file whose 16-slot ring overflows: LOSS
- *       records (ring_full).
+ *       records (ring_full);
+ *   json_profiles joined PROGRAM DRIVER   a crafted pair for the join of
+ *       `emlat report PROGRAM DRIVER` (docs/REPLAY.md "Joining the two
+ *       profiles"): a program session of key interactions with explicit
+ *       arrival and write times, and a driver session (SESSION
+ *       replay.driver) of sends with explicit send and first-output
+ *       times, on one time base (JOINED_CASES below says what each key
+ *       tests and tests/report/test_joined.sh what it expects).
  *
  * Exit 0 when the session started and stopped cleanly.
  */
@@ -176,13 +183,113 @@ lossy (const char *path)
   return rc != 0;
 }
 
+/* The crafted pair, times in microseconds after a base.  Program
+   interactions (root kind tty command) with input earliest/latest and
+   first write begin/end, and sends with send time and first output (0:
+   none):
+     key 1  inside:  sent 10000, read 10100 (empty since 9000), write
+            10300..10350, first output 10500: outside 500 >= lower 200,
+            <= upper 1350;
+     key 2  below:   sent 20000, read 20100, write 20300..20320, first
+            output 20050: outside 50 < lower 200 (the driver saw output
+            that was not this key's);
+     key 3  above:   sent 30000, read 30100 (empty since 29500), write
+            30200..30300, first output 35000: outside 5000 > upper 800;
+     key 4  a send with no interaction: sent 40000, output 40500; the
+            next interaction was seen empty at 49000, after the send;
+     key 5  silent:  sent 50000, no output; read 50100 (empty since 49000):
+            matched, not compared;
+     keys 6, 7  typeahead: sent 70000 and 71000, both read at 72000 (empty
+            since 69000), writes 72500..72550 and 72600..72650, first
+            outputs 72600 and 72700: key 6 is matched by order;
+   and on the program's side an input read at 2000 (before any send: input
+   matched to no send) and a timer (no input); on the driver's, a resize
+   sent at 60000 (counted, not matched). */
+struct joined_case
+{
+  uint64_t send, first, earliest, latest, wbegin, wend; /* us; 0: none */
+};
+
+static const struct joined_case joined_cases[] = {
+  { 10000, 10500, 9000, 10100, 10300, 10350 },
+  { 20000, 20050, 19000, 20100, 20300, 20320 },
+  { 30000, 35000, 29500, 30100, 30200, 30300 },
+  { 40000, 40500, 0, 0, 0, 0 },
+  { 50000, 0, 49000, 50100, 50300, 50350 },
+  { 70000, 72600, 69000, 72000, 72500, 72550 },
+  { 71000, 72700, 69000, 72000, 72600, 72650 },
+};
+
+static int
+joined_program (const char *path, uint64_t base)
+{
+  if (start (path, 1024, 0) != 0)
+    return 1;
+  uint64_t us = 1000;
+  uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+  emlat_ix_time (c, EMLAT_T_INPUT_EARLIEST, base + 1000 * us);
+  emlat_ix_time (c, EMLAT_T_INPUT_LATEST, base + 2000 * us);
+  emlat_ix_time (c, EMLAT_T_WRITE_FIRST_BEGIN, base + 2100 * us);
+  emlat_ix_time (c, EMLAT_T_WRITE_FIRST_END, base + 2150 * us);
+  emlat_ix_time (c, EMLAT_T_FLUSH_END, base + 2150 * us);
+  emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+  c = emlat_ix_begin (EMLAT_ROOT_TIMER, 0, 0);
+  emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+  for (size_t i = 0; i < sizeof joined_cases / sizeof joined_cases[0]; i++)
+    {
+      const struct joined_case *k = &joined_cases[i];
+      if (!k->latest)
+        continue;
+      c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
+      emlat_ix_time (c, EMLAT_T_INPUT_EARLIEST, base + k->earliest * us);
+      emlat_ix_time (c, EMLAT_T_INPUT_LATEST, base + k->latest * us);
+      emlat_ix_time (c, EMLAT_T_WRITE_FIRST_BEGIN, base + k->wbegin * us);
+      emlat_ix_time (c, EMLAT_T_WRITE_FIRST_END, base + k->wend * us);
+      emlat_ix_time (c, EMLAT_T_FLUSH_END, base + k->wend * us);
+      emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+    }
+  return emlat_stop () != 0;
+}
+
+static int
+joined_driver (const char *path, uint64_t base)
+{
+  static const char drv[] = "emlat replay (test)", wl[] = "script";
+  struct emlat_meta meta[] = {
+    { .key = "replay.driver", .type = EMLAT_META_STR, .s = drv, .s_len = sizeof drv - 1 },
+    { .key = "replay.workload", .type = EMLAT_META_STR, .s = wl, .s_len = sizeof wl - 1 },
+  };
+  struct emlat_options o = { .path = path, .meta = meta, .n_meta = 2 };
+  if (emlat_start (&o) != 0)
+    return 1;
+  uint64_t us = 1000;
+  for (size_t i = 0; i < sizeof joined_cases / sizeof joined_cases[0]; i++)
+    {
+      const struct joined_case *k = &joined_cases[i];
+      uint64_t c = emlat_ix_begin (EMLAT_ROOT_SYNTHETIC_COMMAND, 0, 0);
+      emlat_ix_time (c, EMLAT_T_EXTERNAL_SEND, base + k->send * us);
+      if (k->first)
+        emlat_ix_time (c, EMLAT_T_EXTERNAL_FIRST_OUTPUT, base + k->first * us);
+      emlat_ix_end (c, EMLAT_STATUS_NORMAL);
+    }
+  uint64_t r = emlat_ix_begin (EMLAT_ROOT_RESIZE, 0, 0);
+  emlat_ix_time (r, EMLAT_T_EXTERNAL_SEND, base + 60000 * us);
+  emlat_ix_end (r, EMLAT_STATUS_NORMAL);
+  return emlat_stop () != 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc == 4 && strcmp (argv[1], "joined") == 0)
+    {
+      uint64_t base = emlat_now ();
+      return joined_program (argv[2], base) || joined_driver (argv[3], base);
+    }
   if (argc == 3 && strcmp (argv[1], "rotated") == 0)
     return rotated (argv[2]);
   if (argc == 3 && strcmp (argv[1], "lossy") == 0)
     return lossy (argv[2]);
-  fprintf (stderr, "usage: json_profiles rotated|lossy PATH\n");
+  fprintf (stderr, "usage: json_profiles rotated|lossy PATH | joined PROGRAM DRIVER\n");
   return 2;
 }

@@ -17,6 +17,8 @@
 #              records with invalid UTF-8, an interaction and a span open at
 #              stop);
 #   lossy      a 16-slot ring that overflowed (LOSS records);
+#   joined     the crafted program and replay-driver pair of json_profiles
+#              joined (report's "joined" object, every agreement);
 #   damaged    demo cut inside a chunk (truncated payload), demo with one
 #              payload byte flipped (payload CRC mismatch), the rotated set
 #              without one of its files (rotated file missing), a file
@@ -60,6 +62,7 @@ manifest=$tmp/manifest
   || { cat "$tmp/demo.log"; fail "emlat demo"; }
 "$PROFILES" rotated "$p/rot.emlat" || fail "json_profiles rotated"
 "$PROFILES" lossy "$p/lossy.emlat" || fail "json_profiles lossy"
+"$PROFILES" joined "$p/joined-prog.emlat" "$p/joined-drv.emlat" || fail "json_profiles joined"
 [ -f "$p/rot.3.emlat" ] || fail "the rotated set has fewer than 4 files"
 
 # The offset of a chunk past the middle of the demo with a payload of at
@@ -147,6 +150,10 @@ done
   run report-rot report.schema.json doc 0 "$EMLAT" report --json $rot
   run report-pi-rot report.schema.json doc 0 "$EMLAT" report --json --per-interaction $rot
   run chrome-rot chrome chrome 0 "$EMLAT" export --format=chrome $rot
+  run report-joined report.schema.json doc 0 "$EMLAT" report --json "$p/joined-drv.emlat" \
+    "$p/joined-prog.emlat"
+  run report-pi-joined report.schema.json doc 0 "$EMLAT" report --json --per-interaction \
+    "$p/joined-prog.emlat" "$p/joined-drv.emlat"
   run check-gap check.schema.json lines 1 "$EMLAT" check --json $gap
   run export-gap export-line.schema.json lines 1 "$EMLAT" export --format=jsonl $gap
   run report-gap report.schema.json doc 1 "$EMLAT" report --json $gap
