@@ -3,7 +3,7 @@
 #
 # test_emacs_bounds.sh -- issue 9 on the profiled Emacs: the output-side
 # bounds against the outside view, CPU within wall time, and a timer that
-# prints is flushed.
+# or a process sentinel that prints is flushed.
 #
 # The profiled Emacs runs under `emlat replay --workload editing` RUNS
 # times, then once more with two CPU burners (`sh -c 'while :; do :;
@@ -20,8 +20,8 @@
 #   - every interaction's thread CPU (thread_cpu_end - thread_cpu_begin)
 #     is at most its wall time (t_dispatch_begin to the latest of
 #     t_root_work_end, t_redisplay_end, t_flush_end) plus 1 us;
-#   - a timer that calls `message' is an interaction with t_flush_end and
-#     the write bounds.
+#   - a timer that calls `message', and a process sentinel that does, are
+#     interactions with t_flush_end and the write bounds.
 # Prints the median input uncertainty (t_input_latest - t_input_earliest)
 # of the typed keys: the figure of emacs/README.md.
 #
@@ -164,7 +164,8 @@ burners=
 bounds loaded 1
 cpu loaded
 
-# A timer that prints: flushed, with the write bounds.
+# A timer that prints, and a sentinel that prints: flushed, with the
+# write bounds.
 cat > "$tmp/idle.script" <<'SCRIPT'
 pause 2s
 key C-x C-c
@@ -173,6 +174,7 @@ rc=0
 timeout 60 "$EMLAT" replay --script "$tmp/idle.script" -o "$tmp/timer.replay.emlat" -- \
   "$EMACS_BIN" -Q -nw --latency-profile="$tmp/timer.emlat" \
   --eval '(run-at-time 0.8 nil (lambda () (message "timer says hello")))' \
+  --eval '(run-at-time 0.3 nil (lambda () (make-process :name "p" :command (list "sleep" "0.8") :sentinel (lambda (_p _e) (message "sentinel says hello")))))' \
   > "$tmp/timer.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$tmp/timer.out"; fail "timer: emlat replay exited $rc"; }
 "$EMLAT" dump "$tmp/timer.emlat" > "$tmp/timer.dump" || fail "timer: emlat dump"
@@ -180,3 +182,6 @@ ix_table "$tmp/timer.dump" > "$tmp/timer.ix"
 grep 'kind=timer ' "$tmp/timer.ix" | grep 't_flush_end=' | grep -q 't_write_first_begin=' \
   || { grep 'kind=timer ' "$tmp/timer.ix"; fail "the timer that printed is not flushed"; }
 echo "ok: a timer that calls message is flushed"
+grep 'kind=process_sentinel ' "$tmp/timer.ix" | grep 't_flush_end=' | grep -q 't_write_first_begin=' \
+  || { grep 'kind=process_sentinel ' "$tmp/timer.ix"; fail "the sentinel that printed is not flushed"; }
+echo "ok: a process sentinel that calls message is flushed"
