@@ -51,6 +51,16 @@ along with GNU Emacs.  If not, see <https://www.gnu.org/licenses/>.  */
      redisplay because input was pending.  An unavailable boundary is
      never recorded as zero; it is not recorded at all.
 
+   - An open interaction's fields are gathered in its stack entry and
+     recorded with one emlat_ix_commit: when it ends (with its status),
+     when Emacs begins to wait in wait_reading_process_output while it
+     is open, and before the session stops or rotates.  A field is
+     gathered only into an entry on the stack; a probe that names an
+     interaction no longer open (the redisplay's counters, when its
+     interaction ended during it) records one-field calls, as before.
+     So a SIGKILL loses at most the fields the open interactions
+     gathered since Emacs last began to wait.
+
    - The profile never contains typed text, buffer contents, file
      names, environment values or the terminal device name.  Input is
      described by batch number, byte offsets, counts and times only.
@@ -262,6 +272,15 @@ struct latency_interaction
      a root's work that carries it, or 0.  */
   uint64_t name;
   uint64_t name_span;
+  /* The counters of F set or added to since its last commit
+     (latency_ix_commit); F keeps every counter's running total.  */
+  uint32_t counters_dirty;
+  /* Its fields, gathered here as the probes learn them and recorded
+     with one emlat_ix_commit when it ends, and, for what a crash would
+     lose, whenever Emacs begins to wait while it is open
+     (latency_commit_open): one ring record where there was one per
+     field.  Last, so that a push clears only what precedes it.  */
+  struct emlat_ix_fields f;
 };
 
 enum { LATENCY_DEPTH = 64 };
@@ -362,13 +381,118 @@ latency_find (intmax_t serial)
   return -1;
 }
 
+/* The stack index of the interaction with cause CAUSE, or -1.  */
+static int
+latency_find_cause (uint64_t cause)
+{
+  for (int i = latency_depth - 1; i >= 0; i--)
+    if (latency_stack[i].cause == cause)
+      return i;
+  return -1;
+}
+
+/* Gathering an open interaction's fields: each sets the field of IX
+   as the one-field call of emlat.h of the same name would (a field set
+   twice keeps its last value and quality; a counter is set, or added
+   to from 0 when absent); latency_ix_commit records them.  */
+static void
+latency_ix_time (struct latency_interaction *ix, enum emlat_time_field f,
+		 uint64_t t)
+{
+  emlat_ixf_time (&ix->f, f, t);
+}
+
+static void
+latency_ix_time_q (struct latency_interaction *ix, enum emlat_time_field f,
+		   uint64_t t, enum emlat_quality q)
+{
+  emlat_ixf_time_q (&ix->f, f, t, q);
+}
+
+/* Set time field F of IX to now and return now.  */
+static uint64_t
+latency_ix_mark (struct latency_interaction *ix, enum emlat_time_field f)
+{
+  uint64_t t = emlat_now ();
+  emlat_ixf_time (&ix->f, f, t);
+  return t;
+}
+
+static void
+latency_ix_value (struct latency_interaction *ix, enum emlat_value_field f,
+		  uint64_t v)
+{
+  emlat_ixf_value (&ix->f, f, v);
+}
+
+static void
+latency_ix_count (struct latency_interaction *ix, enum emlat_counter c,
+		  uint64_t v)
+{
+  emlat_ixf_count (&ix->f, c, v);
+  ix->counters_dirty |= 1u << c;
+}
+
+static void
+latency_ix_add (struct latency_interaction *ix, enum emlat_counter c,
+		uint64_t d)
+{
+  emlat_ixf_add (&ix->f, c, d);
+  ix->counters_dirty |= 1u << c;
+}
+
+/* Record the fields IX gathered since its last commit, in one ring
+   record, and end it with STATUS unless STATUS is 0.  The time and
+   value fields are forgotten once recorded; the counters keep their
+   totals (a later commit sets a counter to its total, and carries only
+   the counters changed since: the writer keeps the others).  */
+static void
+latency_ix_commit (struct latency_interaction *ix, enum emlat_ix_status status)
+{
+  uint32_t counters = ix->f.cmask;
+  ix->f.cmask = ix->counters_dirty;
+  if (status || ix->f.tmask || ix->f.vmask || ix->f.cmask)
+    emlat_ix_commit (ix->cause, &ix->f, status);
+  ix->f.cmask = counters;
+  ix->f.tmask = ix->f.vmask = ix->f.qmask = 0;
+  ix->counters_dirty = 0;
+}
+
+/* Record what every open interaction gathered so far.  Called where
+   Emacs begins to wait, and before the session stops or rotates, so
+   that a crash (or a file closed meanwhile) loses only what was
+   gathered since.  */
+static void
+latency_commit_open (void)
+{
+  for (int i = 0; i < latency_depth; i++)
+    latency_ix_commit (&latency_stack[i], 0);
+}
+
+/* Push a new open interaction of cause CAUSE, in phase PHASE, and
+   return it.  The caller checked that the stack has room.  */
+static struct latency_interaction *
+latency_push (uint64_t cause, enum latency_phase phase)
+{
+  struct latency_interaction *ix = &latency_stack[latency_depth++];
+  memset (ix, 0, offsetof (struct latency_interaction, f));
+  emlat_ixf_clear (&ix->f);
+  ix->serial = ++latency_serial;
+  ix->cause = cause;
+  ix->phase = phase;
+  ix->status = EMLAT_STATUS_NORMAL;
+  ix->gcs_at_begin = gcs_done;
+  ix->modiff_at_begin = MODIFF;
+  return ix;
+}
+
 /* Stamp the completion boundary F of IX now, the thread CPU time read
    first: CPU time never runs past the wall time it is compared with.  */
 static void
 latency_mark_end (struct latency_interaction *ix, enum emlat_time_field f)
 {
   ix->cpu_end = emlat_thread_cpu_now ();
-  emlat_ix_mark (ix->cause, f);
+  latency_ix_mark (ix, f);
 }
 
 /* End the interaction on top of the stack and pop it.  */
@@ -385,21 +509,21 @@ latency_pop (void)
     emlat_span_end (ix->name_span, EMLAT_SPAN_THROW, ix->name);
   if (ix->phase != LATENCY_FINISHED)
     latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
-  emlat_ix_count (ix->cause, EMLAT_C_GC_COUNT,
-		  gcs_done - ix->gcs_at_begin);
+  latency_ix_count (ix, EMLAT_C_GC_COUNT, gcs_done - ix->gcs_at_begin);
   if (BUFFERP (XWINDOW (selected_window)->contents))
     {
       struct buffer *b = XBUFFER (XWINDOW (selected_window)->contents);
-      emlat_ix_count (ix->cause, EMLAT_C_BUFFER_SIZE, BUF_Z (b) - BUF_BEG (b));
+      latency_ix_count (ix, EMLAT_C_BUFFER_SIZE, BUF_Z (b) - BUF_BEG (b));
       if (b == current_buffer)
-	emlat_ix_count (ix->cause, EMLAT_C_MODIFF_DELTA,
-			MODIFF - ix->modiff_at_begin);
+	latency_ix_count (ix, EMLAT_C_MODIFF_DELTA,
+			  MODIFF - ix->modiff_at_begin);
     }
   /* The CPU reading taken with its last completion boundary, not now:
      the interaction may be popped long after its flush.  */
-  emlat_ix_value (ix->cause, EMLAT_V_THREAD_CPU_END,
-		  ix->cpu_end ? ix->cpu_end : emlat_thread_cpu_now ());
-  emlat_ix_end (ix->cause, ix->status);
+  latency_ix_value (ix, EMLAT_V_THREAD_CPU_END,
+		    ix->cpu_end ? ix->cpu_end : emlat_thread_cpu_now ());
+  /* Its fields, and its end at now.  */
+  latency_ix_commit (ix, ix->status);
   latency_depth--;
 }
 
@@ -1061,7 +1185,7 @@ latency_batch (uint64_t id)
   return b->id == id ? b : NULL;
 }
 
-/* Record in interaction CAUSE the arrival bounds of the event SRC read
+/* Record in interaction IX the arrival bounds of the event SRC read
    in batch B, as the time fields EARLIEST and LATEST.  The bytes
    arrived after the descriptor was last seen empty, if it was, and
    were in the kernel no later than the end of the read that returned
@@ -1069,22 +1193,23 @@ latency_batch (uint64_t id)
    only for the first byte after an empty state (DESIGN.md section 2.4): when
    the event is that one byte alone.  */
 static void
-latency_arrival (uint64_t cause, const struct latency_batch *b,
+latency_arrival (struct latency_interaction *ix,
+		 const struct latency_batch *b,
 		 const struct latency_source *src,
 		 enum emlat_time_field earliest, enum emlat_time_field latest)
 {
   if (b->t_known_empty)
-    emlat_ix_time (cause, earliest, b->t_known_empty);
+    latency_ix_time (ix, earliest, b->t_known_empty);
   if (b->t_known_empty && b->t_ready && src->begin == 0 && src->end == 1)
-    emlat_ix_time_q (cause, latest, b->t_ready, b->ready_quality);
+    latency_ix_time_q (ix, latest, b->t_ready, b->ready_quality);
   else
-    emlat_ix_time (cause, latest, b->t_read_end);
+    latency_ix_time (ix, latest, b->t_read_end);
 }
 
 /* Record the source and the input arrival bounds of interaction
-   CAUSE.  */
+   IX.  */
 static void
-latency_record_sources (uint64_t cause)
+latency_record_sources (struct latency_interaction *ix)
 {
   struct latency_source *first = &latency_first_event;
   struct latency_source *last = &latency_decisive_event;
@@ -1094,26 +1219,26 @@ latency_record_sources (uint64_t cause)
   if (last->t_signal)
     /* C-g by SIGINT: its byte never reached the input queue, and it
        arrived no later than the signal handler ran.  */
-    emlat_ix_time_q (cause, EMLAT_T_INPUT_LATEST, last->t_signal,
-		     EMLAT_Q_INTERNAL);
+    latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, last->t_signal,
+		       EMLAT_Q_INTERNAL);
   else
     {
-      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BATCH, last->batch);
-      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_BEGIN, last->begin);
-      emlat_ix_value (cause, EMLAT_V_DECISIVE_SOURCE_END, last->end);
-      emlat_ix_time (cause, EMLAT_T_QUEUE_INSERT, last->t_insert);
-      emlat_ix_time (cause, EMLAT_T_QUEUE_REMOVE, last->t_remove);
-      emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_INSERT, last->depth_insert);
-      emlat_ix_count (cause, EMLAT_C_QUEUE_DEPTH_REMOVE, last->depth_remove);
+      latency_ix_value (ix, EMLAT_V_DECISIVE_SOURCE_BATCH, last->batch);
+      latency_ix_value (ix, EMLAT_V_DECISIVE_SOURCE_BEGIN, last->begin);
+      latency_ix_value (ix, EMLAT_V_DECISIVE_SOURCE_END, last->end);
+      latency_ix_time (ix, EMLAT_T_QUEUE_INSERT, last->t_insert);
+      latency_ix_time (ix, EMLAT_T_QUEUE_REMOVE, last->t_remove);
+      latency_ix_count (ix, EMLAT_C_QUEUE_DEPTH_INSERT, last->depth_insert);
+      latency_ix_count (ix, EMLAT_C_QUEUE_DEPTH_REMOVE, last->depth_remove);
       struct latency_batch *b = latency_batch (last->batch);
       if (b)
 	{
-	  emlat_ix_time (cause, EMLAT_T_READ_BEGIN, b->t_read_begin);
-	  emlat_ix_time (cause, EMLAT_T_READ_END, b->t_read_end);
+	  latency_ix_time (ix, EMLAT_T_READ_BEGIN, b->t_read_begin);
+	  latency_ix_time (ix, EMLAT_T_READ_END, b->t_read_end);
 	  if (b->t_ready)
-	    emlat_ix_time_q (cause, EMLAT_T_INPUT_READY, b->t_ready,
-			     b->ready_quality);
-	  latency_arrival (cause, b, last, EMLAT_T_INPUT_EARLIEST,
+	    latency_ix_time_q (ix, EMLAT_T_INPUT_READY, b->t_ready,
+			       b->ready_quality);
+	  latency_arrival (ix, b, last, EMLAT_T_INPUT_EARLIEST,
 			   EMLAT_T_INPUT_LATEST);
 	}
     }
@@ -1124,16 +1249,16 @@ latency_record_sources (uint64_t cause)
       && first->t_signal == last->t_signal)
     return;
   if (first->t_signal)
-    emlat_ix_time_q (cause, EMLAT_T_FIRST_INPUT_LATEST, first->t_signal,
-		     EMLAT_Q_INTERNAL);
+    latency_ix_time_q (ix, EMLAT_T_FIRST_INPUT_LATEST, first->t_signal,
+		       EMLAT_Q_INTERNAL);
   else if (first->batch)
     {
-      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BATCH, first->batch);
-      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_BEGIN, first->begin);
-      emlat_ix_value (cause, EMLAT_V_FIRST_SOURCE_END, first->end);
+      latency_ix_value (ix, EMLAT_V_FIRST_SOURCE_BATCH, first->batch);
+      latency_ix_value (ix, EMLAT_V_FIRST_SOURCE_BEGIN, first->begin);
+      latency_ix_value (ix, EMLAT_V_FIRST_SOURCE_END, first->end);
       struct latency_batch *fb = latency_batch (first->batch);
       if (fb)
-	latency_arrival (cause, fb, first, EMLAT_T_FIRST_INPUT_EARLIEST,
+	latency_arrival (ix, fb, first, EMLAT_T_FIRST_INPUT_EARLIEST,
 			 EMLAT_T_FIRST_INPUT_LATEST);
     }
 }
@@ -1174,33 +1299,25 @@ latency_key_sequence_done (int nkeys)
       latency_forget_sequence ();
       return 0;
     }
-  emlat_ix_time (cause, EMLAT_T_KEY_DECODE_DONE, now);
-  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
-  emlat_ix_count (cause, EMLAT_C_KEY_SEQUENCE_LENGTH, nkeys);
-  emlat_ix_count (cause, EMLAT_C_PREFIX_DEPTH, nkeys > 0 ? nkeys - 1 : 0);
-  emlat_ix_count (cause, EMLAT_C_DECODED_EVENTS, latency_sequence_events);
+  struct latency_interaction *ix = latency_push (cause, LATENCY_DISPATCHED);
+  latency_ix_time (ix, EMLAT_T_KEY_DECODE_DONE, now);
+  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  latency_ix_count (ix, EMLAT_C_KEY_SEQUENCE_LENGTH, nkeys);
+  latency_ix_count (ix, EMLAT_C_PREFIX_DEPTH, nkeys > 0 ? nkeys - 1 : 0);
+  latency_ix_count (ix, EMLAT_C_DECODED_EVENTS, latency_sequence_events);
   if (kind == EMLAT_ROOT_TTY_COMMAND)
-    latency_record_sources (cause);
+    latency_record_sources (ix);
   latency_forget_sequence ();
 
   struct frame *f = SELECTED_FRAME ();
   if (FRAME_LIVE_P (f))
     {
-      emlat_ix_count (cause, EMLAT_C_WINDOW_ROWS,
-		      window_internal_height (XWINDOW (selected_window)));
-      emlat_ix_count (cause, EMLAT_C_WINDOW_COLS,
-		      window_body_width (XWINDOW (selected_window), false));
-      emlat_ix_value (cause, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
+      latency_ix_count (ix, EMLAT_C_WINDOW_ROWS,
+			window_internal_height (XWINDOW (selected_window)));
+      latency_ix_count (ix, EMLAT_C_WINDOW_COLS,
+			window_body_width (XWINDOW (selected_window), false));
+      latency_ix_value (ix, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
     }
-
-  struct latency_interaction *ix = &latency_stack[latency_depth++];
-  memset (ix, 0, sizeof *ix);
-  ix->serial = ++latency_serial;
-  ix->cause = cause;
-  ix->phase = LATENCY_DISPATCHED;
-  ix->status = EMLAT_STATUS_NORMAL;
-  ix->gcs_at_begin = gcs_done;
-  ix->modiff_at_begin = MODIFF;
   return ix->serial;
 }
 
@@ -1223,7 +1340,7 @@ latency_phase (intmax_t serial, enum latency_phase phase,
       if (ix->span)
 	emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
       ix->phase = phase;
-      emlat_ix_mark (ix->cause, t_begin);
+      latency_ix_mark (ix, t_begin);
       ix->span = emlat_span_begin (kind, ix->cause);
     }
   else
@@ -1232,7 +1349,7 @@ latency_phase (intmax_t serial, enum latency_phase phase,
 	emlat_span_end (ix->span, EMLAT_SPAN_OK,
 			phase == LATENCY_COMMAND ? ix->name : 0);
       ix->span = 0;
-      emlat_ix_mark (ix->cause, t_end);
+      latency_ix_mark (ix, t_end);
     }
 }
 
@@ -1301,11 +1418,11 @@ latency_leave_phase (struct latency_interaction *ix,
 		    ix->phase == LATENCY_COMMAND ? ix->name : 0);
   ix->span = 0;
   if (ix->phase == LATENCY_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_COMMAND_END);
+    latency_ix_mark (ix, EMLAT_T_COMMAND_END);
   else if (ix->phase == LATENCY_PRE_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_PRE_COMMAND_END);
+    latency_ix_mark (ix, EMLAT_T_PRE_COMMAND_END);
   else if (ix->phase == LATENCY_POST_COMMAND)
-    emlat_ix_mark (ix->cause, EMLAT_T_POST_COMMAND_END);
+    latency_ix_mark (ix, EMLAT_T_POST_COMMAND_END);
   ix->phase = LATENCY_FINISHED;
   latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
 }
@@ -1357,20 +1474,12 @@ latency_command_error (bool quit)
 				   latency_serving_cause (), 0);
   if (!cause)
     return;
-  emlat_ix_time_q (cause, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
-  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
-  emlat_ix_count (cause, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
-  uint64_t cpu_end = emlat_thread_cpu_now ();
-  emlat_ix_mark (cause, EMLAT_T_ROOT_WORK_END);
-  ix = &latency_stack[latency_depth++];
-  memset (ix, 0, sizeof *ix);
-  ix->cpu_end = cpu_end;
-  ix->serial = ++latency_serial;
-  ix->cause = cause;
-  ix->phase = LATENCY_FINISHED;
-  ix->status = EMLAT_STATUS_NORMAL;
-  ix->gcs_at_begin = gcs_done;
-  ix->modiff_at_begin = MODIFF;
+  ix = latency_push (cause, LATENCY_FINISHED);
+  latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
+  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  latency_ix_count (ix, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
+  ix->cpu_end = emlat_thread_cpu_now ();
+  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1401,16 +1510,9 @@ latency_root_push (enum emlat_root_kind kind, uint64_t scheduled_by)
   uint64_t cause = emlat_ix_begin (kind, parent, scheduled_by);
   if (!cause)
     return NULL;
-  emlat_ix_value (cause, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
-  struct latency_interaction *ix = &latency_stack[latency_depth++];
-  memset (ix, 0, sizeof *ix);
-  ix->serial = ++latency_serial;
-  ix->cause = cause;
-  ix->phase = LATENCY_ROOT_WORK;
-  ix->status = EMLAT_STATUS_NORMAL;
+  struct latency_interaction *ix = latency_push (cause, LATENCY_ROOT_WORK);
   ix->owner = !top;
-  ix->gcs_at_begin = gcs_done;
-  ix->modiff_at_begin = MODIFF;
+  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
   return ix;
 }
 
@@ -1463,10 +1565,10 @@ latency_timer_begin (Lisp_Object timer, struct timespec late)
       uint64_t late_ns = late.tv_sec * (uint64_t) 1000000000 + late.tv_nsec;
       if (late_ns < now)
 	{
-	  emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_EARLIEST, now - late_ns,
-			   EMLAT_Q_INFERRED);
-	  emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST, now - late_ns,
-			   EMLAT_Q_INFERRED);
+	  latency_ix_time_q (ix, EMLAT_T_INPUT_EARLIEST, now - late_ns,
+			     EMLAT_Q_INFERRED);
+	  latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, now - late_ns,
+			     EMLAT_Q_INFERRED);
 	}
     }
   return ix->serial;
@@ -1505,11 +1607,10 @@ latency_process_begin (Lisp_Object proc, bool sentinel)
     }
   if (ix && !sentinel && latency_process_t_end)
     {
-      emlat_ix_time (ix->cause, EMLAT_T_READ_BEGIN, latency_process_t_begin);
-      emlat_ix_time (ix->cause, EMLAT_T_READ_END, latency_process_t_end);
-      emlat_ix_time (ix->cause, EMLAT_T_INPUT_LATEST, latency_process_t_end);
-      emlat_ix_count (ix->cause, EMLAT_C_READ_BATCH_BYTES,
-		      latency_process_bytes);
+      latency_ix_time (ix, EMLAT_T_READ_BEGIN, latency_process_t_begin);
+      latency_ix_time (ix, EMLAT_T_READ_END, latency_process_t_end);
+      latency_ix_time (ix, EMLAT_T_INPUT_LATEST, latency_process_t_end);
+      latency_ix_count (ix, EMLAT_C_READ_BATCH_BYTES, latency_process_bytes);
     }
   latency_process_t_end = 0;
   return ix ? ix->serial : 0;
@@ -1534,10 +1635,10 @@ latency_special_event_begin (Lisp_Object event)
   struct latency_interaction *ix = latency_root_push (kind, 0);
   if (ix && latency_event_t_remove)
     {
-      emlat_ix_time (ix->cause, EMLAT_T_QUEUE_INSERT, latency_event_t_insert);
-      emlat_ix_time (ix->cause, EMLAT_T_QUEUE_REMOVE, latency_event_t_remove);
-      emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST,
-		       latency_event_t_insert, EMLAT_Q_INTERNAL);
+      latency_ix_time (ix, EMLAT_T_QUEUE_INSERT, latency_event_t_insert);
+      latency_ix_time (ix, EMLAT_T_QUEUE_REMOVE, latency_event_t_remove);
+      latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, latency_event_t_insert,
+			 EMLAT_Q_INTERNAL);
     }
   latency_event_t_insert = latency_event_t_remove = 0;
   return ix ? ix->serial : 0;
@@ -1565,10 +1666,10 @@ latency_resize_begin (void)
   if (!ix)
     return 0;
   if (t)
-    emlat_ix_time_q (ix->cause, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
+    latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
   struct frame *f = SELECTED_FRAME ();
   if (FRAME_LIVE_P (f))
-    emlat_ix_value (ix->cause, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
+    latency_ix_value (ix, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
   return ix->serial;
 }
 
@@ -1606,12 +1707,10 @@ latency_root_end (intmax_t serial)
 	 serves the root.  */
       latency_redisplay_cause = ix->cause;
       ix->have_redisplay = true;
-      emlat_ix_mark (ix->cause, EMLAT_T_REDISPLAY_BEGIN);
-      emlat_ix_value (ix->cause, EMLAT_V_FIRST_REDISPLAY_ID,
-		      latency_redisplay_id);
-      emlat_ix_value (ix->cause, EMLAT_V_LAST_REDISPLAY_ID,
-		      latency_redisplay_id);
-      emlat_ix_add (ix->cause, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
+      latency_ix_mark (ix, EMLAT_T_REDISPLAY_BEGIN);
+      latency_ix_value (ix, EMLAT_V_FIRST_REDISPLAY_ID, latency_redisplay_id);
+      latency_ix_value (ix, EMLAT_V_LAST_REDISPLAY_ID, latency_redisplay_id);
+      latency_ix_add (ix, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
     }
 }
 
@@ -1724,6 +1823,10 @@ latency_poll_begin (struct timespec timeout)
   while ((top = latency_top ()) && top->owner
 	 && top->phase == LATENCY_FINISHED)
     latency_pop ();
+  /* What the interactions still open (a command in `sit-for', one that
+     reads from the minibuffer) gathered so far goes to the ring now, so
+     that a crash while Emacs waits loses none of it.  */
+  latency_commit_open ();
   if (latency_poll_span)
     emlat_span_end (latency_poll_span, EMLAT_SPAN_THROW, 0);
   latency_poll_span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL,
@@ -1802,13 +1905,13 @@ latency_redisplay_begin (void)
       if (!ix->have_redisplay && ix->phase == LATENCY_FINISHED
 	  && !ix->flushed)
 	{
-	  emlat_ix_mark (cause, EMLAT_T_REDISPLAY_BEGIN);
-	  emlat_ix_value (cause, EMLAT_V_FIRST_REDISPLAY_ID,
-			  latency_redisplay_id);
+	  latency_ix_mark (ix, EMLAT_T_REDISPLAY_BEGIN);
+	  latency_ix_value (ix, EMLAT_V_FIRST_REDISPLAY_ID,
+			    latency_redisplay_id);
 	  ix->have_redisplay = true;
 	}
-      emlat_ix_value (cause, EMLAT_V_LAST_REDISPLAY_ID, latency_redisplay_id);
-      emlat_ix_add (cause, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
+      latency_ix_value (ix, EMLAT_V_LAST_REDISPLAY_ID, latency_redisplay_id);
+      latency_ix_add (ix, EMLAT_C_REDISPLAY_ATTEMPTS, 1);
     }
 }
 
@@ -1851,7 +1954,16 @@ latency_redisplay_end (void)
 		      *work[i].value);
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
   latency_redisplay_span = 0;
-  if (latency_redisplay_cause)
+  /* The interaction the redisplay served when it began: gathered into
+     it while it is open; one record per counter, as an addition, if it
+     has ended meanwhile.  */
+  int served = (latency_redisplay_cause
+		? latency_find_cause (latency_redisplay_cause) : -1);
+  if (served >= 0)
+    for (int i = 0; i < ARRAYELTS (work); i++)
+      latency_ix_add (&latency_stack[served], work[i].counter,
+		      *work[i].value);
+  else if (latency_redisplay_cause)
     for (int i = 0; i < ARRAYELTS (work); i++)
       emlat_ix_add (latency_redisplay_cause, work[i].counter,
 		    *work[i].value);
@@ -1877,9 +1989,9 @@ latency_gc_end (void)
     return;
   emlat_span_end (latency_gc_span, EMLAT_SPAN_OK, 0);
   latency_gc_span = 0;
-  uint64_t cause = latency_serving_cause ();
-  if (cause)
-    emlat_ix_add (cause, EMLAT_C_GC_NS, emlat_now () - latency_gc_t0);
+  struct latency_interaction *ix = latency_top ();
+  if (ix)
+    latency_ix_add (ix, EMLAT_C_GC_NS, emlat_now () - latency_gc_t0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1899,7 +2011,7 @@ latency_tty_output (ptrdiff_t n)
   if (ix && !ix->have_output && ix->phase == LATENCY_FINISHED)
     {
       /* The first byte of the output that follows the root work.  */
-      emlat_ix_mark (ix->cause, EMLAT_T_OUTPUT_BEGIN);
+      latency_ix_mark (ix, EMLAT_T_OUTPUT_BEGIN);
       ix->have_output = true;
     }
   if (!latency_pending_bytes)
@@ -1948,7 +2060,7 @@ latency_tty_flush (FILE *stream)
       if (final && !ix->have_output)
 	{
 	  /* Bytes written before the root work ended, flushed now.  */
-	  emlat_ix_time (cause, EMLAT_T_OUTPUT_BEGIN, t0);
+	  latency_ix_time (ix, EMLAT_T_OUTPUT_BEGIN, t0);
 	  ix->have_output = true;
 	}
       if (final || (ix && !ix->flushed && !ix->work_flushed))
@@ -1957,13 +2069,13 @@ latency_tty_flush (FILE *stream)
 	     output the root's own work flushed (a timer's `message'):
 	     either makes the interaction flushed.  */
 	  if (!final)
-	    emlat_ix_time (cause, EMLAT_T_OUTPUT_BEGIN,
-			   latency_pending_t ? latency_pending_t : t0);
-	  emlat_ix_time (cause, EMLAT_T_OUTPUT_END, t0);
-	  emlat_ix_time (cause, EMLAT_T_FLUSH_BEGIN, t0);
-	  emlat_ix_time (cause, EMLAT_T_FLUSH_END, t1);
-	  emlat_ix_value (cause, EMLAT_V_FINAL_OUTPUT_EPOCH,
-			  latency_completed_epoch);
+	    latency_ix_time (ix, EMLAT_T_OUTPUT_BEGIN,
+			     latency_pending_t ? latency_pending_t : t0);
+	  latency_ix_time (ix, EMLAT_T_OUTPUT_END, t0);
+	  latency_ix_time (ix, EMLAT_T_FLUSH_BEGIN, t0);
+	  latency_ix_time (ix, EMLAT_T_FLUSH_END, t1);
+	  latency_ix_value (ix, EMLAT_V_FINAL_OUTPUT_EPOCH,
+			    latency_completed_epoch);
 	  if (final)
 	    {
 	      ix->flushed = true;
@@ -1972,7 +2084,7 @@ latency_tty_flush (FILE *stream)
 	  else
 	    ix->work_flushed = true;
 	}
-      if (cause)
+      if (ix)
 	{
 	  uint64_t wb = t0, we = t1;
 	  enum emlat_quality q = EMLAT_Q_FLUSH;
@@ -1985,15 +2097,14 @@ latency_tty_flush (FILE *stream)
 	    }
 	  if (!ix->have_write && wb)
 	    {
-	      emlat_ix_time_q (cause, EMLAT_T_WRITE_FIRST_BEGIN, wb, q);
-	      emlat_ix_time_q (cause, EMLAT_T_WRITE_FIRST_END, we, q);
+	      latency_ix_time_q (ix, EMLAT_T_WRITE_FIRST_BEGIN, wb, q);
+	      latency_ix_time_q (ix, EMLAT_T_WRITE_FIRST_END, we, q);
 	      ix->have_write = true;
 	    }
-	  emlat_ix_time_q (cause, EMLAT_T_WRITE_LAST_BEGIN, t0,
-			   EMLAT_Q_FLUSH);
-	  emlat_ix_time_q (cause, EMLAT_T_WRITE_LAST_END, t1, EMLAT_Q_FLUSH);
-	  emlat_ix_add (cause, EMLAT_C_TTY_BYTES, latency_pending_bytes);
-	  emlat_ix_add (cause, EMLAT_C_OUTPUT_EPOCHS, 1);
+	  latency_ix_time_q (ix, EMLAT_T_WRITE_LAST_BEGIN, t0, EMLAT_Q_FLUSH);
+	  latency_ix_time_q (ix, EMLAT_T_WRITE_LAST_END, t1, EMLAT_Q_FLUSH);
+	  latency_ix_add (ix, EMLAT_C_TTY_BYTES, latency_pending_bytes);
+	  latency_ix_add (ix, EMLAT_C_OUTPUT_EPOCHS, 1);
 	}
       latency_pending_bytes = 0;
       latency_flushed_t = t1;
@@ -2001,8 +2112,8 @@ latency_tty_flush (FILE *stream)
   else
     {
       emlat_span_end (span, EMLAT_SPAN_ERROR, 0);
-      if (cause)
-	emlat_ix_add (cause, EMLAT_C_FLUSH_FAILURES, 1);
+      if (ix)
+	latency_ix_add (ix, EMLAT_C_FLUSH_FAILURES, 1);
     }
   return r;
 }
@@ -2351,6 +2462,8 @@ usage: (latency-profile-stop)  */)
       return Qnil;
     }
   Lisp_Object file = latency_current_file ();
+  /* The interactions left open keep the fields they gathered.  */
+  latency_commit_open ();
   latency_profiling = false;
   latency_profile__recording = false;
   latency_names_stop ();
@@ -2375,6 +2488,7 @@ being recorded.  */)
 {
   if (!latency_profiling)
     error ("No latency profile is being recorded");
+  latency_commit_open ();
   int r = emlat_rotate ();
   if (r < 0)
     report_file_errno ("Rotating latency profile", latency_current_file (),
