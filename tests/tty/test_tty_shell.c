@@ -123,9 +123,37 @@ check_quiet (const char *out, const char *what)
   free (before);
 }
 
+/* Remove the EMLAT_ variables the test itself inherited (the test
+   runner's EMLAT_EMACS_BINS, say): the children's environment is counted
+   for the library's variables only. */
+static void
+clear_inherited_emlat_vars (void)
+{
+  extern char **environ;
+  for (int again = 1; again;)
+    {
+      again = 0;
+      for (char **e = environ; e && *e; e++)
+        if (strncmp (*e, "EMLAT_", 6) == 0)
+          {
+            const char *eq = strchr (*e, '=');
+            char name[256];
+            size_t n = eq ? (size_t)(eq - *e) : strlen (*e);
+            if (n >= sizeof name)
+              continue;
+            memcpy (name, *e, n);
+            name[n] = 0;
+            unsetenv (name);
+            again = 1; /* environ changed under us: start over */
+            break;
+          }
+    }
+}
+
 int
 main (void)
 {
+  clear_inherited_emlat_vars ();
   const char *dir = tu_tmpdir ();
   char *bash[] = { (char *)"/bin/bash", (char *)"--norc", (char *)"--noprofile",
                    (char *)"-i", NULL };
