@@ -264,16 +264,6 @@ report_json_headline (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_end_object (j);
 }
 
-static void
-cell (FILE *f, int has, uint64_t ns)
-{
-  char d[REPORT_DUR_LEN];
-  if (has)
-    fprintf (f, "<td data-ns=\"%" PRIu64 "\" title=\"%" PRIu64 " ns\">%s</td>", ns, ns,
-             report_fmt_dur (ns, d));
-  else
-    fprintf (f, "<td class=\"na\">&ndash;</td>");
-}
 
 void
 report_html_headline (const struct report_ctx *c, FILE *f)
@@ -300,10 +290,10 @@ report_html_headline (const struct report_ctx *c, FILE *f)
       report_html_escape (f, report_group_label (c, g, label, sizeof label),
                           strlen (report_group_label (c, g, label, sizeof label)));
       fprintf (f, "</td><td>%" PRIu64 "</td>", d ? d->n : 0);
-      cell (f, d != NULL, d ? d->p50 : 0);
-      cell (f, d != NULL, d ? d->p90 : 0);
-      cell (f, d != NULL, d ? d->p99 : 0);
-      cell (f, d != NULL, d ? d->max : 0);
+      report_html_dur_cell (f, d != NULL, d ? d->p50 : 0);
+      report_html_dur_cell (f, d != NULL, d ? d->p90 : 0);
+      report_html_dur_cell (f, d != NULL, d ? d->p99 : 0);
+      report_html_dur_cell (f, d != NULL, d ? d->max : 0);
       for (int t = 0; t < EMLAT_REPORT_THRESHOLDS; t++)
         if (d)
           fprintf (f, "<td>%" PRIu64 "</td>", r->over[t]);
@@ -311,8 +301,8 @@ report_html_headline (const struct report_ctx *c, FILE *f)
           fprintf (f, "<td class=\"na\">&ndash;</td>");
       const struct emlat_report_dist *u = &g->d[EMLAT_RM_LATENCY_UPPER];
       const struct emlat_report_dist *w = &g->d[EMLAT_RM_INPUT_UNCERTAINTY];
-      cell (f, u->n > 0, u->p50);
-      cell (f, w->n > 0, w->p50);
+      report_html_dur_cell (f, u->n > 0, u->p50);
+      report_html_dur_cell (f, w->n > 0, w->p50);
       fprintf (f, "<td class=\"l\">%s</td></tr>\n",
                d ? emlat_report_metric_label ((enum emlat_report_metric)r->metric) : "&ndash;");
     }
@@ -333,14 +323,14 @@ report_html_headline (const struct report_ctx *c, FILE *f)
                    s[i].cause, s[i].cause);
           report_html_escape (f, kl, strlen (kl));
           fprintf (f, "</td>");
-          cell (f, s[i].m.mask >> EMLAT_RM_LATENCY_LOWER & 1u, s[i].m.v[EMLAT_RM_LATENCY_LOWER]);
-          cell (f, s[i].m.mask >> EMLAT_RM_LATENCY_UPPER & 1u, s[i].m.v[EMLAT_RM_LATENCY_UPPER]);
-          cell (f, s[i].m.mask >> EMLAT_RM_INPUT_UNCERTAINTY & 1u,
+          report_html_dur_cell (f, s[i].m.mask >> EMLAT_RM_LATENCY_LOWER & 1u, s[i].m.v[EMLAT_RM_LATENCY_LOWER]);
+          report_html_dur_cell (f, s[i].m.mask >> EMLAT_RM_LATENCY_UPPER & 1u, s[i].m.v[EMLAT_RM_LATENCY_UPPER]);
+          report_html_dur_cell (f, s[i].m.mask >> EMLAT_RM_INPUT_UNCERTAINTY & 1u,
                 s[i].m.v[EMLAT_RM_INPUT_UNCERTAINTY]);
           fprintf (f, "<td class=\"l\">%s</td>",
                    s[i].phase >= 0 ? emlat_report_metric_label ((enum emlat_report_metric)s[i].phase)
                                    : "&ndash;");
-          cell (f, s[i].phase >= 0, s[i].phase >= 0 ? s[i].m.v[s[i].phase] : 0);
+          report_html_dur_cell (f, s[i].phase >= 0, s[i].phase >= 0 ? s[i].m.v[s[i].phase] : 0);
           fprintf (f, "</tr>\n");
         }
       fprintf (f, "</table>\n");

@@ -63,8 +63,8 @@ esc (FILE *f, const char *s)
   report_html_escape (f, s, strlen (s));
 }
 
-static void
-dur_cell (FILE *f, int has, uint64_t ns)
+void
+report_html_dur_cell (FILE *f, int has, uint64_t ns)
 {
   char d[REPORT_DUR_LEN];
   if (has)
@@ -153,15 +153,15 @@ group (const struct report_ctx *c, const struct emlat_report_group *g, FILE *f)
                emlat_report_metric_name ((enum emlat_report_metric)i),
                emlat_report_metric_name ((enum emlat_report_metric)i),
                emlat_report_metric_label ((enum emlat_report_metric)i), d->n);
-      dur_cell (f, 1, d->min);
-      dur_cell (f, 1, d->p50);
-      dur_cell (f, 1, d->p90);
-      dur_cell (f, 1, d->p95);
-      dur_cell (f, 1, d->p99);
-      dur_cell (f, d->has_p999, d->p999);
-      dur_cell (f, 1, d->max);
-      dur_cell (f, 1, (uint64_t)(d->mean + 0.5));
-      dur_cell (f, !d->total_saturated, d->total);
+      report_html_dur_cell (f, 1, d->min);
+      report_html_dur_cell (f, 1, d->p50);
+      report_html_dur_cell (f, 1, d->p90);
+      report_html_dur_cell (f, 1, d->p95);
+      report_html_dur_cell (f, 1, d->p99);
+      report_html_dur_cell (f, d->has_p999, d->p999);
+      report_html_dur_cell (f, 1, d->max);
+      report_html_dur_cell (f, 1, (uint64_t)(d->mean + 0.5));
+      report_html_dur_cell (f, !d->total_saturated, d->total);
       fprintf (f, "</tr>\n");
     }
   fprintf (f, "</table>\n");
@@ -211,16 +211,16 @@ tail (const struct report_ctx *c, FILE *f)
     report_svg_waterfall (f, "waterfall", w);
   fprintf (f, "<table id=\"split\"><tr><th class=\"l\">part of the wall time</th><th>time</th>"
               "</tr>\n<tr><td class=\"l\">wall time</td>");
-  dur_cell (f, w->has_wall, w->wall);
+  report_html_dur_cell (f, w->has_wall, w->wall);
   fprintf (f, "</tr>\n<tr><td class=\"l\">main-thread CPU</td>");
-  dur_cell (f, w->has_cpu, w->cpu);
+  report_html_dur_cell (f, w->has_cpu, w->cpu);
   fprintf (f, "</tr>\n<tr><td class=\"l\">measured waits (%zu spans)</td>", w->n_wait_spans);
-  dur_cell (f, 1, w->waits);
+  report_html_dur_cell (f, 1, w->waits);
   fprintf (f, "</tr>\n<tr><td class=\"l\">unknown off-CPU%s</td>",
            w->has_unknown && w->excess ? " (clamped at 0)" : "");
-  dur_cell (f, w->has_unknown, w->unknown);
+  report_html_dur_cell (f, w->has_unknown, w->unknown);
   fprintf (f, "</tr>\n<tr><td class=\"l\">TTY emission (part of wall)</td>");
-  dur_cell (f, w->has_tty_emit, w->tty_emit);
+  report_html_dur_cell (f, w->has_tty_emit, w->tty_emit);
   fprintf (f, "</tr></table>\n");
   fprintf (f, "<table id=\"counters\"><tr><th class=\"l\">counter</th><th>interaction</th>"
               "<th>sum over spans</th></tr>\n");
@@ -272,7 +272,7 @@ slowest (const struct report_ctx *c, FILE *f)
                                sizeof label));
       fprintf (f, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>",
                emlat_report_pop_label (emlat_report_population (&t)), emlat_status_name (ix->status));
-      dur_cell (f, 1, m->tail.slow[i].value);
+      report_html_dur_cell (f, 1, m->tail.slow[i].value);
       if (names)
         {
           char name[REPORT_NAME_LEN];
@@ -297,7 +297,7 @@ overhead (const struct report_ctx *c, FILE *f)
       if (!(o->mask >> k & 1u))
         fprintf (f, "<td>not recorded</td>");
       else if (k == EMLAT_OVH_WRITER_CPU_NS || k == EMLAT_OVH_SESSION_NS)
-        dur_cell (f, 1, o->v[k]);
+        report_html_dur_cell (f, 1, o->v[k]);
       else
         fprintf (f, "<td data-value=\"%" PRIu64 "\">%" PRIu64 "</td>", o->v[k], o->v[k]);
       fprintf (f, "</tr>\n");

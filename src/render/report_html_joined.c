@@ -22,16 +22,6 @@
 
 #define JOINED_HTML_KEYS 5000
 
-static void
-cell (FILE *f, int has, uint64_t ns)
-{
-  char d[REPORT_DUR_LEN];
-  if (has)
-    fprintf (f, "<td data-ns=\"%" PRIu64 "\" title=\"%" PRIu64 " ns\">%s</td>", ns, ns,
-             report_fmt_dur (ns, d));
-  else
-    fprintf (f, "<td class=\"na\">&ndash;</td>");
-}
 
 static void
 scell (FILE *f, int has, int64_t ns)
@@ -63,10 +53,10 @@ group_row (FILE *f, const char *kind, const struct emlat_report_join_group *g)
   pct (f, g->inside, g->n_cmp);
   pct (f, g->below, g->n_cmp);
   pct (f, g->above, g->n_cmp);
-  cell (f, has, g->external.p50);
-  cell (f, has, g->external.p99);
-  cell (f, has, g->lower.p50);
-  cell (f, has, g->upper.p50);
+  report_html_dur_cell (f, has, g->external.p50);
+  report_html_dur_cell (f, has, g->external.p99);
+  report_html_dur_cell (f, has, g->lower.p50);
+  report_html_dur_cell (f, has, g->upper.p50);
   scell (f, has, g->diff_median);
   scell (f, has, g->diff_p99);
   fprintf (f, "</tr>\n");
@@ -79,9 +69,9 @@ key_row (FILE *f, const struct emlat_report_join_pair *q)
   fprintf (f, "<tr data-cause=\"%" PRIu64 "\" data-agreement=\"%s\"><td>%" PRIu64 "</td><td>%" PRIu64
               "</td><td class=\"l\">%s</td>",
            q->cause, ag ? ag : "none", q->send, q->cause, report_kind_label (q->root_kind));
-  cell (f, (q->mask & EMLAT_JOIN_HAS_EXTERNAL) != 0, q->external);
-  cell (f, (q->mask & EMLAT_JOIN_HAS_LOWER) != 0, q->lower);
-  cell (f, (q->mask & EMLAT_JOIN_HAS_UPPER) != 0, q->upper);
+  report_html_dur_cell (f, (q->mask & EMLAT_JOIN_HAS_EXTERNAL) != 0, q->external);
+  report_html_dur_cell (f, (q->mask & EMLAT_JOIN_HAS_LOWER) != 0, q->lower);
+  report_html_dur_cell (f, (q->mask & EMLAT_JOIN_HAS_UPPER) != 0, q->upper);
   scell (f, ag != NULL, (int64_t)(q->external - q->lower));
   fprintf (f, "<td class=\"l\">%s%s</td></tr>\n", ag ? ag : "&ndash;",
            q->by_order ? " (by order)" : "");

@@ -48,6 +48,9 @@ void report_text (const struct report_ctx *c, FILE *f);
 /* Returns 0, or -1 when the JSON writer reported misuse or overflow. */
 int report_json (const struct report_ctx *c, FILE *f);
 int report_html (const struct report_ctx *c, FILE *f);
+/* A table cell of a duration: the formatted value, with the exact
+   nanoseconds in data-ns and the tooltip; "-" when HAS is 0. */
+void report_html_dur_cell (FILE *f, int has, uint64_t ns);
 /* Put IX of P into S for the JSON report's per-interaction list, which
    lists them by cause (S sorts them: they may come in any order).  0 or a
    negative errno. */
