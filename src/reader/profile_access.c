@@ -251,5 +251,9 @@ EMLAT_API void emlat_profile_free (struct emlat_profile *p)
   emlat_vec_free (NULL, &p->losses, 0);
   emlat_vec_free (NULL, &p->diags, 0);
   emlat_ixs_free (&p->ixs);
+  /* Freed when the load finished; a load its receiver stopped early
+     (emlat_profile_load_each's callback) did not finish. */
+  emlat_idset_free (&p->span_ids, NULL);
+  emlat_idset_free (&p->batch_ids, NULL);
   free (p);
 }
