@@ -90,6 +90,15 @@ check "a rotated set of one session: one set, not joined" jv "$tmp/rot.json" \
   'j is None and not any(f["ignored"] for f in d["files"]) and len(d["files"]) >= 4'
 
 # --- real ---------------------------------------------------------------
+# A sanitizer build's libemlat-tty.so needs the sanitizer's runtime, which
+# Debian's nano and less do not load: the plain build (make test-lib) runs
+# this part.
+if nm "${BUILD:-build}/libemlat-tty.so" 2>/dev/null | grep -q '__asan_init\|__tsan_init'; then
+  echo "skip: the real part in a sanitizer build (libemlat-tty.so cannot be preloaded as it is)"
+  [ "$fails" -eq 0 ] || exit 1
+  echo "all checks passed"
+  exit 0
+fi
 prog=
 if command -v nano >/dev/null 2>&1; then prog=nano
 elif command -v less >/dev/null 2>&1; then prog=less
