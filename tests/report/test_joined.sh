@@ -108,8 +108,10 @@ if [ -z "$prog" ]; then
   [ "$fails" -eq 0 ] || exit 1
   exit 77
 fi
+# In the temporary directory: nano saves its buffer (nano.PID.save) into
+# its working directory when the driver hangs up.
 if [ "$prog" = nano ]; then
-  "$EMLAT" replay --workload typing --keys 30 --interpose -o "$tmp/real.emlat" -- nano >"$tmp/replay.out" 2>&1
+  (cd "$tmp" && "$EMLAT" replay --workload typing --keys 30 --interpose -o "$tmp/real.emlat" -- nano) >"$tmp/replay.out" 2>&1
 else
   "$EMLAT" replay --make-file "$tmp/big.txt" --lines 5000 >/dev/null 2>&1
   "$EMLAT" replay --workload paging --keys 20 --interpose -o "$tmp/real.emlat" -- less "$tmp/big.txt" >"$tmp/replay.out" 2>&1
