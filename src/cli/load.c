@@ -33,6 +33,7 @@
 #include "cli/cli.h"
 #include "common/input_open.h"
 #include "format/format.h"
+#include "render/spool.h"
 
 struct load_job
 {
@@ -87,27 +88,6 @@ static struct
 {
   int done, fd, error;
 } stdin_file = { 0, -1, 0 };
-
-/* A new private temporary file, already unlinked: its descriptor or
-   -errno. */
-static int
-temp_file (void)
-{
-  const char *dir = getenv ("TMPDIR");
-  if (!dir || !*dir)
-    dir = "/tmp";
-  int fd = open (dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-  if (fd >= 0)
-    return fd;
-  char path[4096];
-  if ((size_t)snprintf (path, sizeof path, "%s/emlat-stdin-XXXXXX", dir) >= sizeof path)
-    return -ENAMETOOLONG;
-  fd = mkostemp (path, O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  unlink (path);
-  return fd;
-}
 
 /* read(2) into BUF until N bytes or the end; the count or -errno. */
 static ssize_t
@@ -196,7 +176,7 @@ cli_stdin_fd (void)
         stdin_file.fd = STDIN_FILENO; /* read in place, from its offset */
       else
         {
-          int fd = temp_file ();
+          int fd = spool_temp_file ("emlat-stdin");
           struct emlat_limits lim;
           emlat_limits_default (&lim);
           int rc = fd < 0 ? fd : spool (fd, lim.max_file_bytes);

@@ -38,8 +38,8 @@ fail (struct spool *s, int err)
   return -s->error;
 }
 
-static int
-temp_file (void)
+int
+spool_temp_file (const char *stem)
 {
   const char *dir = getenv ("TMPDIR");
   if (!dir || !*dir)
@@ -48,7 +48,7 @@ temp_file (void)
   if (fd >= 0)
     return fd;
   char path[4096];
-  if ((size_t)snprintf (path, sizeof path, "%s/emlat-spool-XXXXXX", dir) >= sizeof path)
+  if ((size_t)snprintf (path, sizeof path, "%s/%s-XXXXXX", dir, stem) >= sizeof path)
     return -ENAMETOOLONG;
   fd = mkostemp (path, O_CLOEXEC);
   if (fd < 0)
@@ -87,7 +87,7 @@ flush_run (struct spool *s)
 {
   if (s->n == 0)
     return 0;
-  if (s->fd < 0 && (s->fd = temp_file ()) < 0)
+  if (s->fd < 0 && (s->fd = spool_temp_file ("emlat-spool")) < 0)
     return fail (s, -s->fd);
   if (sort_buffered (s) != 0)
     return fail (s, ENOMEM);

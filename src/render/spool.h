@@ -53,4 +53,9 @@ int spool_each (struct spool *s, int (*fn) (void *ctx, uint64_t key, const uint8
                 void *ctx);
 void spool_free (struct spool *s);
 
+/* A new private temporary file under $TMPDIR (else /tmp), already
+   unlinked (O_TMPFILE, else a mkostemp name STEM-XXXXXX removed at once):
+   its descriptor, or -errno. */
+int spool_temp_file (const char *stem);
+
 #endif /* EMLAT_RENDER_SPOOL_H */
