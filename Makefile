@@ -161,6 +161,13 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(BENCH_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
 
+# The floor of an interposing recorder, bench_tty_cold's reference
+# (bench/floor_preload.c).
+$(BUILD)/bench/libemlat-floor.so: bench/floor_preload.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+$(BUILD)/bench/bench_tty_cold: $(BUILD)/bench/libemlat-floor.so
+
 # The cost of a traced call (bench/bench_fntrace.c) needs the hooks.
 $(BUILD)/bench/bench_fntrace: BENCH_CFLAGS := -finstrument-functions
 

@@ -51,6 +51,14 @@ tty_active (void)
 
 extern __thread unsigned tty_nest TTY_TLS;
 
+/* 1 when EMLAT_TTY_SPANS=1 asked for a span per terminal write, stdio
+   flush and wait (docs/TTY.md, "Spans").  Off by default: the interaction
+   already carries what they measure (output bounds, write bounds, bytes,
+   calls), and each span costs three ring records and two clock reads per
+   call (docs/PERFORMANCE.md).  Written once by the constructor before the
+   library turns on; read-only after. */
+extern int tty_spans;
+
 /* A wait (read, poll) that took at least this long is taken to have blocked
    on an empty descriptor: see docs/TTY.md, "Arrival bounds". */
 #define TTY_BLOCK_NS 1000000u

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 atomic_int tty_on;
+int tty_spans;
 __thread unsigned tty_nest TTY_TLS;
 
 static int
@@ -142,7 +143,7 @@ tty_atfork_child (void)
   tty_observer_stop ();
 }
 
-#define TTY_META_MAX 12
+#define TTY_META_MAX 13
 
 static void
 tty_meta_str (struct emlat_meta *m, size_t *n, const char *key, const char *s)
@@ -178,6 +179,7 @@ tty_init (void)
   int saved_errno = errno;
   int children = tty_env_is ("EMLAT_TRACE_CHILDREN", "1", NULL);
   int observer = tty_env_is ("EMLAT_OBSERVER", "1", NULL);
+  tty_spans = tty_env_is ("EMLAT_TTY_SPANS", "1", NULL);
   tty_fd_scan_std ();
 
   struct emlat_meta meta[TTY_META_MAX];
@@ -201,6 +203,7 @@ tty_init (void)
                    || getenv ("SSH_TTY"));
   tty_meta_uint (meta, &nm, "tty.observer", (uint64_t)observer);
   tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
+  tty_meta_uint (meta, &nm, "tty.spans", (uint64_t)tty_spans);
   tty_meta_uint (meta, &nm, "tty.block_ns", TTY_BLOCK_NS);
 
   struct emlat_options opt;

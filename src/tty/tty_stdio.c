@@ -71,7 +71,7 @@ tty_stdio_begin (struct tty_sobs *o, FILE *fp, int is_flush)
   if (t_prev && o->before < prev)
     tty_ix_output (t_prev, o->t0, prev - o->before, EMLAT_Q_INFERRED,
                    EMLAT_Q_INFERRED, 1);
-  if (is_flush && o->before > 0)
+  if (tty_spans && is_flush && o->before > 0)
     o->span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, tty_ix_ensure ());
 }
 

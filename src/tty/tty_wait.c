@@ -5,8 +5,8 @@
  * for readability; and epoll_ctl, to learn which epoll sets do.
  *
  * A watched wait with a nonzero timeout is the program waiting for terminal
- * input: it completes the open interaction at its start and is recorded as
- * an event_poll span.  Its result is a main-poll observation: readable
+ * input: it completes the open interaction at its start (and, with
+ * EMLAT_TTY_SPANS=1, is recorded as an event_poll span).  Its result is a main-poll observation: readable
  * (upper bound for the arrival of pending input) or not readable (the input
  * was empty at a time no earlier than the call's start; for an expired
  * timeout, no earlier than start + timeout, clamped to the return).
@@ -52,7 +52,8 @@ tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
   if (timeout_ns != 0)
     {
       tty_ix_wait_begin (w->t0);
-      w->span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL, 0);
+      if (tty_spans)
+        w->span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL, 0);
     }
 }
 

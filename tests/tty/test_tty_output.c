@@ -9,7 +9,12 @@
  *    begin) shows it (>= 250 ms; 2 noisy cores);
  *  - output with no input behind it: three "tick" lines, each followed by a
  *    poll that times out, are three unattributed-output interactions and no
- *    TTY command.
+ *    TTY command;
+ *  - spans per call only when asked: by default a write, a stdio flush and
+ *    a wait record no span (the interaction carries what they measured);
+ *    with EMLAT_TTY_SPANS=1 each write is a tty_write span with its bytes,
+ *    the fflush a tty_flush span and each timed wait an event_poll span,
+ *    and the SESSION metadata says tty.spans = 1.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -121,11 +126,76 @@ test_unattributed (void)
   free (probe);
 }
 
+/* Spans of KIND in the profile at FILE (loaded with every span), their
+   bytes (tty_bytes) summed into *BYTES. */
+static size_t
+spans_of (const char *file, unsigned kind, uint64_t *bytes)
+{
+  const char *paths[1] = { file };
+  struct emlat_profile *p = NULL;
+  int rc = emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_SPANS, &p);
+  CHECK (rc == 0 && p, "load %s with spans: %d", file, rc);
+  if (rc != 0 || !p)
+    return 0;
+  size_t n = 0, k = 0;
+  const uint64_t *pool = NULL;
+  const struct emlat_span *s = emlat_profile_spans (p, &n, &pool);
+  *bytes = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].kind == kind)
+      {
+        uint64_t b;
+        if (emlat_span_counter (&s[i], pool, EMLAT_C_TTY_BYTES, &b))
+          *bytes += b;
+        k++;
+      }
+  emlat_profile_free (p);
+  return k;
+}
+
+static void
+test_spans (int asked)
+{
+  char *file = tu_strf ("%s/spans-%d.emlat", tu_tmpdir (), asked);
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"ticks", (char *)"3", (char *)"30", NULL };
+  if (ph_spawn (&c, argv, ph_trace_env (file, asked ? "EMLAT_TTY_SPANS=1" : NULL)) != 0)
+    return;
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  uint64_t bytes = 0, none = 0;
+  size_t writes = spans_of (file, EMLAT_SPAN_TTY_WRITE, &bytes);
+  size_t polls = spans_of (file, EMLAT_SPAN_EVENT_POLL, &none);
+  TEST_DIAG ("EMLAT_TTY_SPANS=%d: %zu tty_write spans (%llu bytes), %zu event_poll spans",
+             asked, writes, (unsigned long long)bytes, polls);
+  if (asked)
+    {
+      CHECK_EQ_U64 (writes, 3); /* one write per tick line */
+      CHECK_EQ_U64 (bytes, 18);
+      CHECK_GE_U64 (polls, 3);  /* each tick's timed-out poll */
+    }
+  else
+    {
+      CHECK_EQ_U64 (writes, 0);
+      CHECK_EQ_U64 (polls, 0);
+    }
+  struct pv v;
+  if (pv_load (&v, file) == 0)
+    {
+      /* The interactions are the same either way. */
+      CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_UNATTRIBUTED_OUTPUT), 3);
+      pv_free (&v);
+    }
+  free (file);
+  free (probe);
+}
+
 int
 main (void)
 {
   test_stdio ();
   test_backpressure ();
   test_unattributed ();
+  test_spans (0);
+  test_spans (1);
   TEST_DONE ();
 }

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * bench_tty_cold.c -- what libemlat-tty.so adds to one keystroke of a
+ * terminal program, with the caches warm and with them cold, as in a real
+ * program where the library runs once per key between long stretches of
+ * the program's own work.
+ *
+ *   BUILD=build bench_tty_cold [--runs R] [--keys K] [--trash-mib M]
+ *
+ * A child process plays a pager on a pseudo-terminal (its stdin, stdout and
+ * stderr are the slave, in raw mode).  Per key it does what `less` does for
+ * PGDN: poll the terminal with a timeout, read the four bytes of the key
+ * one at a time, write three 1 KiB pieces of screen.  It writes the key
+ * into the master itself, waits for it to reach the slave, and drains the
+ * master after the timed part, so nothing but the child runs and no wait
+ * for the pty's kernel worker is timed.  The timed part, poll to last write, is read
+ * with CLOCK_MONOTONIC around it; per run the median over K keys.
+ *
+ * Modes: warm (the keys back to back) and cold (before each key the child
+ * writes one byte per 64-byte line of an M MiB buffer, default 16: the
+ * library's code and data, the vDSO and the ring leave the caches and the
+ * TLB, as they do while a program renders a page).
+ *
+ * Arms, interleaved in ABBA order per round and mode: none (the library
+ * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
+ * and on (EMLAT_TRACE=1, a profile in a temporary directory, finished by
+ * the reader as under `emlat replay --interpose`).
+ *
+ * Prints "METRIC name value unit" lines: tty_cold_key_ns_<arm>_<mode> (the
+ * median over runs of the runs' medians), tty_cold_added_ns_<mode> (the
+ * median over rounds of on - none) with _lo and _hi (95 % paired bootstrap
+ * over rounds), and the same for on - loaded (tty_cold_recording_ns_*).
+ * --compare LIB adds a fourth arm, "other": tracing on with another
+ * build's library, and prints other - on with its interval: an A/B of two
+ * versions of the library in one interleaved run.  `--compare
+ * $BUILD/bench/libemlat-floor.so` measures against the floor of any
+ * interposing recorder (bench/floor_preload.c).
+ * docs/PERFORMANCE.md, "Where the added CPU goes", uses them.
+ *
+ * Invariants: every child is reaped; its files live in one mkdtemp
+ * directory, removed at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
+static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
+enum { MODE_WARM, MODE_COLD, NMODES };
+static const char *const mode_name[NMODES] = { "warm", "cold" };
+
+#define MAX_RUNS 64
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median_d (double *v, size_t n)
+{
+  qsort (v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ------------------------------------------------------------------ */
+/* The child: one run of K keys                                        */
+
+static void
+drain (int master, size_t want)
+{
+  char buf[4096];
+  size_t got = 0;
+  while (got < want)
+    {
+      ssize_t r = read (master, buf, sizeof buf);
+      if (r <= 0)
+        {
+          if (r < 0 && errno == EINTR)
+            continue;
+          fprintf (stderr, "bench_tty_cold: master read: %s\n", r < 0 ? strerror (errno) : "EOF");
+          exit (2);
+        }
+      got += (size_t)r;
+    }
+}
+
+/* A failed child says what failed on its result pipe (its stderr is the
+   terminal under test). */
+static int
+child_fail (int result_fd, const char *what)
+{
+  char line[160];
+  int n = snprintf (line, sizeof line, "error %s: %s\n", what, strerror (errno));
+  if (write (result_fd, line, (size_t)n) != n)
+    return 2;
+  return 2;
+}
+
+static int
+child_main (int master, int result_fd, int cold, long keys, long trash_mib)
+{
+  struct termios tio;
+  if (tcgetattr (0, &tio) == 0)
+    {
+      cfmakeraw (&tio);
+      tcsetattr (0, TCSANOW, &tio);
+    }
+  size_t trash_bytes = (size_t)trash_mib << 20;
+  volatile char *trash = cold ? malloc (trash_bytes) : NULL;
+  if (cold && !trash)
+    return child_fail (result_fd, "malloc");
+  char screen[1024];
+  memset (screen, 'x', sizeof screen);
+  uint64_t *ns = calloc ((size_t)keys, sizeof *ns);
+  if (!ns)
+    return child_fail (result_fd, "calloc");
+  static const char key[4] = { 0x1b, '[', '6', '~' };
+  for (long k = 0; k < keys; k++)
+    {
+      if (cold)
+        for (size_t i = 0; i < trash_bytes; i += 64)
+          trash[i] = (char)(trash[i] + 1);
+      if (write (master, key, sizeof key) != (ssize_t)sizeof key)
+        return child_fail (result_fd, "write to the master");
+      /* The pty delivers the key to the slave from a kernel worker: wait
+         for it outside the timed part, with a system call the library
+         does not see. */
+      struct pollfd in = { .fd = 0, .events = POLLIN };
+      if (syscall (SYS_ppoll, &in, 1, NULL, NULL, sizeof (sigset_t)) != 1)
+        return child_fail (result_fd, "ppoll");
+      uint64_t t0 = now_ns ();
+      struct pollfd p = { .fd = 0, .events = POLLIN };
+      if (poll (&p, 1, 1000) != 1)
+        return child_fail (result_fd, "poll");
+      for (int i = 0; i < 4; i++)
+        {
+          char c;
+          if (read (0, &c, 1) != 1)
+            return child_fail (result_fd, "read");
+        }
+      for (int i = 0; i < 3; i++)
+        if (write (1, screen, sizeof screen) != (ssize_t)sizeof screen)
+          return child_fail (result_fd, "write");
+      ns[k] = now_ns () - t0;
+      drain (master, 3 * sizeof screen);
+    }
+  qsort (ns, (size_t)keys, sizeof *ns, cmp_u64);
+  char line[64];
+  int n = snprintf (line, sizeof line, "%llu\n", (unsigned long long)ns[keys / 2]);
+  if (write (result_fd, line, (size_t)n) != n)
+    return 2;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The parent                                                          */
+
+struct options
+{
+  int runs;
+  long keys;
+  long trash_mib;
+  const char *lib;
+  const char *other; /* --compare: a second build's library, or NULL */
+  int narms;
+  const char *self;
+  char dir[64];
+};
+
+/* One run: the child's median key time in ns, or -1. */
+static double
+run_child (const struct options *o, int arm, int mode, int run)
+{
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt (master) != 0 || unlockpt (master) != 0)
+    return -1;
+  const char *slave_path = ptsname (master);
+  int res[2];
+  if (!slave_path || pipe (res) != 0)
+    return -1;
+  char profile[128];
+  snprintf (profile, sizeof profile, "%s/run-%d-%d-%d.emlat", o->dir, run, mode, arm);
+  pid_t pid = fork ();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    {
+      setsid ();
+      int s = open (slave_path, O_RDWR);
+      if (s < 0)
+        _exit (2);
+      dup2 (s, 0);
+      dup2 (s, 1);
+      dup2 (s, 2);
+      if (s > 2)
+        close (s);
+      close (res[0]);
+      char m[16], r[16], k[32], t[32];
+      snprintf (m, sizeof m, "%d", master);
+      snprintf (r, sizeof r, "%d", res[1]);
+      snprintf (k, sizeof k, "%ld", o->keys);
+      snprintf (t, sizeof t, "%ld", o->trash_mib);
+      unsetenv ("EMLAT_TRACE");
+      unsetenv ("LD_PRELOAD");
+      if (arm != ARM_NONE)
+        setenv ("LD_PRELOAD", arm == ARM_OTHER ? o->other : o->lib, 1);
+      if (arm == ARM_ON || arm == ARM_OTHER)
+        {
+          setenv ("EMLAT_TRACE", "1", 1);
+          setenv ("EMLAT_FILE", profile, 1);
+          setenv ("EMLAT_FINISH", "reader", 1);
+          setenv ("EMLAT_FLOOR", "1", 1); /* libemlat-floor.so's switch */
+        }
+      execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, (char *)NULL);
+      _exit (127);
+    }
+  close (res[1]);
+  char buf[64];
+  ssize_t n = 0, r;
+  while ((r = read (res[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0)
+    n += r;
+  buf[n > 0 ? n : 0] = 0;
+  close (res[0]);
+  close (master);
+  int st;
+  while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  /* The profile and its ring file (the reader would finish them). */
+  unlink (profile);
+  char ring[160];
+  snprintf (ring, sizeof ring, "%s-ring", profile);
+  unlink (ring);
+  if (!WIFEXITED (st) || WEXITSTATUS (st) != 0 || n <= 0)
+    {
+      fprintf (stderr, "bench_tty_cold: %s/%s run failed (status %d): %s\n", arm_name[arm],
+               mode_name[mode], st, buf);
+      return -1;
+    }
+  return strtod (buf, NULL);
+}
+
+/* xorshift64*: the bootstrap's resampling, fixed seed. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t
+rng (void)
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 2685821657736338717ull;
+}
+
+/* Median of the paired differences D[0..N) and its 95 % bootstrap
+   interval over rounds. */
+static void
+paired (const double *d, int n, double *med, double *lo, double *hi)
+{
+  double tmp[MAX_RUNS], boot[2000];
+  memcpy (tmp, d, (size_t)n * sizeof *d);
+  *med = median_d (tmp, (size_t)n);
+  for (int b = 0; b < 2000; b++)
+    {
+      for (int i = 0; i < n; i++)
+        tmp[i] = d[rng () % (uint64_t)n];
+      boot[b] = median_d (tmp, (size_t)n);
+    }
+  qsort (boot, 2000, sizeof *boot, cmp_double);
+  *lo = boot[49];
+  *hi = boot[1949];
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 7 && strcmp (argv[1], "--child") == 0)
+    return child_main (atoi (argv[3]), atoi (argv[4]), strcmp (argv[2], "cold") == 0,
+                       atol (argv[5]), atol (argv[6]));
+  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .narms = ARM_OTHER };
+  static char other[4096];
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
+        o.runs = atoi (argv[++i]);
+      else if (strcmp (argv[i], "--keys") == 0 && i + 1 < argc)
+        o.keys = atol (argv[++i]);
+      else if (strcmp (argv[i], "--trash-mib") == 0 && i + 1 < argc)
+        o.trash_mib = atol (argv[++i]);
+      else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
+        {
+          if (!realpath (argv[++i], other))
+            {
+              fprintf (stderr, "bench_tty_cold: %s: %s\n", argv[i], strerror (errno));
+              return 2;
+            }
+          o.other = other;
+          o.narms = NARMS;
+        }
+      else
+        {
+          fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
+                   "[--compare OTHER-libemlat-tty.so]\n");
+          return 2;
+        }
+    }
+  if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1)
+    {
+      fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1\n",
+               MAX_RUNS);
+      return 2;
+    }
+  static char lib[4096], self[4096];
+  const char *build = getenv ("BUILD") ? getenv ("BUILD") : "build";
+  if (!realpath (build, lib))
+    {
+      fprintf (stderr, "bench_tty_cold: %s: %s\n", build, strerror (errno));
+      return 2;
+    }
+  strncat (lib, "/libemlat-tty.so", sizeof lib - strlen (lib) - 1);
+  if (access (lib, R_OK) != 0)
+    {
+      fprintf (stderr, "bench_tty_cold: %s: %s (make all first)\n", lib, strerror (errno));
+      return 2;
+    }
+  ssize_t sl = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (sl <= 0)
+    return 2;
+  self[sl] = 0;
+  o.lib = lib;
+  o.self = self;
+  snprintf (o.dir, sizeof o.dir, "%s/emlat-cold-XXXXXX",
+            getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
+  if (!mkdtemp (o.dir))
+    return 2;
+
+  static double key_ns[NMODES][NARMS][MAX_RUNS];
+  int failed = 0;
+  for (int run = 0; run < o.runs && !failed; run++)
+    for (int mode = 0; mode < NMODES && !failed; mode++)
+      for (int j = 0; j < o.narms && !failed; j++)
+        {
+          int arm = run % 2 ? o.narms - 1 - j : j; /* ABBA over rounds */
+          double v = run_child (&o, arm, mode, run);
+          if (v < 0)
+            failed = 1;
+          key_ns[mode][arm][run] = v;
+        }
+  rmdir (o.dir);
+  if (failed)
+    return 1;
+
+  printf ("# bench_tty_cold: %d runs of %ld keys per arm and mode, cold = %ld MiB touched "
+          "before each key\n", o.runs, o.keys, o.trash_mib);
+  for (int mode = 0; mode < NMODES; mode++)
+    {
+      for (int arm = 0; arm < o.narms; arm++)
+        {
+          double tmp[MAX_RUNS];
+          memcpy (tmp, key_ns[mode][arm], (size_t)o.runs * sizeof *tmp);
+          printf ("METRIC tty_cold_key_ns_%s_%s %.0f ns\n", arm_name[arm], mode_name[mode],
+                  median_d (tmp, (size_t)o.runs));
+        }
+      double d[MAX_RUNS], med, lo, hi;
+      for (int r = 0; r < o.runs; r++)
+        d[r] = key_ns[mode][ARM_ON][r] - key_ns[mode][ARM_NONE][r];
+      paired (d, o.runs, &med, &lo, &hi);
+      printf ("METRIC tty_cold_added_ns_%s %.0f ns\n", mode_name[mode], med);
+      printf ("METRIC tty_cold_added_ns_%s_lo %.0f ns\n", mode_name[mode], lo);
+      printf ("METRIC tty_cold_added_ns_%s_hi %.0f ns\n", mode_name[mode], hi);
+      for (int r = 0; r < o.runs; r++)
+        d[r] = key_ns[mode][ARM_ON][r] - key_ns[mode][ARM_LOADED][r];
+      paired (d, o.runs, &med, &lo, &hi);
+      printf ("METRIC tty_cold_recording_ns_%s %.0f ns\n", mode_name[mode], med);
+      printf ("METRIC tty_cold_recording_ns_%s_lo %.0f ns\n", mode_name[mode], lo);
+      printf ("METRIC tty_cold_recording_ns_%s_hi %.0f ns\n", mode_name[mode], hi);
+      if (!o.other)
+        continue;
+      for (int r = 0; r < o.runs; r++)
+        d[r] = key_ns[mode][ARM_OTHER][r] - key_ns[mode][ARM_ON][r];
+      paired (d, o.runs, &med, &lo, &hi);
+      printf ("METRIC tty_cold_other_minus_on_ns_%s %.0f ns [%.0f, %.0f]\n", mode_name[mode],
+              med, lo, hi);
+    }
+  return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * floor_preload.c -- libemlat-floor.so, the least an interposing recorder
+ * can do per call: a reference for bench_tty_cold (--compare), never a
+ * recorder.
+ *
+ * It interposes read, write and poll like libemlat-tty.so and, for every
+ * call on descriptors 0, 1 and 2, reads the clock twice (before and after
+ * the call) and stores one 32-byte slot -- descriptor, result, the two
+ * times -- into a 2 MiB ring in a shared mapping of a file in /dev/shm,
+ * created at load and removed at once.  No interaction model, no writer,
+ * no validation: whatever a real recorder adds is above this floor, and
+ * what this floor costs in a program with cold caches is a lower bound for
+ * every design that records each call.
+ *
+ * Active only when EMLAT_FLOOR=1 (bench_tty_cold sets it with EMLAT_TRACE);
+ * otherwise every call forwards.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLOOR_EXPORT __attribute__ ((visibility ("default")))
+#define FLOOR_SLOTS (1u << 16)
+
+struct floor_slot
+{
+  uint64_t what, result, t0, t1;
+};
+
+static struct floor_slot *floor_ring;
+static uint64_t floor_head;
+static ssize_t (*real_read) (int, void *, size_t);
+static ssize_t (*real_write) (int, const void *, size_t);
+static int (*real_poll) (struct pollfd *, nfds_t, int);
+
+static inline uint64_t
+floor_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void
+floor_record (uint64_t what, int64_t result, uint64_t t0)
+{
+  uint64_t t1 = floor_now ();
+  struct floor_slot *s = &floor_ring[floor_head++ & (FLOOR_SLOTS - 1)];
+  s->what = what;
+  s->result = (uint64_t)result;
+  s->t0 = t0;
+  s->t1 = t1;
+}
+
+__attribute__ ((constructor)) static void
+floor_init (void)
+{
+  real_read = (ssize_t (*) (int, void *, size_t))dlsym (RTLD_NEXT, "read");
+  real_write = (ssize_t (*) (int, const void *, size_t))dlsym (RTLD_NEXT, "write");
+  real_poll = (int (*) (struct pollfd *, nfds_t, int))dlsym (RTLD_NEXT, "poll");
+  const char *on = getenv ("EMLAT_FLOOR");
+  if (!on || strcmp (on, "1") != 0)
+    return;
+  char path[64];
+  snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
+  int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  unlink (path);
+  size_t bytes = FLOOR_SLOTS * sizeof (struct floor_slot);
+  if (ftruncate (fd, (off_t)bytes) == 0)
+    {
+      void *m = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (m != MAP_FAILED)
+        floor_ring = m;
+    }
+  close (fd);
+}
+
+FLOOR_EXPORT ssize_t
+read (int fd, void *buf, size_t n)
+{
+  if (!floor_ring || fd > 2)
+    return real_read (fd, buf, n);
+  uint64_t t0 = floor_now ();
+  ssize_t r = real_read (fd, buf, n);
+  floor_record ((uint64_t)fd, r, t0);
+  return r;
+}
+
+FLOOR_EXPORT ssize_t
+write (int fd, const void *buf, size_t n)
+{
+  if (!floor_ring || fd > 2)
+    return real_write (fd, buf, n);
+  uint64_t t0 = floor_now ();
+  ssize_t r = real_write (fd, buf, n);
+  floor_record ((uint64_t)fd | 1u << 8, r, t0);
+  return r;
+}
+
+/* glibc declares poll's array write-only (__attr_access), so GCC takes the
+   caller's fds[0].fd as possibly uninitialised here; it is the caller's
+   input. */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+FLOOR_EXPORT int
+poll (struct pollfd *fds, nfds_t n, int timeout)
+{
+  if (!floor_ring || n != 1 || !fds)
+    return real_poll (fds, n, timeout);
+  int fd = fds[0].fd;
+  if (fd < 0 || fd > 2)
+    return real_poll (fds, n, timeout);
+  uint64_t t0 = floor_now ();
+  int r = real_poll (fds, n, timeout);
+  floor_record ((uint64_t)fd | 2u << 8, r, t0);
+  return r;
+}
