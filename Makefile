@@ -184,7 +184,7 @@ $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 $(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 
 # The overhead gate's driver is built with the tests: tests/bench smoke-tests it.
-tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate
+tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold
 
 # Run every test once (plain build); the Emacs tests run once per version of
 # EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under
