@@ -110,7 +110,9 @@ write (int fd, const void *buf, size_t n)
 /* glibc declares poll's array write-only (__attr_access), so GCC takes the
    caller's fds[0].fd as possibly uninitialised here; it is the caller's
    input. */
+#if defined __GNUC__ && !defined __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 FLOOR_EXPORT int
 poll (struct pollfd *fds, nfds_t n, int timeout)
 {
