@@ -183,7 +183,10 @@ void tty_log (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 /* ------------------------------------------------------------------ */
 /* The observer thread (tty_observer.c)                                */
 
-void tty_observer_enable (void);
+/* Turn the observer on, with its CPU budget: at most BUDGET_PPM millionths
+   of the wall time since it started (10000 = 1 %, DESIGN.md section 8.5).
+   Over budget it stops for good (tty_observer.c, "The gate"). */
+void tty_observer_enable (uint32_t budget_ppm);
 int tty_observer_enabled (void);
 /* Observe input descriptor FD (setup path: dups it and may start the
    thread).  Ignored when disabled or already observing. */

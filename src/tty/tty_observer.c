@@ -32,8 +32,18 @@
  * While fired, the observer sleeps 1 ms at a time until the program reads
  * (the cost of the observer while input waits unread); while armed it polls
  * with a 20 ms timeout so that detaching takes at most that long.
+ *
+ * The gate (DESIGN.md section 8.5): once a second the observer reads its
+ * own thread's CPU time; above its budget (EMLAT_OBSERVER_BUDGET, 1 % of
+ * the wall time since it started by default) it records an EVENT counter
+ * "tty.observer_gated" whose value is that CPU time in ns, turns itself off
+ * (no attach or rearm does anything after), closes its duplicate and ends.
+ * The duplicate is taken with an exchange by whoever closes it -- the
+ * observer at detach or gate, or an attach that raced with the gate -- so
+ * it is closed exactly once.
  */
 #include "tty.h"
+#include "emlat/emlat_app.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -46,6 +56,7 @@ typedef int (*tty_poll_fn) (struct pollfd *, nfds_t, int);
 typedef int (*tty_close_fn) (int);
 
 static atomic_int tty_obs_enabled;
+static uint32_t tty_obs_budget_ppm = 10000; /* set before the thread starts */
 static atomic_int tty_obs_src = -1;     /* program's descriptor, -1 none */
 static atomic_int tty_obs_dup = -1;     /* observer's duplicate */
 static atomic_int tty_obs_detach;       /* 1: stop observing tty_obs_dup */
@@ -54,9 +65,14 @@ static atomic_int tty_obs_started;
 static _Atomic uint64_t tty_obs_word;
 static _Atomic uint64_t tty_obs_slot[2];
 
+#define TTY_OBS_GATE_PERIOD_NS 1000000000u
+
 void
-tty_observer_enable (void)
+tty_observer_enable (uint32_t budget_ppm)
 {
+  /* Plain store: set at load, before any attach starts the thread
+     (pthread_create orders it). */
+  tty_obs_budget_ppm = budget_ppm;
   /* relaxed: set at load, before any attach. */
   atomic_store_explicit (&tty_obs_enabled, 1, memory_order_relaxed);
 }
@@ -81,6 +97,31 @@ tty_obs_sleep_ms (long ms)
   nanosleep (&ts, NULL);
 }
 
+/* Over budget: say so in the profile, turn off for good, close the
+   duplicate.  CPU_NS: the observer's CPU time so far. */
+static void
+tty_obs_gate (uint64_t cpu_ns, tty_close_fn do_close)
+{
+  EMLAT_COUNTER ("tty.observer_gated", cpu_ns);
+  /* seq_cst: ordered before the exchange below, so that an attach which
+     installed a duplicate after it sees the observer off and takes that
+     duplicate back itself (tty_observer_attach). */
+  atomic_store (&tty_obs_enabled, 0);
+  /* relaxed: the program stops taking observations at once. */
+  atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+  int fd = atomic_exchange (&tty_obs_dup, -1); /* seq_cst: see above */
+  if (fd >= 0)
+    do_close (fd);
+}
+
+/* Over budget: CPU_NS of the observer's thread in WALL_NS since it started,
+   against BUDGET_PPM millionths. */
+static int
+tty_obs_over_budget (uint64_t cpu_ns, uint64_t wall_ns, uint32_t budget_ppm)
+{
+  return (double)cpu_ns * 1e6 > (double)budget_ppm * (double)wall_ns;
+}
+
 static void *
 tty_obs_main (void *arg)
 {
@@ -88,11 +129,24 @@ tty_obs_main (void *arg)
   tty_nest = 1; /* this thread's own poll and close are never traced */
   tty_poll_fn do_poll = (tty_poll_fn)tty_real (TR_poll);
   tty_close_fn do_close = (tty_close_fn)tty_real (TR_close);
+  uint64_t t_start = emlat_now ();
+  uint64_t next_check = t_start + TTY_OBS_GATE_PERIOD_NS;
   for (;;)
     {
       /* acquire: pairs with the release stores of attach and stop. */
       if (atomic_load_explicit (&tty_obs_stopping, memory_order_acquire))
         return NULL;
+      uint64_t now = emlat_now ();
+      if (now >= next_check)
+        {
+          next_check = now + TTY_OBS_GATE_PERIOD_NS;
+          uint64_t cpu = emlat_thread_cpu_now ();
+          if (cpu && tty_obs_over_budget (cpu, now - t_start, tty_obs_budget_ppm))
+            {
+              tty_obs_gate (cpu, do_close);
+              return NULL;
+            }
+        }
       int fd = atomic_load_explicit (&tty_obs_dup, memory_order_acquire);
       if (fd < 0)
         {
@@ -101,10 +155,12 @@ tty_obs_main (void *arg)
         }
       if (atomic_load_explicit (&tty_obs_detach, memory_order_acquire))
         {
-          do_close (fd);
-          /* release: the duplicate is closed before a new attach may
-             install another. */
-          atomic_store_explicit (&tty_obs_dup, -1, memory_order_release);
+          /* seq_cst exchange: the one who takes the duplicate closes it
+             (see tty_obs_gate); a new attach installs another only once
+             this is -1. */
+          int mine = atomic_exchange (&tty_obs_dup, -1);
+          if (mine >= 0)
+            do_close (mine);
           continue;
         }
       /* acquire: pairs with the program's exchange in take/rearm. */
@@ -156,7 +212,19 @@ tty_observer_attach (int fd)
                           | 1) + 1,
                          memory_order_relaxed); /* new generation, armed */
   atomic_store_explicit (&tty_obs_src, fd, memory_order_relaxed);
-  atomic_store_explicit (&tty_obs_dup, d, memory_order_release);
+  /* seq_cst (release for the stores above): then the check below cannot
+     miss a gate that turned the observer off meanwhile (tty_obs_gate). */
+  atomic_store (&tty_obs_dup, d);
+  if (!atomic_load (&tty_obs_enabled))
+    {
+      /* Gated while we attached: take the duplicate back unless the
+         observer already closed it. */
+      atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+      int mine = atomic_exchange (&tty_obs_dup, -1);
+      if (mine >= 0)
+        ((tty_close_fn)tty_real (TR_close)) (mine);
+      return;
+    }
   if (!atomic_exchange_explicit (&tty_obs_started, 1, memory_order_relaxed))
     {
       /* The observer takes no signals: they stay the program's. */

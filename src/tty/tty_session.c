@@ -143,7 +143,7 @@ tty_atfork_child (void)
   tty_observer_stop ();
 }
 
-#define TTY_META_MAX 13
+#define TTY_META_MAX 14
 
 static void
 tty_meta_str (struct emlat_meta *m, size_t *n, const char *key, const char *s)
@@ -167,6 +167,30 @@ static void
 tty_complain (const char *what, int err)
 {
   tty_log ("not recording: %s: %s", what, strerror (err));
+}
+
+/* EMLAT_OBSERVER_BUDGET: the observer's CPU budget in percent of wall
+   time, a decimal number in (0, 100] (default 1: the continuous-mode budget
+   of DESIGN.md section 8.5); anything else keeps the default, and says so
+   in the library's log. */
+static uint32_t
+tty_observer_budget_ppm (void)
+{
+  const uint32_t dflt = 10000;
+  const char *v = getenv ("EMLAT_OBSERVER_BUDGET");
+  if (!v)
+    return dflt;
+  char *end;
+  errno = 0;
+  double pct = strtod (v, &end);
+  if (errno || end == v || *end || !(pct > 0) || pct > 100)
+    {
+      tty_log ("EMLAT_OBSERVER_BUDGET: not a percentage in (0, 100]; the "
+               "observer keeps its budget of 1%%");
+      return dflt;
+    }
+  double ppm = pct * 10000.0;
+  return ppm < 1 ? 1 : (uint32_t)ppm;
 }
 
 __attribute__ ((constructor)) static void
@@ -202,6 +226,9 @@ tty_init (void)
                  getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
                    || getenv ("SSH_TTY"));
   tty_meta_uint (meta, &nm, "tty.observer", (uint64_t)observer);
+  uint32_t budget_ppm = tty_observer_budget_ppm ();
+  if (observer)
+    tty_meta_uint (meta, &nm, "tty.observer_budget_ppm", budget_ppm);
   tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
   tty_meta_uint (meta, &nm, "tty.spans", (uint64_t)tty_spans);
   tty_meta_uint (meta, &nm, "tty.block_ns", TTY_BLOCK_NS);
@@ -270,7 +297,7 @@ tty_init (void)
       pthread_atfork (NULL, NULL, tty_atfork_child);
       atexit (tty_atexit);
       if (observer)
-        tty_observer_enable ();
+        tty_observer_enable (budget_ppm);
       /* relaxed: see tty_active(). */
       atomic_store_explicit (&tty_on, 1, memory_order_relaxed);
       int in = tty_fd_first_input ();

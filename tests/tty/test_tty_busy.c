@@ -8,6 +8,14 @@
  * (the program never polls), never an invented one.
  *
  * Tolerance (2 shared, noisy cores): ready wait within [150 ms, 600 ms].
+ *
+ * The observer's gate: with a budget of 0.0001 % of wall time
+ * (EMLAT_OBSERVER_BUDGET) any observer is over it at its first check, one
+ * second after it started; the program stays busy 1.5 s with the key
+ * unread, so the observer is alive at that check.  The profile then holds
+ * exactly one EVENT counter "tty.observer_gated" (its value: the
+ * observer's CPU time, > 0) and says the budget in SESSION
+ * (tty.observer_budget_ppm = 1); the program runs on and exits normally.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -75,10 +83,65 @@ run (int observer)
   free (probe);
 }
 
+static void
+gate (void)
+{
+  char *file = tu_strf ("%s/gate.emlat", tu_tmpdir ());
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"busy", (char *)"1500", NULL };
+  char *const *base = ph_trace_env (file, "EMLAT_OBSERVER=1");
+  char *env[8];
+  size_t n = 0;
+  while (base[n] && n < 6)
+    {
+      env[n] = base[n];
+      n++;
+    }
+  env[n++] = (char *)"EMLAT_OBSERVER_BUDGET=0.0001";
+  env[n] = NULL;
+  struct ph_child c;
+  if (ph_spawn (&c, argv, env) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  ph_send (&c, "g", 1);
+  ph_expect (&c, "BUSY", 5000);
+  ph_send (&c, "x", 1);
+  ph_expect (&c, "DONE", 10000);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  const struct emlat_kv *kv = pv_session (&v, "tty.observer_budget_ppm");
+  CHECK (kv && kv->u == 1, "SESSION tty.observer_budget_ppm = 1");
+  size_t n_ev = 0, gated = 0;
+  const struct emlat_event *ev = emlat_profile_events (v.p, &n_ev);
+  for (size_t i = 0; i < n_ev; i++)
+    {
+      size_t len = 0;
+      const uint8_t *name = emlat_profile_string (v.p, ev[i].ev.name, &len);
+      if (!name || len != strlen ("tty.observer_gated")
+          || memcmp (name, "tty.observer_gated", len) != 0)
+        continue;
+      gated++;
+      CHECK_EQ_U64 (ev[i].ev.tag, EMLAT_EV_COUNTER);
+      CHECK (ev[i].ev.iv > 0, "the gated observer's CPU time %lld ns",
+             (long long)ev[i].ev.iv);
+      TEST_DIAG ("observer gated with %.3f ms of CPU", (double)ev[i].ev.iv / 1e6);
+    }
+  CHECK_EQ_U64 (gated, 1);
+  /* The program's own interactions are all there. */
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 2);
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
 int
 main (void)
 {
   run (0);
   run (1);
+  gate ();
   TEST_DONE ();
 }
