@@ -6,10 +6,11 @@
  *
  * A watched wait with a nonzero timeout is the program waiting for terminal
  * input: it completes the open interaction at its start (and, with
- * EMLAT_TTY_SPANS=1, is recorded as an event_poll span).  Its result is a main-poll observation: readable
- * (upper bound for the arrival of pending input) or not readable (the input
- * was empty at a time no earlier than the call's start; for an expired
- * timeout, no earlier than start + timeout, clamped to the return).
+ * EMLAT_TTY_SPANS=1, is recorded as an event_poll span).  Its result is a
+ * main-poll observation: readable (upper bound for the arrival of pending
+ * input) or not readable (the input was empty at a time no earlier than
+ * the call's start; for an expired timeout, no earlier than start +
+ * timeout, clamped to the return).
  */
 #include "tty.h"
 
