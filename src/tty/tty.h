@@ -52,7 +52,7 @@ tty_active (void)
 extern __thread unsigned tty_nest TTY_TLS;
 
 /* 1 when EMLAT_TTY_SPANS=1 asked for a span per terminal write, stdio
-   flush and wait (docs/TTY.md, "Spans").  Off by default: the interaction
+   flush and wait (docs/TTY.md, "Turning it on").  Off by default: the interaction
    already carries what they measure (output bounds, write bounds, bytes,
    calls), and each span costs three ring records and two clock reads per
    call (docs/PERFORMANCE.md).  Written once by the constructor before the
