@@ -93,7 +93,9 @@ median_d (double *v, size_t n)
 /* ------------------------------------------------------------------ */
 /* The child: one run of K keys                                        */
 
-static void
+/* Read WANT bytes of the child's output from the master: 0, or -1 with
+   errno (EIO at end of file). */
+static int
 drain (int master, size_t want)
 {
   char buf[4096];
@@ -101,15 +103,17 @@ drain (int master, size_t want)
   while (got < want)
     {
       ssize_t r = read (master, buf, sizeof buf);
+      if (r < 0 && errno == EINTR)
+        continue;
       if (r <= 0)
         {
-          if (r < 0 && errno == EINTR)
-            continue;
-          fprintf (stderr, "bench_tty_cold: master read: %s\n", r < 0 ? strerror (errno) : "EOF");
-          exit (2);
+          if (r == 0)
+            errno = EIO;
+          return -1;
         }
       got += (size_t)r;
     }
+  return 0;
 }
 
 /* A failed child says what failed on its result pipe (its stderr is the
@@ -170,7 +174,8 @@ child_main (int master, int result_fd, int cold, long keys, long trash_mib)
         if (write (1, screen, sizeof screen) != (ssize_t)sizeof screen)
           return child_fail (result_fd, "write");
       ns[k] = now_ns () - t0;
-      drain (master, 3 * sizeof screen);
+      if (drain (master, 3 * sizeof screen) != 0)
+        return child_fail (result_fd, "read from the master");
     }
   qsort (ns, (size_t)keys, sizeof *ns, cmp_u64);
   char line[64];

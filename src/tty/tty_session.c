@@ -169,7 +169,8 @@ tty_complain (const char *what, int err)
   tty_log ("not recording: %s: %s", what, strerror (err));
 }
 
-/* EMLAT_OBSERVER_BUDGET: the observer's CPU budget in percent of wall
+/* EMLAT_OBSERVER_BUDGET (read only when the observer is asked for): the
+   observer's CPU budget in percent of wall
    time, a decimal number in (0, 100] (default 1: the continuous-mode budget
    of DESIGN.md section 8.5); anything else keeps the default, and says so
    in the library's log. */
@@ -226,7 +227,7 @@ tty_init (void)
                  getenv ("SSH_CONNECTION") || getenv ("SSH_CLIENT")
                    || getenv ("SSH_TTY"));
   tty_meta_uint (meta, &nm, "tty.observer", (uint64_t)observer);
-  uint32_t budget_ppm = tty_observer_budget_ppm ();
+  uint32_t budget_ppm = observer ? tty_observer_budget_ppm () : 0;
   if (observer)
     tty_meta_uint (meta, &nm, "tty.observer_budget_ppm", budget_ppm);
   tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
