@@ -115,6 +115,8 @@ struct emlat_session
   uint64_t wakeups;         /* the writer's returns from waiting */
   uint64_t highwater_wakes; /* of them, doorbell rings at high water */
   uint64_t checkpoints_failed; /* the ring file was given up (writer.c) */
+  uint64_t encodings_deferred; /* passes whose LOSS or STATS chunk could not be
+                                  encoded for want of memory (writer.c) */
   int recovering;           /* recover.c runs the passes of a dead process */
   int recovered_stopped;    /* ... which had called emlat_stop */
   /* Loss accounting not yet written as LOSS records (at least

@@ -591,6 +591,8 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   rc |= emlat_enc_kv_uint (&cb, "stats.highwater_wakes", s->highwater_wakes);
   if (s->checkpoints_failed)
     rc |= emlat_enc_kv_uint (&cb, "stats.checkpoints_failed", s->checkpoints_failed);
+  if (s->encodings_deferred)
+    rc |= emlat_enc_kv_uint (&cb, "stats.encodings_deferred", s->encodings_deferred);
   if (s->recovering)
     rc |= emlat_enc_kv_uint (&cb, "stats.recovered", 1);
   /* A recovered profile ends cleanly only if its process had stopped. */
@@ -928,8 +930,13 @@ encode_pass (struct emlat_session *s, struct pass_state *ps)
   if (encode_losses (s) != 0
       || (ps->write_stats && encode_stats (s, ps->final, ps->now, ps->carried) != 0))
     {
-      s->chunks.n = n_data; /* write what we have; losses stay pending */
+      /* Write what we have.  Nothing is lost: the losses stay pending and
+         STATS stays due, both encoded again by the next pass; the next
+         STATS that is written counts the deferral. */
+      s->chunks.n = n_data;
       ps->losses_encoded = 0;
+      ps->write_stats = 0;
+      s->encodings_deferred++;
     }
 }
 

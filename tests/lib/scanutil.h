@@ -26,7 +26,7 @@ struct tally
   uint64_t events, samples;
   uint64_t stats_final;
   uint64_t stats_records_written, stats_records_dropped, stats_records_accepted;
-  uint64_t stats_checkpoints_failed;
+  uint64_t stats_checkpoints_failed, stats_encodings_deferred;
   /* Bitmap of span ids seen in complete or begin records. */
   uint8_t *seen;
   uint64_t seen_bits;
@@ -100,6 +100,8 @@ tally_rec (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
             t->stats_records_accepted = kv->u;
           else if (KEYIS ("stats.checkpoints_failed"))
             t->stats_checkpoints_failed = kv->u;
+          else if (KEYIS ("stats.encodings_deferred"))
+            t->stats_encodings_deferred = kv->u;
 #undef KEYIS
         }
       break;
