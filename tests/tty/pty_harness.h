@@ -191,12 +191,12 @@ ph_finish (struct ph_child *c, int timeout_ms)
   return WEXITSTATUS (st);
 }
 
-/* The environment entries that turn tracing on into FILE, plus EXTRA (may
-   be NULL), in a static array valid until the next call. */
+/* The environment entries that turn tracing on into FILE, plus EXTRA and
+   EXTRA2 (each may be NULL), in a static array valid until the next call. */
 static inline char *const *
-ph_trace_env (const char *file, const char *extra)
+ph_trace_env2 (const char *file, const char *extra, const char *extra2)
 {
-  static char *env[6];
+  static char *env[7];
   static char *lib, *fentry;
   free (lib);
   free (fentry);
@@ -211,8 +211,17 @@ ph_trace_env (const char *file, const char *extra)
   env[n++] = (char *)"TERM=xterm";
   if (extra)
     env[n++] = (char *)extra;
+  if (extra2)
+    env[n++] = (char *)extra2;
   env[n] = NULL;
   return env;
+}
+
+/* The same with one extra entry at most. */
+static inline char *const *
+ph_trace_env (const char *file, const char *extra)
+{
+  return ph_trace_env2 (file, extra, NULL);
 }
 
 #endif /* EMLAT_TTY_PTY_HARNESS_H */

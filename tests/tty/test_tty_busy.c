@@ -89,18 +89,10 @@ gate (void)
   char *file = tu_strf ("%s/gate.emlat", tu_tmpdir ());
   char *probe = ph_build_abs ("tests/progs/tty_probe");
   char *argv[] = { probe, (char *)"busy", (char *)"1500", NULL };
-  char *const *base = ph_trace_env (file, "EMLAT_OBSERVER=1");
-  char *env[8];
-  size_t n = 0;
-  while (base[n] && n < 6)
-    {
-      env[n] = base[n];
-      n++;
-    }
-  env[n++] = (char *)"EMLAT_OBSERVER_BUDGET=0.0001";
-  env[n] = NULL;
   struct ph_child c;
-  if (ph_spawn (&c, argv, env) != 0)
+  if (ph_spawn (&c, argv,
+                ph_trace_env2 (file, "EMLAT_OBSERVER=1", "EMLAT_OBSERVER_BUDGET=0.0001"))
+      != 0)
     return;
   ph_expect (&c, "READY", 5000);
   ph_send (&c, "g", 1);
