@@ -148,6 +148,12 @@ run_one () {
           ;;
       esac
       printf 'FAIL  %-44s %7s s  (%s)\n' "$name" "$secs" "$what"
+      # The failed checks first (a long log's tail may not hold them),
+      # each with the line of values tests/lib/tap.c prints after it.
+      if grep -q '^FAIL ' "$log"; then
+        echo "  --- failed checks in $log"
+        grep -A1 '^FAIL ' "$log" | grep -v '^--$' | head -n 20 | sed 's/^/  | /'
+      fi
       echo "  --- last lines of $log"
       tail -n 25 "$log" | sed 's/^/  | /'
       ;;

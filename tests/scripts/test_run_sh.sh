@@ -4,7 +4,7 @@
 # test_run_sh.sh -- the test runner (tests/run.sh) against a fake suite whose
 # outcomes are known: a pass, a failure, a skip, a hang cut by the timeout
 # and a shell test; the verdict lines, the closing line, the exit status, the
-# log of a failure, the environment each test gets, pattern selection and
+# log of a failure (its failed checks first), the environment each test gets, pattern selection and
 # --exclude.
 #
 # Timing tolerance: the hanging test sleeps 60 s under a 1 s timeout; the
@@ -34,7 +34,7 @@ mk () {
   chmod +x "$1"
 }
 mk "$fb/tests/alpha/test_pass" 'echo "BUILD=$BUILD"; echo "EMLAT=$EMLAT"; echo "SRCDIR=$SRCDIR"; pwd; exit 0'
-mk "$fb/tests/alpha/test_fail" 'echo "line one"; echo "the reason it broke" >&2; exit 3'
+mk "$fb/tests/alpha/test_fail" 'echo "line one"; printf "FAIL t.c:7: x == y\\n  left 1\\n"; i=0; while [ $i -lt 40 ]; do echo "diag $i"; i=$((i + 1)); done; echo "the reason it broke" >&2; exit 3'
 mk "$fb/tests/beta/test_skip" 'echo "SKIP: no widget here"; exit 77'
 mk "$fb/tests/beta/test_hang" 'sleep 60'
 # Not executable: run with sh.  A file not named test_* is ignored.
@@ -54,6 +54,8 @@ check "closing line" [ "$(tail -n 1 "$tmp/out")" = "2 passed, 2 failed, 1 skippe
 check "pass line" grep -Eq '^PASS  alpha/test_pass +[0-9]+\.[0-9]{2} s$' "$tmp/out"
 check "fail line with exit code" grep -Eq '^FAIL  alpha/test_fail .*\(exit 3\)$' "$tmp/out"
 check "failure log tail shown" grep -q '  | the reason it broke' "$tmp/out"
+check "failed check shown though not in the tail" grep -q '  | FAIL t.c:7: x == y' "$tmp/out"
+check "its values shown" grep -q '  |   left 1' "$tmp/out"
 check "skip line with reason" grep -Eq '^SKIP  beta/test_skip .*SKIP: no widget here' "$tmp/out"
 check "timeout reported" grep -Eq '^FAIL  beta/test_hang .*timed out after 1 s' "$tmp/out"
 check "shell test run with stdin empty" grep -Eq '^PASS  gamma/test_stdin.sh ' "$tmp/out"
