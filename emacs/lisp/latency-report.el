@@ -382,8 +382,15 @@ arrival (input arrival uncertainty) %s\n\n"
         (insert "No tail interaction.\n")
       (let ((split (plist-get tail :split)))
         (insert (format "Interaction %d\n" (plist-get tail :cause)))
-        (dolist (part '((:wall . "wall time")
+        (dolist (part `((:wall . "wall time")
                         (:main-cpu . "main-thread CPU")
+                        ;; The interval the CPU readings lie in, when it
+                        ;; is not the wall time: the waits and the rest
+                        ;; are of it.
+                        ,@(let ((window (plist-get split :cpu-window)))
+                            (and window
+                                 (not (eql window (plist-get split :wall)))
+                                 '((:cpu-window . "dispatch to end"))))
                         (:measured-wait . "measured waits")
                         (:unknown-off-cpu . "unknown off-CPU")
                         (:tty-emit . "TTY emission")))
@@ -391,7 +398,7 @@ arrival (input arrival uncertainty) %s\n\n"
                           (latency-report--dur (plist-get split (car part))))))
         (let ((excess (plist-get split :unknown-off-cpu-excess)))
           (when (and excess (> excess 0))
-            (insert (format "  (CPU and waits exceed wall time by %s)\n"
+            (insert (format "  (CPU and waits exceed their interval by %s)\n"
                             (latency-report--dur excess))))))
       (let ((counters (plist-get tail :counters))
             (span-counters (plist-get tail :span-counters)))

@@ -257,11 +257,6 @@ struct latency_interaction
   /* True once the first write of its output was stamped
      (t_write_first_begin/end).  */
   bool have_write;
-  /* The main thread's CPU time read right before the latest of its
-     completion boundaries (root work end, redisplay end, flush end),
-     so that its CPU time is measured over no more than its wall time;
-     0: none yet.  */
-  uint64_t cpu_end;
   /* A root other than a key sequence that began while nothing was
      open: it awaits the redisplay done before Emacs waits again.  */
   bool owner;
@@ -486,15 +481,6 @@ latency_push (uint64_t cause, enum latency_phase phase)
   return ix;
 }
 
-/* Stamp the completion boundary F of IX now, the thread CPU time read
-   first: CPU time never runs past the wall time it is compared with.  */
-static void
-latency_mark_end (struct latency_interaction *ix, enum emlat_time_field f)
-{
-  ix->cpu_end = emlat_thread_cpu_now ();
-  latency_ix_mark (ix, f);
-}
-
 /* End the interaction on top of the stack and pop it.  */
 static void
 latency_pop (void)
@@ -508,7 +494,7 @@ latency_pop (void)
   if (ix->name_span)
     emlat_span_end (ix->name_span, EMLAT_SPAN_THROW, ix->name);
   if (ix->phase != LATENCY_FINISHED)
-    latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
+    latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
   latency_ix_count (ix, EMLAT_C_GC_COUNT, gcs_done - ix->gcs_at_begin);
   if (BUFFERP (XWINDOW (selected_window)->contents))
     {
@@ -518,10 +504,11 @@ latency_pop (void)
 	latency_ix_count (ix, EMLAT_C_MODIFF_DELTA,
 			  MODIFF - ix->modiff_at_begin);
     }
-  /* The CPU reading taken with its last completion boundary, not now:
-     the interaction may be popped long after its flush.  */
-  latency_ix_value (ix, EMLAT_V_THREAD_CPU_END,
-		    ix->cpu_end ? ix->cpu_end : emlat_thread_cpu_now ());
+  /* Its second and last thread CPU reading (the first was taken when
+     it began), read before the end that the commit below stamps: the
+     CPU time it measures lies within t_dispatch_begin..t_interaction_end
+     (the session says so: SESSION key ix.thread_cpu_end_at).  */
+  latency_ix_value (ix, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
   /* Its fields, and its end at now.  */
   latency_ix_commit (ix, ix->status);
   latency_depth--;
@@ -1404,7 +1391,7 @@ latency_command_finished (intmax_t serial)
     emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
   ix->span = 0;
   ix->phase = LATENCY_FINISHED;
-  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
+  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
 /* End the phase interaction IX is in, whose span ends with status
@@ -1424,7 +1411,7 @@ latency_leave_phase (struct latency_interaction *ix,
   else if (ix->phase == LATENCY_POST_COMMAND)
     latency_ix_mark (ix, EMLAT_T_POST_COMMAND_END);
   ix->phase = LATENCY_FINISHED;
-  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
+  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
 /* Unwind function of the command loop: interaction SERIAL left the
@@ -1478,7 +1465,6 @@ latency_command_error (bool quit)
   latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
   latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
   latency_ix_count (ix, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
-  ix->cpu_end = emlat_thread_cpu_now ();
   latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
@@ -1694,7 +1680,7 @@ latency_root_end (intmax_t serial)
       ix->name_span = 0;
     }
   ix->phase = LATENCY_FINISHED;
-  latency_mark_end (ix, EMLAT_T_ROOT_WORK_END);
+  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
   if (!ix->owner)
     {
       latency_pop ();
@@ -1926,7 +1912,7 @@ latency_redisplay_update (void)
   if (latency_redisplay_span && !latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
     {
-      latency_mark_end (ix, EMLAT_T_REDISPLAY_END);
+      latency_ix_mark (ix, EMLAT_T_REDISPLAY_END);
       latency_redisplay_updating = true;
     }
 }
@@ -1970,7 +1956,7 @@ latency_redisplay_end (void)
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
-    latency_mark_end (ix, EMLAT_T_REDISPLAY_END);
+    latency_ix_mark (ix, EMLAT_T_REDISPLAY_END);
   latency_redisplay_updating = false;
 }
 
@@ -2046,9 +2032,6 @@ latency_tty_flush (FILE *stream)
   bool final = ix && ix->phase == LATENCY_FINISHED;
   uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, cause);
   bool wrote_before = __fpending (stream) < latency_pending_bytes;
-  /* Read before T0, so that the CPU time stays within the wall time
-     that T1 ends (latency_mark_end).  */
-  uint64_t cpu = ix ? emlat_thread_cpu_now () : 0;
   uint64_t t0 = emlat_now ();
   int r = fflush (stream);
   uint64_t t1 = emlat_now ();
@@ -2077,10 +2060,7 @@ latency_tty_flush (FILE *stream)
 	  latency_ix_value (ix, EMLAT_V_FINAL_OUTPUT_EPOCH,
 			    latency_completed_epoch);
 	  if (final)
-	    {
-	      ix->flushed = true;
-	      ix->cpu_end = cpu;
-	    }
+	    ix->flushed = true;
 	  else
 	    ix->work_flushed = true;
 	}
@@ -2284,6 +2264,9 @@ latency_session_meta (struct latency_meta *m)
      replaces an earlier one): "names" when this session records the
      names of commands, timer and hook functions and processes.  */
   meta_uint (m, "latency.names", latency_profile_names);
+  /* An interaction's second thread CPU reading is taken when it ends,
+     not at its completion boundary (latency_pop).  */
+  meta_str (m, "ix.thread_cpu_end_at", "interaction_end", 15);
   if (latency_profile_names)
     meta_str (m, "privacy.policy", "names", 5);
 }

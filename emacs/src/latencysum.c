@@ -374,9 +374,12 @@ tail_plist (const struct emlat_report_waterfall *w, const struct emlat_report_ta
 			    make_uint (w->t.t[f])),
 		     times);
   bool is_tail = !requested;
+  uint64_t c0 = 0, c1 = 0;
+  bool window = w->has_cpu && emlat_report_cpu_window (&w->t, &c0, &c1);
   Lisp_Object split
     = list (QCwall, opt_uint (w->has_wall, w->wall),
 	    QCmain_cpu, opt_uint (w->has_cpu, w->cpu),
+	    QCcpu_window, opt_uint (window, c1 - c0),
 	    QCmeasured_wait, make_uint (w->waits),
 	    QCwait_spans, make_uint (w->n_wait_spans),
 	    QCunknown_off_cpu, opt_uint (w->has_unknown, w->unknown),
@@ -686,8 +689,9 @@ nanoseconds of the profiler clock.  Its properties are:
                   (`input', `first-input', `span' or `phase'), `:name',
                   `:depth', `:start', `:end', `:thread', `:id', `:parent',
                   `:status'), `:split' (plist `:wall', `:main-cpu',
-                  `:measured-wait', `:wait-spans', `:unknown-off-cpu',
-                  `:unknown-off-cpu-excess', `:tty-emit'), `:counters' and
+                  `:cpu-window', `:measured-wait', `:wait-spans',
+                  `:unknown-off-cpu', `:unknown-off-cpu-excess',
+                  `:tty-emit'), `:counters' and
                   `:span-counters' (alists of redisplay and output
                   counters).
 `:overhead'       alist of the profiler's own cost (writer CPU, records,
@@ -805,6 +809,7 @@ syms_of_latencysum (void)
   DEFSYM (QCparent, ":parent");
   DEFSYM (QCwall, ":wall");
   DEFSYM (QCmain_cpu, ":main-cpu");
+  DEFSYM (QCcpu_window, ":cpu-window");
   DEFSYM (QCmeasured_wait, ":measured-wait");
   DEFSYM (QCwait_spans, ":wait-spans");
   DEFSYM (QCunknown_off_cpu, ":unknown-off-cpu");

@@ -784,6 +784,11 @@ EMLAT_API const struct emlat_kv *emlat_profile_session (const struct emlat_profi
                                                         size_t *n);
 EMLAT_API const struct emlat_kv *emlat_profile_stats (const struct emlat_profile *p,
                                                       size_t *n);
+/* Nonzero when the session's thread_cpu_end values were read when each
+   interaction ended (before t_interaction_end), not at its last completion
+   boundary: SESSION ix.thread_cpu_end_at = interaction_end (FORMAT.md
+   8.1.1, its last entry). */
+EMLAT_API int emlat_profile_cpu_end_at_end (const struct emlat_profile *p);
 /* The entry KEY of an entry list, or NULL. */
 EMLAT_API const struct emlat_kv *emlat_kv_find (const struct emlat_kv *kv, size_t n,
                                                 const char *key);

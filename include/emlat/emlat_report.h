@@ -188,8 +188,21 @@ struct emlat_report_times
   uint32_t status;
   uint32_t tmask;                   /* bit f: t[f] present */
   uint64_t t[EMLAT_T_FIELD_COUNT];
-  int has_cpu_begin, has_cpu_end;
+  int has_cpu_begin;
+  int has_cpu_end;                  /* an enum emlat_report_cpu_end */
   uint64_t cpu_begin, cpu_end;      /* thread CPU clock readings */
+};
+
+/* Whether thread_cpu_end is present, and which wall interval the two
+   readings lie in (emlat_report_cpu_window). */
+enum emlat_report_cpu_end {
+  EMLAT_REPORT_CPU_END_ABSENT = 0,
+  /* Read at the last completion boundary: the readings lie in the wall
+     interval (t_dispatch_begin .. emlat_report_completion). */
+  EMLAT_REPORT_CPU_END_AT_COMPLETION = 1,
+  /* Read when the interaction ended (emlat_profile_cpu_end_at_end): the
+     readings lie in t_dispatch_begin .. t_interaction_end. */
+  EMLAT_REPORT_CPU_END_AT_END = 2
 };
 
 struct emlat_report_metrics
@@ -215,8 +228,21 @@ EMLAT_API const char *emlat_report_pop_label (enum emlat_report_pop p);
 EMLAT_API void emlat_report_times_from_profile (const struct emlat_profile *p,
                                 const struct emlat_interaction *ix,
                                 struct emlat_report_times *t);
-/* Gather a decoded INTERACTION complete record's boundaries. */
+/* Gather a decoded INTERACTION complete record's boundaries; its
+   thread_cpu_end counts as read at the completion (AT_COMPLETION) unless
+   P, the profile the record belongs to (may be NULL), says otherwise. */
 EMLAT_API void emlat_report_times_from_record (const struct emlat_rd_ix *r, struct emlat_report_times *t);
+EMLAT_API void emlat_report_times_from_record_of (const struct emlat_profile *p,
+                                                  const struct emlat_rd_ix *r,
+                                                  struct emlat_report_times *t);
+
+/* The wall interval that the two thread CPU readings lie in: from
+   t_dispatch_begin to the completion (emlat_report_completion), or to
+   t_interaction_end when thread_cpu_end was read there.  main_off_cpu_ns
+   is its length minus main_cpu_ns.  Returns 0 (*FROM and *TO untouched)
+   when a reading or a boundary is absent, or the interval is inverted. */
+EMLAT_API int emlat_report_cpu_window (const struct emlat_report_times *t, uint64_t *from,
+                                       uint64_t *to);
 
 /* The boundary that ends an interaction's wall time: the latest present of
    t_root_work_end, t_redisplay_end and t_flush_end, else t_interaction_end.
@@ -460,13 +486,17 @@ EMLAT_API void emlat_report_overhead_of (const struct emlat_profile *p, struct e
  *   wall            wall_ns: t_dispatch_begin to completion (the latest of
  *                   t_root_work_end, t_redisplay_end, t_flush_end, else
  *                   t_interaction_end);
- *   main CPU        thread_cpu_end - thread_cpu_begin;
+ *   main CPU        thread_cpu_end - thread_cpu_begin, over the CPU
+ *                   window (emlat_report_cpu_window): the wall interval,
+ *                   or t_dispatch_begin to t_interaction_end when
+ *                   thread_cpu_end was read at the interaction's end;
  *   measured waits  the time covered by wait and event_poll spans on the
- *                   interaction's thread, clipped to the wall interval
- *                   (a wait span inside another is not counted twice);
- *   unknown off-CPU wall - main CPU - measured waits, never negative: when
- *                   the subtraction would go below 0 it is 0 and `excess`
- *                   says by how much CPU + waits exceeded wall;
+ *                   interaction's thread, clipped to the CPU window (to
+ *                   the wall interval when there is none; a wait span
+ *                   inside another is not counted twice);
+ *   unknown off-CPU window - main CPU - measured waits, never negative:
+ *                   when the subtraction would go below 0 it is 0 and
+ *                   `excess` says by how much CPU + waits exceeded it;
  *   TTY emission    tty_emit_ns = t_flush_end - t_output_begin, part of the
  *                   wall time (it overlaps the CPU and wait parts).
  * Each part is present only when its boundaries are.

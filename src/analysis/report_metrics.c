@@ -116,6 +116,13 @@ emlat_report_pop_label (enum emlat_report_pop p)
   return p == EMLAT_POP_FLUSHED ? "flushed" : p == EMLAT_POP_NO_OUTPUT ? "no output" : "superseded";
 }
 
+static int
+cpu_end_kind (const struct emlat_profile *p)
+{
+  return emlat_profile_cpu_end_at_end (p) ? EMLAT_REPORT_CPU_END_AT_END
+                                          : EMLAT_REPORT_CPU_END_AT_COMPLETION;
+}
+
 void
 emlat_report_times_from_profile (const struct emlat_profile *p,
                            const struct emlat_interaction *ix, struct emlat_report_times *t)
@@ -129,7 +136,18 @@ emlat_report_times_from_profile (const struct emlat_profile *p,
         t->tmask &= ~(1u << f);
     }
   t->has_cpu_begin = emlat_profile_ix_value (p, ix, EMLAT_V_THREAD_CPU_BEGIN, &t->cpu_begin);
-  t->has_cpu_end = emlat_profile_ix_value (p, ix, EMLAT_V_THREAD_CPU_END, &t->cpu_end);
+  t->has_cpu_end = emlat_profile_ix_value (p, ix, EMLAT_V_THREAD_CPU_END, &t->cpu_end)
+                       ? cpu_end_kind (p)
+                       : EMLAT_REPORT_CPU_END_ABSENT;
+}
+
+void
+emlat_report_times_from_record_of (const struct emlat_profile *p, const struct emlat_rd_ix *r,
+                                   struct emlat_report_times *t)
+{
+  emlat_report_times_from_record (r, t);
+  if (t->has_cpu_end && p)
+    t->has_cpu_end = cpu_end_kind (p);
 }
 
 void
@@ -143,7 +161,9 @@ emlat_report_times_from_record (const struct emlat_rd_ix *r, struct emlat_report
       t->t[f] = r->t[f];
     }
   t->has_cpu_begin = (r->value_mask >> EMLAT_V_THREAD_CPU_BEGIN) & 1u;
-  t->has_cpu_end = (r->value_mask >> EMLAT_V_THREAD_CPU_END) & 1u;
+  t->has_cpu_end = (r->value_mask >> EMLAT_V_THREAD_CPU_END) & 1u
+                       ? EMLAT_REPORT_CPU_END_AT_COMPLETION
+                       : EMLAT_REPORT_CPU_END_ABSENT;
   t->cpu_begin = t->has_cpu_begin ? r->v[EMLAT_V_THREAD_CPU_BEGIN] : 0;
   t->cpu_end = t->has_cpu_end ? r->v[EMLAT_V_THREAD_CPU_END] : 0;
 }
@@ -185,6 +205,28 @@ set (struct emlat_report_metrics *m, enum emlat_report_metric k, uint64_t v)
   m->v[k] = v;
 }
 
+int
+emlat_report_cpu_window (const struct emlat_report_times *t, uint64_t *from, uint64_t *to)
+{
+  uint64_t end = 0;
+  if (!t->has_cpu_begin || !has (t, EMLAT_T_DISPATCH_BEGIN))
+    return 0;
+  if (t->has_cpu_end == EMLAT_REPORT_CPU_END_AT_COMPLETION)
+    {
+      if (!emlat_report_completion (t, &end))
+        return 0;
+    }
+  else if (t->has_cpu_end == EMLAT_REPORT_CPU_END_AT_END && has (t, EMLAT_T_INTERACTION_END))
+    end = t->t[EMLAT_T_INTERACTION_END];
+  else
+    return 0;
+  if (end < t->t[EMLAT_T_DISPATCH_BEGIN])
+    return 0;
+  *from = t->t[EMLAT_T_DISPATCH_BEGIN];
+  *to = end;
+  return 1;
+}
+
 /* TO - FROM when both are present and in order; else inverted or absent. */
 static void
 diff (struct emlat_report_metrics *m, enum emlat_report_metric k, int have, uint64_t from, uint64_t to)
@@ -211,13 +253,15 @@ emlat_report_metrics_compute (const struct emlat_report_times *t, struct emlat_r
   int have_done = emlat_report_completion (t, &done);
   diff (m, EMLAT_RM_WALL, has (t, EMLAT_T_DISPATCH_BEGIN) && have_done, t->t[EMLAT_T_DISPATCH_BEGIN],
         done);
-  /* Clamped at 0 by definition (docs/REPORT.md, "Metrics"). */
-  if ((m->mask >> EMLAT_RM_WALL & 1u) && (m->mask >> EMLAT_RM_MAIN_CPU & 1u))
+  /* Over the interval the CPU readings lie in; clamped at 0 by
+     definition (docs/REPORT.md, "Metrics"). */
+  uint64_t w0, w1;
+  if ((m->mask >> EMLAT_RM_MAIN_CPU & 1u) && emlat_report_cpu_window (t, &w0, &w1))
     {
-      uint64_t wall = m->v[EMLAT_RM_WALL], cpu = m->v[EMLAT_RM_MAIN_CPU];
-      if (cpu > wall)
+      uint64_t window = w1 - w0, cpu = m->v[EMLAT_RM_MAIN_CPU];
+      if (cpu > window)
         m->clamped |= 1u << EMLAT_RM_MAIN_OFF_CPU;
-      set (m, EMLAT_RM_MAIN_OFF_CPU, cpu > wall ? 0 : wall - cpu);
+      set (m, EMLAT_RM_MAIN_OFF_CPU, cpu > window ? 0 : window - cpu);
     }
   /* The headline's bounds (emlat_report.h, "metrics"). */
   static const enum emlat_time_field lower_to[] = {

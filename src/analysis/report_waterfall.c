@@ -302,20 +302,24 @@ split (struct emlat_report_waterfall *w, const struct emlat_span_set *set)
   w->cpu = m->v[EMLAT_RM_MAIN_CPU];
   w->has_tty_emit = m->mask >> EMLAT_RM_TTY_EMIT & 1u;
   w->tty_emit = m->v[EMLAT_RM_TTY_EMIT];
-  uint64_t lo = w->t.t[EMLAT_T_DISPATCH_BEGIN];
+  /* The waits and the unknown rest are those of the interval the CPU
+     readings lie in: the wall interval, or up to the interaction's end
+     when thread_cpu_end was read there (emlat_report_cpu_window). */
+  uint64_t lo = w->t.t[EMLAT_T_DISPATCH_BEGIN], hi = lo + w->wall;
+  int window = w->has_cpu && emlat_report_cpu_window (&w->t, &lo, &hi);
   if (set)
-    sum_waits (w, set, w->has_wall, lo, lo + w->wall);
-  if (w->has_wall && w->has_cpu)
+    sum_waits (w, set, window || w->has_wall, lo, hi);
+  if (window)
     {
       w->has_unknown = 1;
       uint64_t used = w->cpu + w->waits;
-      if (used > w->wall)
+      if (used > hi - lo)
         {
           w->unknown = 0;
-          w->excess = used - w->wall;
+          w->excess = used - (hi - lo);
         }
       else
-        w->unknown = w->wall - used;
+        w->unknown = hi - lo - used;
     }
 }
 

@@ -84,6 +84,8 @@ struct emlat_profile
   struct emlat_bytestore bytes;       /* strings and SESSION keys and values */
   struct emlat_bytestore stats_bytes; /* the last STATS chunk's */
   int session_done;           /* the first SESSION chunk was taken */
+  int cpu_end_at_end;         /* SESSION ix.thread_cpu_end_at is
+                                 interaction_end (its last entry) */
   struct emlat_vec strings;   /* struct emlat_string_entry, sorted by id at end */
   struct emlat_u64map string_ids; /* id -> index + 1 (load only) */
   uint64_t string_bytes;

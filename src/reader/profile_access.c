@@ -41,6 +41,11 @@ EMLAT_API const struct emlat_kv *emlat_profile_session (const struct emlat_profi
   return p->session.p;
 }
 
+EMLAT_API int emlat_profile_cpu_end_at_end (const struct emlat_profile *p)
+{
+  return p->cpu_end_at_end;
+}
+
 EMLAT_API const struct emlat_kv *emlat_profile_stats (const struct emlat_profile *p, size_t *n)
 {
   *n = p->stats.n;

@@ -383,6 +383,16 @@ static int push_kv (struct emlat_profile *p, struct emlat_vec *v, struct emlat_b
   return 0;
 }
 
+/* The SESSION entries the reader itself interprets (FORMAT.md 8.1.1); a
+   later entry replaces an earlier one, as in the entry list. */
+static void note_session_entry (struct emlat_profile *p, const struct emlat_kv *kv)
+{
+  static const char key[] = "ix.thread_cpu_end_at", at_end[] = "interaction_end";
+  if (kv->key_len == sizeof key - 1 && memcmp (kv->key, key, sizeof key - 1) == 0)
+    p->cpu_end_at_end = kv->type == 2 && kv->s_len == sizeof at_end - 1
+                        && memcmp (kv->s, at_end, sizeof at_end - 1) == 0;
+}
+
 static int on_string (struct emlat_profile *p, const struct emlat_chunk_info *ci,
                       const struct emlat_record *r)
 {
@@ -436,7 +446,10 @@ int emlat_profile_on_record (struct emlat_profile *p, const struct emlat_chunk_i
       if (ci->type == EMLAT_CHUNK_STATS)
         return push_kv (p, &p->stats, &p->stats_bytes, &r->u.kv);
       if (p->taking_session)
-        return push_kv (p, &p->session, &p->bytes, &r->u.kv);
+        {
+          note_session_entry (p, &r->u.kv);
+          return push_kv (p, &p->session, &p->bytes, &r->u.kv);
+        }
       return 0;
     case EMLAT_REC_STRING:
       return on_string (p, ci, r);

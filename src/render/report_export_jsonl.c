@@ -35,11 +35,11 @@ struct jl
 /* What export adds to an interaction_complete line: its population and
    the metrics derived from its boundaries (docs/REPORT.md "Metrics"). */
 static void
-derived_metrics (struct emlat_json *j, const struct emlat_rd_ix *r)
+derived_metrics (struct emlat_json *j, const struct emlat_profile *p, const struct emlat_rd_ix *r)
 {
   struct emlat_report_times t;
   struct emlat_report_metrics m;
-  emlat_report_times_from_record (r, &t);
+  emlat_report_times_from_record_of (p, r, &t);
   emlat_report_metrics_compute (&t, &m);
   emlat_json_kv_str (j, "population", emlat_report_pop_key (emlat_report_population (&t)));
   emlat_json_key (j, "metrics");
@@ -64,7 +64,7 @@ on_record (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
       record_json_name_key (&x->j, b, len);
     }
   if (r->kind == EMLAT_REC_IX_COMPLETE)
-    derived_metrics (&x->j, &r->u.ix);
+    derived_metrics (&x->j, x->p, &r->u.ix);
   emlat_json_end_object (&x->j);
   emlat_json_line (&x->j);
   return x->j.error ? 1 : 0;

@@ -214,6 +214,14 @@ tail (const struct report_ctx *c, FILE *f)
   report_html_dur_cell (f, w->has_wall, w->wall);
   fprintf (f, "</tr>\n<tr><td class=\"l\">main-thread CPU</td>");
   report_html_dur_cell (f, w->has_cpu, w->cpu);
+  uint64_t c0 = 0, c1 = 0;
+  if (w->has_cpu && w->t.has_cpu_end == EMLAT_REPORT_CPU_END_AT_END
+      && emlat_report_cpu_window (&w->t, &c0, &c1))
+    {
+      fprintf (f, "</tr>\n<tr><td class=\"l\">dispatch to end (the CPU readings' interval: "
+                  "waits and off-CPU are of it)</td>");
+      report_html_dur_cell (f, 1, c1 - c0);
+    }
   fprintf (f, "</tr>\n<tr><td class=\"l\">measured waits (%zu spans)</td>", w->n_wait_spans);
   report_html_dur_cell (f, 1, w->waits);
   fprintf (f, "</tr>\n<tr><td class=\"l\">unknown off-CPU%s</td>",

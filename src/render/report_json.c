@@ -275,6 +275,9 @@ tail (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_begin_object (j);
   emlat_json_kv_u64_opt (j, "wall_ns", w->has_wall, w->wall);
   emlat_json_kv_u64_opt (j, "main_cpu_ns", w->has_cpu, w->cpu);
+  uint64_t c0 = 0, c1 = 0;
+  int window = w->has_cpu && emlat_report_cpu_window (&w->t, &c0, &c1);
+  emlat_json_kv_u64_opt (j, "cpu_window_ns", window, c1 - c0);
   emlat_json_kv_u64 (j, "measured_wait_ns", w->waits);
   emlat_json_kv_u64 (j, "wait_spans", w->n_wait_spans);
   emlat_json_kv_u64_opt (j, "unknown_off_cpu_ns", w->has_unknown, w->unknown);

@@ -187,13 +187,18 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
               w->has_wall ? "" : "(dispatch begin or completion missing)");
   split_line (c, f, "main-thread CPU", w->has_cpu, w->cpu, full,
               w->has_cpu ? "" : "(no thread CPU readings)");
+  uint64_t c0 = 0, c1 = 0;
+  if (w->has_cpu && w->t.has_cpu_end == EMLAT_REPORT_CPU_END_AT_END
+      && emlat_report_cpu_window (&w->t, &c0, &c1))
+    split_line (c, f, "dispatch to end", 1, c1 - c0, full,
+                "(the CPU readings' interval: waits and off-CPU are of it)");
   char note[64];
   snprintf (note, sizeof note, "(%zu wait/event_poll span%s)", w->n_wait_spans,
             w->n_wait_spans == 1 ? "" : "s");
   split_line (c, f, "measured waits", 1, w->waits, full, note);
   if (w->has_unknown && w->excess)
     {
-      snprintf (note, sizeof note, "(clamped: CPU + waits exceed wall by %s)",
+      snprintf (note, sizeof note, "(clamped: CPU + waits exceed it by %s)",
                 report_fmt_dur (w->excess, a));
       split_line (c, f, "unknown off-CPU", 1, 0, full, note);
     }

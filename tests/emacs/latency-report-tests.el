@@ -137,6 +137,7 @@
            (cl-incf i))
          rows jrows))
       (dolist (k '((:wall . wall_ns) (:main-cpu . main_cpu_ns)
+                   (:cpu-window . cpu_window_ns)
                    (:measured-wait . measured_wait_ns)
                    (:wait-spans . wait_spans)
                    (:unknown-off-cpu . unknown_off_cpu_ns)
@@ -396,7 +397,16 @@
             (should (= (how-many "^  .*|[ =~<]+| " (point-min) (point-max))
                        (length (plist-get tail :rows))))
             (when (assq 'input-uncertainty-ns (plist-get tail :metrics))
-              (should (string-match-p "arrival interval" text))))
+              (should (string-match-p "arrival interval" text)))
+            ;; Section 3: the CPU window, shown when it is not the wall
+            ;; time (an Emacs profile: read at the interaction's end).
+            (let* ((split (plist-get tail :split))
+                   (window (plist-get split :cpu-window)))
+              (should (eq (and window
+                               (not (eql window (plist-get split :wall)))
+                               t)
+                          (and (string-match-p "^  dispatch to end " text)
+                               t)))))
           ;; Section 4: the loss count.
           (should (string-match-p
                    (format "Loss: %d loss records"

@@ -190,7 +190,9 @@ awk '
     $0 = key[4]; load()
     c = t["t_command_end"] - t["t_command_begin"]
     wall = t["t_root_work_end"] - t["t_dispatch_begin"]
-    off = wall - (t["thread_cpu_end"] - t["thread_cpu_begin"])
+    # Off CPU over the CPU window, which ends with the interaction
+    # (SESSION ix.thread_cpu_end_at = interaction_end).
+    off = t["t_interaction_end"] - t["t_dispatch_begin"] - (t["thread_cpu_end"] - t["thread_cpu_begin"])
     printf "sleep: command %.3f ms, off-CPU %.3f ms\n", ms(c), ms(off)
     if (ms(c) < 29 || ms(c) > 60) { print "sleep: command_ns not in [29, 60] ms"; bad = 1 }
     if (ms(off) < 29 || ms(off) > 60) { print "sleep: main off-CPU not in [29, 60] ms"; bad = 1 }
