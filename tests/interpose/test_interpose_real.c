@@ -136,6 +136,40 @@ static void run_program (const char *dir, const char *name, const char *script_t
   free (script);
 }
 
+/* What the profiles of run R held, for a failed check to be explained
+   from the log alone: the sends, the input batches and the program's
+   interactions, times relative to the first send (at most 60 lines). */
+static void
+dump_run (const struct ir_run *r, const struct im_match *m)
+{
+  uint64_t t0 = m->n ? m->s[0].t_send : 0;
+#define REL(t) ((t) == IM_ABSENT ? -1.0 : ((double)(int64_t)((t) - t0)) / 1e6)
+  for (size_t i = 0; i < m->n && i < 20; i++)
+    TEST_DIAG ("send %zu at %.3f ms: %llu bytes sent, %llu read in %zu batches, "
+               "%zu interactions", i, REL (m->s[i].t_send),
+               (unsigned long long)m->s[i].sent_bytes,
+               (unsigned long long)m->s[i].read_bytes, m->s[i].n_batches, m->s[i].n_ix);
+  size_t nb;
+  const struct emlat_rd_input *b = emlat_profile_inputs (r->prog.p, &nb);
+  for (size_t k = 0; k < nb && k < 20; k++)
+    TEST_DIAG ("batch %llu: %llu bytes, read end %.3f ms",
+               (unsigned long long)b[k].batch_id, (unsigned long long)b[k].bytes,
+               REL (b[k].t_read_end));
+  for (size_t i = 0; i < r->prog.n_ix && i < 20; i++)
+    {
+      const struct emlat_interaction *ix = &r->prog.ix[i];
+      uint64_t batch = 0;
+      int has_batch = emlat_profile_ix_value (r->prog.p, ix, EMLAT_V_FIRST_SOURCE_BATCH, &batch);
+      TEST_DIAG ("interaction %llu: kind %s, status %s, first batch %lld, dispatch "
+                 "%.3f ms, end %.3f ms", (unsigned long long)ix->cause,
+                 emlat_root_kind_name (ix->root_kind), emlat_status_name (ix->status),
+                 has_batch ? (long long)batch : -1LL,
+                 REL (rt_time (&r->prog, ix, EMLAT_T_DISPATCH_BEGIN)),
+                 REL (rt_time (&r->prog, ix, EMLAT_T_INTERACTION_END)));
+    }
+#undef REL
+}
+
 /* less left running when the workload ends: the driver hangs up and less
    dies of SIGHUP, which the library does not catch (docs/TTY.md, "Process
    rules").  Its profile is a crash-like ending: no final STATS, at most
@@ -150,6 +184,7 @@ static void hangup (const char *dir, const char *less, const char *file)
   struct ir_run r;
   if (ir_replay (&r, dir, "less-hup", opts, cmd, NULL, 60000) == 0)
     {
+      unsigned long failures = tap_failures;
       CHECK_CONTAINS (r.res.out, "killed by SIGHUP; the driver sent hangup");
       const struct emlat_profile_totals *t = emlat_profile_totals (r.prog.p);
       CHECK (!t->clean_stop, "less-hup: no final STATS (killed by SIGHUP)");
@@ -159,6 +194,11 @@ static void hangup (const char *dir, const char *less, const char *file)
       im_build (&m, &r);
       CHECK_EQ_U64 (m.n, 5);
       im_check_counts (&m, "less-hup");
+      TEST_DIAG ("less-hup: interactions open %llu (all kinds), chunks invalid %llu",
+                 (unsigned long long)t->interactions_open,
+                 (unsigned long long)t->chunks_invalid);
+      if (tap_failures != failures)
+        dump_run (&r, &m);
     }
   ir_free (&r);
   free (script);
