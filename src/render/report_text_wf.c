@@ -198,7 +198,7 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
   split_line (c, f, "measured waits", 1, w->waits, full, note);
   if (w->has_unknown && w->excess)
     {
-      snprintf (note, sizeof note, "(clamped: CPU + waits exceed it by %s)",
+      snprintf (note, sizeof note, "(clamped: CPU + waits exceed their interval by %s)",
                 report_fmt_dur (w->excess, a));
       split_line (c, f, "unknown off-CPU", 1, 0, full, note);
     }
