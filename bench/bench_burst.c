@@ -71,11 +71,12 @@
  *             reads every ring's head, tail and drop counters from the ring
  *             file's shared mapping every millisecond (read-only, no lock);
  *   fill      the fullest any ring was seen, as a share of its slots;
- *   react     the writer's slowest reaction to a ring past half: from the
- *             first sample that shows it past half to the first that shows
- *             its tail moved (1 ms resolution; the doorbell rang at the
- *             crossing), which with the peak rate says how much of the
- *             second half a burst needs;
+ *   react     the writer's slowest reaction to a ring past its high-water
+ *             mark (a quarter, emlat_ring_mark): from the first sample that
+ *             shows it past the mark to the first that shows its tail moved
+ *             (1 ms resolution; the doorbell rang at the crossing), which
+ *             with the peak rate says how much of the headroom beyond the
+ *             mark a burst needs;
  *   wake-ups  stats.writer_wakeups, writer CPU (stats.writer_cpu_ns), file
  *             bytes and the producer process's peak RSS (ru_maxrss; a
  *             replaying child's includes the trace it replays).
@@ -785,7 +786,7 @@ sampler_stats (const struct sampler *sp, struct ratestat *rs)
                 rs->react_ns = x->t - wait_t;
               waiting = 0;
             }
-          if (!waiting && x->head[i] >= x->tail[i] && x->head[i] - x->tail[i] > sp->nslots / 2)
+          if (!waiting && x->head[i] >= x->tail[i] && x->head[i] - x->tail[i] > emlat_ring_mark (sp->nslots))
             {
               waiting = 1;
               wait_t = x->t;
@@ -2140,8 +2141,8 @@ main (int argc, char **argv)
 
   /* 4. What the sweep chose: per dimension, the smallest value with no
      loss in any run of any scenario but `flat', and how full a ring got
-     there (the writer is woken at half: what lies beyond half is the
-     writer's reaction, the rest is headroom). */
+     there (the writer is woken at the mark, a quarter: what lies beyond
+     it is the writer's reaction, the rest is headroom). */
   if (sweep)
     {
       printf ("\nSmallest sizes with zero loss in every run of every scenario (flat excluded)\n");

@@ -254,10 +254,10 @@ callgrind_mode (const char *what, uint64_t n)
   uint64_t recs = ix ? IR_IX_RECORDS : nest ? IR_NEST_RECORDS : 2;
   uint64_t warm = ix ? IR_WARM_IX : nest ? IR_WARM_PAIRS * 2 / IR_NEST_RECORDS : IR_WARM_PAIRS;
   uint64_t units = n > warm ? n : warm;
-  /* Below the high-water mark (half the ring): the writer sleeps until the
-     flush. */
+  /* Below the high-water mark (a quarter of the ring): the writer sleeps
+     until the flush. */
   opt_ring_slots = 1024;
-  while (opt_ring_slots < 2 * per * units + 1024 && opt_ring_slots < (1u << 26))
+  while (opt_ring_slots < 4 * per * units + 1024 && opt_ring_slots < (1u << 26))
     opt_ring_slots <<= 1;
   char path[4200];
   if (session_start (path, sizeof path) != 0)

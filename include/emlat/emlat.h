@@ -13,7 +13,8 @@
  * nothing it recorded: the next reader of the profile (emlat_profile_load,
  * every `emlat` verb) finds the ring file and writes what the profile
  * lacks (emlat_recover in emlat_reader.h).  The writer thread therefore
- * sleeps until it is needed: when a ring fills past half, a thread exits,
+ * sleeps until it is needed: when a ring fills past its high-water mark (a
+ * quarter of the ring), a thread exits,
  * or emlat_flush / emlat_rotate / emlat_stop ask; an idle recorder costs
  * no CPU at all.
  *
@@ -26,8 +27,9 @@
  * call, about 1.3 us: use them at coarse boundaries only), a thread's very
  * first record claims a preallocated ring with a compare-and-swap and
  * registers a thread-exit handler (pthread_setspecific), and the record
- * that takes a ring past half full wakes the writer (one futex wake per
- * fill, counted in STATS as stats.highwater_wakes).
+ * that takes a ring past its high-water mark wakes the writer if it sleeps
+ * (a futex wake, at most one per writer pass, counted in STATS as
+ * stats.highwater_wakes).
  *
  * When no session is active every recording call is a load, a compare and a
  * return; calls that return an identifier return 0, which the other calls

@@ -36,7 +36,7 @@
  * async or flow record is one slot too.  No allocation, lock or system
  * call on these paths, but for the first use of a descriptor in a session
  * and the named exceptions of emlat.h (a thread's first record claims a
- * ring; a ring passing half full wakes the writer).
+ * ring; a ring passing its high-water mark wakes the writer).
  *
  * Threads: every call records into the calling thread's ring.  A section
  * begun on a thread must end on it (sections nest per thread; ending one

@@ -43,6 +43,7 @@ _Atomic uint64_t emlat_g_next_span_block;
 _Atomic uint64_t emlat_g_next_batch;
 struct emlat_shared_counters *_Atomic emlat_g_shared;
 _Atomic uint32_t emlat_g_doorbell;
+_Atomic uint32_t emlat_g_doorbell_sleepers;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
   = { 0, EMLAT_GEN_NONE, 0 };
@@ -177,20 +178,33 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
   return p;
 }
 
-void
+int
 emlat_doorbell_ring (void)
 {
-  /* Release: whatever the ringer published before (ring slots, a request
-     flag) is visible to the writer that acquire-loads the new value. */
-  atomic_fetch_add_explicit (&emlat_g_doorbell, 1, memory_order_release);
+  /* Seq_cst, as the sleepers' count below and in emlat_doorbell_wait (a
+     store-load pattern on both sides): either this load sees the writer
+     counted as a sleeper and wakes it, or the writer's futex wait, which
+     compares the doorbell after counting itself, sees the new value and
+     does not sleep.  The increment is also a release for whatever the
+     ringer published before (ring slots, a request flag): the writer
+     acquire-loads the doorbell before it looks. */
+  atomic_fetch_add (&emlat_g_doorbell, 1);
+  if (atomic_load (&emlat_g_doorbell_sleepers) == 0)
+    return 0; /* the writer is awake and will look again before sleeping */
   syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+  return 1;
 }
 
 void
 emlat_doorbell_wait (uint32_t seen, uint64_t timeout_ns)
 {
   struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+  /* Seq_cst: see emlat_doorbell_ring. */
+  atomic_fetch_add (&emlat_g_doorbell_sleepers, 1);
   syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAIT_PRIVATE, seen, timeout_ns ? &ts : 0, 0, 0);
+  /* Relaxed: a ringer that still sees the count only makes a spare
+     wake-up system call. */
+  atomic_fetch_sub_explicit (&emlat_g_doorbell_sleepers, 1, memory_order_relaxed);
 }
 
 static void
@@ -241,7 +255,7 @@ emlat_ring_claim_slow (unsigned n)
          the writer's release of tail (and of FREE) covers it. */
       uint64_t t0 = atomic_load_explicit (&r->tail, memory_order_acquire);
       r->cached_tail = t0;
-      r->limit = t0 + r->nslots / 2; /* the high-water mark of an empty ring */
+      r->limit = t0 + emlat_ring_mark (r->nslots); /* the high-water mark of an empty ring */
       r->hw_signalled = 0;
       /* Relaxed: a per-owner count, published by the release of OWNED. */
       atomic_store_explicit (&r->hw_wakes, 0, memory_order_relaxed);
@@ -357,25 +371,30 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
       ring_drop (r, n, t);
       return 0;
     }
-  uint64_t half = r->nslots / 2;
+  uint64_t half = emlat_ring_mark (r->nslots);
   if (fill > half)
     {
-      /* Past the high-water mark: wake the writer once for this fill, then
-         run to the end of the ring without looking at the tail again.
-         hw_signalled is the tail at that wake plus one: a tail that moved
-         since means the writer ran a pass after it and may be asleep
-         again with the ring still past the mark (its snapshot was taken
-         before this fill crossed it) -- wake it again, once per tail. */
+      /* Past the high-water mark: ring the doorbell once for this tail,
+         then look at the tail again only every mark's worth of slots (or
+         at the end of the ring).  hw_signalled is the tail at that ring
+         plus one: a tail that moved since means the writer ran a pass
+         after it and may be asleep again with the ring still past the
+         mark (its snapshot was taken before this fill crossed it) -- ring
+         again, once per tail.  Looking again before the end of the ring
+         matters when the writer went to sleep right after a pass: without
+         it the producer would not ring until the ring was nearly full. */
       if (r->hw_signalled != tail + 1)
         {
           r->hw_signalled = tail + 1;
-          /* Relaxed: a count the writer reads for STATS. */
-          atomic_store_explicit (&r->hw_wakes,
-                                 atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
-                                 memory_order_relaxed);
-          emlat_doorbell_ring ();
+          if (emlat_doorbell_ring ())
+            /* Relaxed: a count the writer reads for STATS (futex wakes
+               made by this producer: the cost contract's one exception). */
+            atomic_store_explicit (&r->hw_wakes,
+                                   atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                                   memory_order_relaxed);
         }
-      r->limit = tail + r->nslots;
+      uint64_t end = tail + r->nslots;
+      r->limit = h + n + half < end ? h + n + half : end;
     }
   else
     {

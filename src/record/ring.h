@@ -44,8 +44,9 @@
  * The producer fast path is ring_reserve + stores + ring_publish: no lock,
  * no allocation, no system call; it compares head with `limit` only.  Past
  * the limit, emlat_ring_room (out of line) re-reads the tail and either
- * finds room, wakes the writer once when the fill passes half the ring (one
- * futex wake: the named exception of the cost contract), or counts a drop
+ * finds room, wakes the writer when the fill passes the high-water mark (a
+ * quarter of the ring; a futex wake, and only while the writer sleeps: the
+ * named exception of the cost contract), or counts a drop
  * of a full ring (no lock, allocation or system call).
  */
 #ifndef EMLAT_RING_H
@@ -55,6 +56,22 @@
 #include <stdint.h>
 
 #include "format/format.h"
+
+/* The high-water mark: a producer whose ring holds more than
+   nslots >> EMLAT_RING_HW_SHIFT slots rings the writer's doorbell (once
+   per tail, emlat_ring_room), which leaves the rest of the ring as
+   headroom for the time the writer takes to be scheduled.  A quarter was
+   chosen by measurement (docs/DESIGN.md section 14); a build may set
+   another shift to measure it. */
+#ifndef EMLAT_RING_HW_SHIFT
+#define EMLAT_RING_HW_SHIFT 2 /* a quarter */
+#endif
+
+static inline uint64_t
+emlat_ring_mark (uint64_t nslots)
+{
+  return nslots >> EMLAT_RING_HW_SHIFT;
+}
 
 #define EMLAT_LIKELY(x) __builtin_expect (!!(x), 1)
 #define EMLAT_UNLIKELY(x) __builtin_expect (!!(x), 0)
@@ -91,14 +108,16 @@ struct emlat_ring
   /* Producer hot line: what every record reads or writes. */
   _Alignas (64) _Atomic uint64_t head;
   uint64_t limit;        /* head may grow to this without a look at tail:
-                            the high-water mark, or the end of the ring
-                            once the writer was woken (emlat_ring_room) */
+                            the high-water mark, or, once the writer was
+                            woken, the next look at the tail: a mark's
+                            worth further, at most the end of the ring
+                            (emlat_ring_room) */
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
   uint64_t hw_signalled; /* 0, or the tail at the last high-water wake plus one:
                             one wake per tail (registry.c emlat_ring_room) */
-  _Atomic uint64_t hw_wakes; /* doorbell rings at high water */
+  _Atomic uint64_t hw_wakes; /* futex wakes made at high water */
 
   /* Producer cold line: drops. */
   _Alignas (64) _Atomic uint64_t drop_records;
@@ -120,8 +139,8 @@ struct emlat_ring
 
 /* Out of line (registry.c): the record of N slots at head H passed the
    ring's limit.  Re-reads the tail; returns 1 when there is room (after
-   waking the writer once per fill past half the ring: the one system call
-   a producer may make), 0 after counting a drop of the full ring. */
+   ringing the writer's doorbell past the high-water mark, once per tail:
+   the one system call a producer may make, only while the writer sleeps), 0 after counting a drop of the full ring. */
 __attribute__ ((visibility ("hidden"))) int emlat_ring_room (struct emlat_ring *r, uint64_t h,
                                                           unsigned n, uint64_t t);
 

@@ -80,9 +80,14 @@ extern EMLAT_HIDDEN struct emlat_shared_counters *_Atomic emlat_g_shared;
 /* The writer's doorbell: producers ring it when a ring passes its
    high-water mark, exiting threads when their ring retires, the setup
    calls for flush, rotation and stop.  A counter the writer futex-waits on
-   (emlat_doorbell_wait); ringing adds one (release) and wakes it. */
+   (emlat_doorbell_wait); ringing adds one and wakes it -- with a system
+   call only while a writer sleeps (emlat_g_doorbell_sleepers).  Returns 1
+   when it made that call. */
 extern EMLAT_HIDDEN _Atomic uint32_t emlat_g_doorbell;
-EMLAT_HIDDEN void emlat_doorbell_ring (void);
+/* Writers inside emlat_doorbell_wait (0 or 1; a count in case an old
+   session's writer and a new one's overlap). */
+extern EMLAT_HIDDEN _Atomic uint32_t emlat_g_doorbell_sleepers;
+EMLAT_HIDDEN int emlat_doorbell_ring (void);
 /* Wait until the doorbell differs from SEEN (a value loaded before the
    caller checked for work), or TIMEOUT_NS passed (0: no timeout).  Returns
    after a spurious wake too: the caller re-checks. */

@@ -6,8 +6,8 @@
  * When it runs: only when asked.  The rings live in the ring file
  * (ringfile.h), so a published record survives the process without the
  * writer; the writer sleeps on the doorbell (state.h) and runs a pass when
- * a ring passes its high-water mark (half the ring), a thread exits, or a
- * flush, rotation or stop asks for one -- never on a timer while nothing
+ * a ring passes its high-water mark (a quarter of the ring), a thread
+ * exits, or a flush, rotation or stop asks for one -- never on a timer while nothing
  * happens (an optional period, drain_interval_us, is off by default).
  *
  * One pass:
@@ -1113,7 +1113,7 @@ pass (struct emlat_session *s, int final)
 }
 
 /* Whether a ring needs the writer now: its owner exited, or it is filled
-   past its high-water mark (half the ring).  ANY_PENDING: whether any ring
+   past its high-water mark (emlat_ring_mark: a quarter of the ring).  ANY_PENDING: whether any ring
    holds records not yet written. */
 static int
 rings_need_pass (struct emlat_session *s, int *any_pending)
@@ -1137,9 +1137,9 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
       if (h != tl)
         *any_pending = 1;
       /* The producer rings when the record it is reserving (up to 2
-         slots, not yet published) would take the fill past half
-         (emlat_ring_room): what it asks for is a fill above half - 2. */
-      if (h - tl + 2 > r->nslots / 2)
+         slots, not yet published) would take the fill past the mark
+         (emlat_ring_room): what it asks for is a fill above mark - 2. */
+      if (h - tl + 2 > emlat_ring_mark (r->nslots))
         need = 1;
     }
   return need;
