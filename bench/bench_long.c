@@ -39,7 +39,7 @@
  * file's size) is that of the simulated day, while the recorder's work --
  * producer calls, writer passes, encoding, writes -- is real and runs at
  * full speed.  The writer behaves as in the real day: it is woken only by
- * a half-full ring.  So that the producer, far faster than a day, never
+ * a ring past its high-water mark (a quarter).  So that the producer, far faster than a day, never
  * outruns it, the generator waits (100 us sleeps) while its ring is more
  * than three quarters full, looking every 64 interactions; the benchmark
  * fails if any record is lost.
@@ -188,9 +188,9 @@ chance (struct day *d, unsigned one_in)
 
 /* Keep the producer behind the writer, as the slow real day does: when the
    thread's ring is more than three quarters full (the writer was woken at
-   half and has not drained it yet), wait 100 us at a time.  Looked at
-   every 64 interactions; reads the ring's head and tail (internal,
-   read-only). */
+   its mark, a quarter, and has not drained it yet), wait 100 us at a
+   time.  Looked at every 64 interactions; reads the ring's head and tail
+   (internal, read-only). */
 static void
 backpressure (struct day *d)
 {
