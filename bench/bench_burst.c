@@ -34,8 +34,9 @@
  * max_threads, chunk_bytes and rotate_bytes in emlat_start's options from
  * outside.  Two ways to use it:
  *   - capture (default): Emacs records into a ring of 2^24 slots that never
- *     reaches half, so its writer never drains before the end and the ring
- *     file holds every ring record Emacs made, with its time.  The bench
+ *     reaches its high-water mark (a quarter), so its writer never drains
+ *     before the end and the ring file holds every ring record Emacs made,
+ *     with its time.  The bench
  *     reads them from the shared mapping (the ring file is in /dev/shm)
  *     and then replays the trace through the public API, in a child
  *     process, at each candidate size: the same calls (span begin/end with
@@ -728,7 +729,7 @@ struct ratestat
   double mean;            /* slots/s into all rings over the run */
   uint64_t max_fill;      /* the fullest any ring was seen (slots) */
   uint64_t react_ns;      /* the writer's slowest reaction: from the first
-                              sample of a ring past half to the first that
+                              sample of a ring past its mark to the first that
                               shows its tail moved */
   uint64_t slots;         /* slots attempted in all rings */
   int rings;              /* rings that recorded */
