@@ -850,8 +850,26 @@ struct trace
   uint64_t records;
 };
 
+/* The most slots a record of the head word H may take (ringrec.h). */
+static unsigned
+record_max_slots (uint64_t h)
+{
+  return EMLAT_RR_TYPE (h) == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
+}
+
+/* The words of the IX_FIELDS record at A (NS slots, contiguous in a
+   trace) and where its time fields begin: after the two words of
+   qualities when its Q flag is set. */
+static const uint64_t *
+ix_fields_words (const struct emlat_slot *a, unsigned *first_time)
+{
+  *first_time = EMLAT_RR_B (a->w[0]) ? 2 : 0;
+  return a[1].w;
+}
+
 /* The time a ring record was made at, or 0 for records that carry none
-   (or whose time is a field value rather than "now"). */
+   (or whose time is a field value rather than "now").  A commit that ends
+   its interaction (IX_FIELDS with a status) was made at its end time. */
 static uint64_t
 record_time (const struct emlat_slot *a, const struct emlat_slot *b)
 {
@@ -864,9 +882,27 @@ record_time (const struct emlat_slot *a, const struct emlat_slot *b)
       return a->w[2];
     case EMLAT_RR_IX_BEGIN:
       return b->w[0];
+    case EMLAT_RR_IX_FIELDS:
+      {
+        uint32_t tm = (uint32_t)(a->w[2] & 0xffffffffu);
+        if (!EMLAT_RR_A (a->w[0]) || !(tm & (1u << EMLAT_T_INTERACTION_END)))
+          return 0;
+        unsigned k;
+        const uint64_t *w = ix_fields_words (a, &k);
+        k += (unsigned)__builtin_popcount (tm & ((1u << EMLAT_T_INTERACTION_END) - 1));
+        return w[k];
+      }
     default:
       return 0;
     }
+}
+
+static void
+trace_free (struct trace *tr)
+{
+  for (int i = 0; i < tr->nrings; i++)
+    free (tr->ring[i].slots);
+  memset (tr, 0, sizeof *tr);
 }
 
 /* Copy every record of the rings in V (which must not have wrapped). */
@@ -898,12 +934,17 @@ trace_take (const struct ringview *v, struct trace *tr)
         {
           const struct emlat_slot *a = &tr_r->slots[k];
           unsigned ns = EMLAT_RR_NSLOTS (a->w[0]);
-          if (ns < 1 || ns > 2 || k + ns > head)
+          if (ns < 1 || ns > record_max_slots (a->w[0]) || k + ns > head)
             {
-              fprintf (stderr, "bench_burst: malformed ring record at %llu\n",
-                       (unsigned long long)k);
-              tr_r->n = k;
-              break;
+              /* A record this bench does not know (the recorder has a new
+                 kind) or a torn ring: a trace cut here would replay a
+                 fraction of the program's records and measure nothing. */
+              fprintf (stderr,
+                       "bench_burst: ring %u: malformed ring record at slot %llu (type %u, "
+                       "%u slots); no trace\n",
+                       i, (unsigned long long)k, EMLAT_RR_TYPE (a->w[0]), ns);
+              trace_free (tr);
+              return -1;
             }
           uint64_t t = record_time (a, ns == 2 ? a + 1 : a);
           if (t && t < tr->t_first)
@@ -917,13 +958,6 @@ trace_take (const struct ringview *v, struct trace *tr)
   return tr->nrings ? 0 : -1;
 }
 
-static void
-trace_free (struct trace *tr)
-{
-  for (int i = 0; i < tr->nrings; i++)
-    free (tr->ring[i].slots);
-  memset (tr, 0, sizeof *tr);
-}
 
 /* Peak slots/s of the trace over WINDOW ns (its own timestamps), and the
    mean over its whole length. */
@@ -1026,6 +1060,43 @@ pace (struct replay_ring *c, uint64_t t, int idle)
     ;
 }
 
+/* Replay the IX_FIELDS record at A (emlat_ix_commit): its fields
+   unpacked as the writer does (src/record/writer.c), times moved onto our
+   clock and batch ids mapped; the end time of an ending commit is left
+   out, as the call records its own. */
+static void
+replay_ix_fields (struct replay_ring *c, const struct emlat_slot *a, struct idmap *causes,
+                  struct idmap *batches)
+{
+  unsigned status = EMLAT_RR_A (a->w[0]), has_q = EMLAT_RR_B (a->w[0]);
+  uint32_t tm = (uint32_t)(a->w[2] & 0xffffffffu), vm = (uint32_t)(a->w[2] >> 32);
+  uint32_t cm = (uint32_t)a->w[3];
+  unsigned k;
+  const uint64_t *w = ix_fields_words (a, &k);
+  struct emlat_ix_fields f;
+  emlat_ixf_clear (&f);
+  unsigned ti = 0;
+  for (uint32_t b = tm; b; b &= b - 1, ti++)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      uint64_t t = w[k++];
+      if (!(status && i == EMLAT_T_INTERACTION_END))
+        emlat_ixf_time_q (&f, (enum emlat_time_field)i, shift_t (c, t), (enum emlat_quality)q);
+    }
+  for (uint32_t b = vm; b; b &= b - 1)
+    {
+      unsigned i = (unsigned)__builtin_ctz (b);
+      uint64_t v = w[k++];
+      if (i == EMLAT_V_FIRST_SOURCE_BATCH || i == EMLAT_V_DECISIVE_SOURCE_BATCH)
+        v = idmap_get (batches, v);
+      emlat_ixf_value (&f, (enum emlat_value_field)i, v);
+    }
+  for (uint32_t b = cm; b; b &= b - 1)
+    emlat_ixf_count (&f, (enum emlat_counter)__builtin_ctz (b), w[k++]);
+  emlat_ix_commit (idmap_get (causes, a->w[1]), &f, (enum emlat_ix_status)status);
+}
+
 static void *
 replay_ring_main (void *arg)
 {
@@ -1104,6 +1175,9 @@ replay_ring_main (void *arg)
           break;
         case EMLAT_RR_IX_END:
           emlat_ix_end (idmap_get (&causes, a->w[1]), fa);
+          break;
+        case EMLAT_RR_IX_FIELDS:
+          replay_ix_fields (c, a, &causes, &batches);
           break;
         case EMLAT_RR_INPUT:
           {
@@ -1485,6 +1559,7 @@ static char self_path[PATH_MAX];
 static const char *keep_dir;
 static char *tmp_root;
 static int run_counter;
+static int captures_failed; /* Emacs captures that gave no trace */
 
 /* The loss checks of DESIGN.md section 8.4 on one run. */
 static void
@@ -1674,8 +1749,12 @@ run_emacs (const char *scn, const struct sizes_choice *sz, int capture, struct t
   int rc = -1;
   if (capture)
     {
-      if (sp.found && trace_take (&sp.view, tr) == 0)
+      if (!sp.found)
+        snprintf (rr->why, sizeof rr->why, "no ring file of Emacs's session was found");
+      else if (trace_take (&sp.view, tr) == 0)
         rc = 0;
+      else
+        snprintf (rr->why, sizeof rr->why, "its rings hold no readable trace (above)");
     }
   sampler_free (&sp);
   FILE *lf = fopen (log, "r");
@@ -1999,6 +2078,7 @@ main (int argc, char **argv)
               {
                 fprintf (stderr, "bench_burst: capture of %s failed: %s\n", sc_name[s], rr.why);
                 trace_free (&tr);
+                captures_failed++;
                 continue;
               }
             if (keep_dir)
@@ -2176,5 +2256,11 @@ main (int argc, char **argv)
       trace_free (&cap[s].tr[k]);
   if (!keep_dir)
     remove_tree (tmp_root);
+  if (captures_failed)
+    {
+      fprintf (stderr, "bench_burst: %d capture(s) failed: the Emacs scenarios are incomplete\n",
+               captures_failed);
+      return 1;
+    }
   return 0;
 }

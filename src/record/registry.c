@@ -256,7 +256,6 @@ emlat_ring_claim_slow (unsigned n)
       uint64_t t0 = atomic_load_explicit (&r->tail, memory_order_acquire);
       r->cached_tail = t0;
       r->limit = t0 + emlat_ring_mark (r->nslots); /* the high-water mark of an empty ring */
-      r->hw_signalled = 0;
       /* Relaxed: a per-owner count, published by the release of OWNED. */
       atomic_store_explicit (&r->hw_wakes, 0, memory_order_relaxed);
       r->next_span_id = 0;
@@ -374,31 +373,27 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
   uint64_t half = emlat_ring_mark (r->nslots);
   if (fill > half)
     {
-      /* Past the high-water mark: ring the doorbell once for this tail,
-         then look at the tail again only every mark's worth of slots (or
-         at the end of the ring).  hw_signalled is the tail at that ring
-         plus one: a tail that moved since means the writer ran a pass
-         after it and may be asleep again with the ring still past the
-         mark (its snapshot was taken before this fill crossed it) -- ring
-         again, once per tail.  Looking again before the end of the ring
-         matters when the writer went to sleep right after a pass: without
-         it the producer would not ring until the ring was nearly full. */
-      if (r->hw_signalled != tail + 1)
-        {
-          r->hw_signalled = tail + 1;
-          if (emlat_doorbell_ring ())
-            /* Relaxed: a count the writer reads for STATS (futex wakes
-               made by this producer: the cost contract's one exception). */
-            atomic_store_explicit (&r->hw_wakes,
-                                   atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
-                                   memory_order_relaxed);
-        }
+      /* Past the high-water mark: ring the doorbell, and look at the
+         tail again a mark's worth of slots later (or at the end of the
+         ring).  Every look past the mark rings: a ring costs a system
+         call only while the writer sleeps, and a writer that slept
+         through one (it looked before this record was published: the
+         ring comes before the publication) is woken by the next look,
+         with the fill well past the mark, instead of never -- the
+         producer would otherwise run its ring full.  Looking again
+         before the end of the ring matters when the writer went to sleep
+         right after a pass. */
+      if (emlat_doorbell_ring ())
+        /* Relaxed: a count the writer reads for STATS (futex wakes made
+           by this producer: the cost contract's one exception). */
+        atomic_store_explicit (&r->hw_wakes,
+                               atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                               memory_order_relaxed);
       uint64_t end = tail + r->nslots;
       r->limit = h + n + half < end ? h + n + half : end;
     }
   else
     {
-      r->hw_signalled = 0;
       r->limit = tail + half;
     }
   return 1;

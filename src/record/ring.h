@@ -28,8 +28,7 @@
  *                                                           copy says full) before
  *                                                           overwriting those slots.
  *   cached_tail,     producer only       producer           plain
- *   limit,
- *   hw_signalled
+ *   limit
  *   hw_wakes         producer            writer             relaxed: a count
  *   drop_*           producer            writer             drop_records is stored
  *                                                           with RELEASE after the
@@ -56,6 +55,7 @@
 #include <stdint.h>
 
 #include "format/format.h"
+#include "record/ringrec.h"
 
 /* The high-water mark: a producer whose ring holds more than
    nslots >> EMLAT_RING_HW_SHIFT slots rings the writer's doorbell (once
@@ -71,6 +71,22 @@ static inline uint64_t
 emlat_ring_mark (uint64_t nslots)
 {
   return nslots >> EMLAT_RING_HW_SHIFT;
+}
+
+/* Whether the writer must drain a ring of NSLOTS slots whose published
+   head is HEAD and tail TAIL: whether a producer may have rung for it.
+   The producer rings while it reserves the record that would take the
+   fill past the mark, before publishing it, and a record may take up to
+   EMLAT_RR_MAX_SLOTS slots (an IX_FIELDS), never more than half the ring
+   (producer.c): so any non-empty ring within that many slots of the mark
+   is due.  tests/record/test_highwater_wake.c checks this against every
+   record size and fill at which a producer rings. */
+static inline int
+emlat_ring_due (uint64_t nslots, uint64_t head, uint64_t tail)
+{
+  uint64_t fill = head - tail;
+  uint64_t margin = nslots / 2 < EMLAT_RR_MAX_SLOTS ? nslots / 2 : EMLAT_RR_MAX_SLOTS;
+  return fill != 0 && fill + margin > emlat_ring_mark (nslots);
 }
 
 #define EMLAT_LIKELY(x) __builtin_expect (!!(x), 1)
@@ -115,8 +131,6 @@ struct emlat_ring
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
-  uint64_t hw_signalled; /* 0, or the tail at the last high-water wake plus one:
-                            one wake per tail (registry.c emlat_ring_room) */
   _Atomic uint64_t hw_wakes; /* futex wakes made at high water */
 
   /* Producer cold line: drops. */
@@ -139,8 +153,9 @@ struct emlat_ring
 
 /* Out of line (registry.c): the record of N slots at head H passed the
    ring's limit.  Re-reads the tail; returns 1 when there is room (after
-   ringing the writer's doorbell past the high-water mark, once per tail:
-   the one system call a producer may make, only while the writer sleeps), 0 after counting a drop of the full ring. */
+   ringing the writer's doorbell when past the high-water mark: the one
+   system call a producer may make, and only while the writer sleeps), 0
+   after counting a drop of the full ring. */
 __attribute__ ((visibility ("hidden"))) int emlat_ring_room (struct emlat_ring *r, uint64_t h,
                                                           unsigned n, uint64_t t);
 

@@ -1136,10 +1136,10 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
       uint64_t tl = atomic_load_explicit (&r->tail, memory_order_relaxed);
       if (h != tl)
         *any_pending = 1;
-      /* The producer rings when the record it is reserving (up to 2
-         slots, not yet published) would take the fill past the mark
-         (emlat_ring_room): what it asks for is a fill above mark - 2. */
-      if (h - tl + 2 > emlat_ring_mark (r->nslots))
+      /* Within a record of the mark (ring.h; should this look still
+         miss a ring, the producer rings again at its next look, a
+         mark's worth later). */
+      if (emlat_ring_due (r->nslots, h, tl))
         need = 1;
     }
   return need;
