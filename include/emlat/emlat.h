@@ -28,7 +28,7 @@
  * first record claims a preallocated ring with a compare-and-swap and
  * registers a thread-exit handler (pthread_setspecific), and the record
  * that takes a ring past its high-water mark wakes the writer if it sleeps
- * (a futex wake, at most one per writer pass, counted in STATS as
+ * (a futex wake, made only while the writer sleeps, counted in STATS as
  * stats.highwater_wakes).
  *
  * When no session is active every recording call is a load, a compare and a
