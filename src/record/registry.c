@@ -368,6 +368,14 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
   if (fill > r->nslots)
     {
       ring_drop (r, n, t);
+      /* A full ring is a look past the mark too: should the writer sleep
+         (a ring it missed), wake it, or the ring would stay full until
+         a flush.  No system call while the writer is awake. */
+      if (emlat_doorbell_ring ())
+        /* Relaxed: a count for STATS, as below. */
+        atomic_store_explicit (&r->hw_wakes,
+                               atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                               memory_order_relaxed);
       return 0;
     }
   uint64_t half = emlat_ring_mark (r->nslots);
