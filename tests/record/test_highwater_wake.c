@@ -39,11 +39,11 @@
  * mark, before publishing it, so the writer must find the ring due at the
  * fill the producer saw.  It once allowed for records of 2 slots; an
  * emlat_ix_commit record takes up to EMLAT_RR_MAX_SLOTS, and a writer that
- * looked before such a record was published went back to sleep while the
- * producer, having rung, ran its ring full (the burst test's replayed
- * Emacs lost 576 records that way).  The race itself cannot be forced
- * here; the last part runs the crossing by a large commit record 50 times
- * in fresh sessions and requires each one drained without a flush.
+ * looked before such a record was published would go back to sleep while
+ * the producer, having rung once for that tail, ran its ring full.  The
+ * race itself cannot be forced here; the last part runs the crossing by
+ * a large commit record 50 times in fresh sessions and requires each one
+ * drained without a flush.
  */
 #include <time.h>
 #include <unistd.h>
