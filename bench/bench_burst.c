@@ -45,7 +45,10 @@
  *     busy and sleeping while it waited for input (inside an event-poll
  *     span), so the replay occupies a core as Emacs did.  Every candidate
  *     size sees the same input, and the replayed rates are checked against
- *     the captured ones (the calibration table);
+ *     the captured ones (the calibration table).  --keep DIR keeps the
+ *     traces (SCENARIO-K.trace) and profiles; --traces DIR replays kept
+ *     traces instead of capturing, to repeat a run exactly (the Emacs
+ *     columns of the calibration table are then 0);
  *   - --live: Emacs itself records at each candidate size.  This needs an
  *     Emacs built with the recorder under test (the one in the cache may
  *     predate it; the SESSION says which library wrote the file).
@@ -1019,6 +1022,47 @@ trace_save (const struct trace *tr, const char *path)
   return fclose (f);
 }
 
+/* Read a trace written by trace_save (--keep) back; -1 with a message
+   when PATH is not one. */
+static int
+trace_load (const char *path, struct trace *tr)
+{
+  memset (tr, 0, sizeof *tr);
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    {
+      fprintf (stderr, "bench_burst: %s: %s\n", path, strerror (errno));
+      return -1;
+    }
+  char magic[8];
+  uint64_t hdr[4];
+  int ok = fread (magic, 1, 8, f) == 8 && memcmp (magic, "EMLBTRC1", 8) == 0
+           && fread (hdr, sizeof hdr, 1, f) == 1 && hdr[0] >= 1 && hdr[0] <= 4;
+  for (uint64_t i = 0; ok && i < hdr[0]; i++)
+    {
+      uint64_t rh[2];
+      ok = fread (rh, sizeof rh, 1, f) == 1 && rh[1] <= ((uint64_t)1 << 24);
+      if (!ok)
+        break;
+      struct trace_ring *r = &tr->ring[tr->nrings++];
+      r->thread = rh[0];
+      r->n = rh[1];
+      r->slots = xcalloc (rh[1] ? rh[1] : 1, sizeof *r->slots);
+      ok = fread (r->slots, sizeof *r->slots, rh[1], f) == rh[1];
+    }
+  fclose (f);
+  if (!ok)
+    {
+      fprintf (stderr, "bench_burst: %s: not a trace of --keep\n", path);
+      trace_free (tr);
+      return -1;
+    }
+  tr->t_first = hdr[1];
+  tr->t_last = hdr[2];
+  tr->records = hdr[3];
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Replaying a trace through the public API                            */
 
@@ -1555,6 +1599,7 @@ struct run_result
 static const char *emlat_bin;
 static const char *emacs_bin;
 static const char *data_dir = "bench/burst";
+static const char *traces_dir; /* --traces: replay kept traces, no capture */
 static char self_path[PATH_MAX];
 static const char *keep_dir;
 static char *tmp_root;
@@ -1942,6 +1987,7 @@ usage (void)
   fprintf (stderr, "usage: bench_burst [--sweep] [--runs R] [--scenarios LIST] [--slots LIST]\n"
                    "                   [--chunks LIST] [--rotate LIST] [--hogs N] [--live]\n"
                    "                   [--captures C] [--emacs PATH] [--data DIR] [--keep DIR]\n"
+                   "                   [--traces DIR]\n"
                    "       bench_burst --launch SLOTS THREADS CHUNK ROTATE -- PROGRAM [ARGS...]\n");
   exit (2);
 }
@@ -1982,6 +2028,8 @@ main (int argc, char **argv)
         data_dir = argv[++i];
       else if (strcmp (a, "--keep") == 0 && v)
         keep_dir = argv[++i];
+      else if (strcmp (a, "--traces") == 0 && v)
+        traces_dir = argv[++i];
       else
         usage ();
     }
@@ -2069,11 +2117,27 @@ main (int argc, char **argv)
           continue;
         for (int k = 0; k < captures; k++)
           {
-            fprintf (stderr, "capture %s %d/%d: the profiled Emacs, ring 2^24 slots\n", sc_name[s],
-                     k + 1, captures);
             struct run_result rr;
             struct trace tr;
             memset (&tr, 0, sizeof tr);
+            if (traces_dir)
+              {
+                /* Replay the traces an earlier run kept, to repeat it. */
+                char *p = xstrf ("%s/%s-%d.trace", traces_dir, sc_name[s], k + 1);
+                int rc = trace_load (p, &tr);
+                free (p);
+                if (rc != 0)
+                  {
+                    captures_failed++;
+                    continue;
+                  }
+                memset (&rr, 0, sizeof rr);
+                cap[s].cap[cap[s].n] = rr;
+                cap[s].tr[cap[s].n++] = tr;
+                continue;
+              }
+            fprintf (stderr, "capture %s %d/%d: the profiled Emacs, ring 2^24 slots\n", sc_name[s],
+                     k + 1, captures);
             if (run_emacs (sc_name[s], 0, 1, &tr, &rr) != 0)
               {
                 fprintf (stderr, "bench_burst: capture of %s failed: %s\n", sc_name[s], rr.why);
