@@ -358,6 +358,20 @@ ring_drop (struct emlat_ring *r, unsigned n, uint64_t t)
   atomic_store_explicit (&r->drop_records, d + 1, memory_order_release);
 }
 
+/* Ring the doorbell for R's producer past the high-water mark, counting
+   the futex wake when it made one (only while the writer sleeps: the
+   cost contract's one exception). */
+static void
+wake_writer (struct emlat_ring *r)
+{
+  if (emlat_doorbell_ring ())
+    /* Relaxed: a count the writer reads for STATS; only this thread
+       stores it. */
+    atomic_store_explicit (&r->hw_wakes,
+                           atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+                           memory_order_relaxed);
+}
+
 int
 emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
 {
@@ -371,15 +385,11 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
       /* A full ring is a look past the mark too: should the writer sleep
          (a ring it missed), wake it, or the ring would stay full until
          a flush.  No system call while the writer is awake. */
-      if (emlat_doorbell_ring ())
-        /* Relaxed: a count for STATS, as below. */
-        atomic_store_explicit (&r->hw_wakes,
-                               atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
-                               memory_order_relaxed);
+      wake_writer (r);
       return 0;
     }
-  uint64_t half = emlat_ring_mark (r->nslots);
-  if (fill > half)
+  uint64_t mark = emlat_ring_mark (r->nslots);
+  if (fill > mark)
     {
       /* Past the high-water mark: ring the doorbell, and look at the
          tail again a mark's worth of slots later (or at the end of the
@@ -391,18 +401,13 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
          producer would otherwise run its ring full.  Looking again
          before the end of the ring matters when the writer went to sleep
          right after a pass. */
-      if (emlat_doorbell_ring ())
-        /* Relaxed: a count the writer reads for STATS (futex wakes made
-           by this producer: the cost contract's one exception). */
-        atomic_store_explicit (&r->hw_wakes,
-                               atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
-                               memory_order_relaxed);
+      wake_writer (r);
       uint64_t end = tail + r->nslots;
-      r->limit = h + n + half < end ? h + n + half : end;
+      r->limit = h + n + mark < end ? h + n + mark : end;
     }
   else
     {
-      r->limit = tail + half;
+      r->limit = tail + mark;
     }
   return 1;
 }

@@ -58,10 +58,10 @@
 #include "record/ringrec.h"
 
 /* The high-water mark: a producer whose ring holds more than
-   nslots >> EMLAT_RING_HW_SHIFT slots rings the writer's doorbell (once
-   per tail, emlat_ring_room), which leaves the rest of the ring as
-   headroom for the time the writer takes to be scheduled.  A quarter was
-   chosen by measurement (docs/DESIGN.md section 14); a build may set
+   nslots >> EMLAT_RING_HW_SHIFT slots rings the writer's doorbell at each
+   look at the tail (emlat_ring_room), which leaves the rest of the ring
+   as headroom for the time the writer takes to be scheduled.  A quarter
+   was chosen by measurement (docs/DESIGN.md section 14); a build may set
    another shift to measure it. */
 #ifndef EMLAT_RING_HW_SHIFT
 #define EMLAT_RING_HW_SHIFT 2 /* a quarter */

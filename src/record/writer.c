@@ -7,8 +7,9 @@
  * (ringfile.h), so a published record survives the process without the
  * writer; the writer sleeps on the doorbell (state.h) and runs a pass when
  * a ring passes its high-water mark (a quarter of the ring), a thread
- * exits, or a flush, rotation or stop asks for one -- never on a timer while nothing
- * happens (an optional period, drain_interval_us, is off by default).
+ * exits, or a flush, rotation or stop asks for one -- never on a timer
+ * while nothing happens (an optional period, drain_interval_us, is off by
+ * default).
  *
  * One pass:
  *   1. snapshot every live ring's head (acquire) -- records published before
@@ -1113,8 +1114,8 @@ pass (struct emlat_session *s, int final)
 }
 
 /* Whether a ring needs the writer now: its owner exited, or it is filled
-   past its high-water mark (emlat_ring_mark: a quarter of the ring).  ANY_PENDING: whether any ring
-   holds records not yet written. */
+   past its high-water mark (emlat_ring_due).  ANY_PENDING: whether any
+   ring holds records not yet written. */
 static int
 rings_need_pass (struct emlat_session *s, int *any_pending)
 {

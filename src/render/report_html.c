@@ -215,8 +215,7 @@ tail (const struct report_ctx *c, FILE *f)
   fprintf (f, "</tr>\n<tr><td class=\"l\">main-thread CPU</td>");
   report_html_dur_cell (f, w->has_cpu, w->cpu);
   uint64_t c0 = 0, c1 = 0;
-  if (w->has_cpu && w->t.has_cpu_end == EMLAT_REPORT_CPU_END_AT_END
-      && emlat_report_cpu_window (&w->t, &c0, &c1))
+  if (report_cpu_window_row (w, &c0, &c1))
     {
       fprintf (f, "</tr>\n<tr><td class=\"l\">dispatch to end (the CPU readings' interval: "
                   "waits and off-CPU are of it)</td>");

@@ -75,6 +75,11 @@ const char *report_kind_label (unsigned k);
 const char *report_session_str (const struct emlat_profile *p, const char *key, char *buf,
                                 size_t n);
 int report_session_uint (const struct emlat_profile *p, const char *key, uint64_t *out);
+/* Whether the waterfall W shows its "dispatch to end" row, and its
+   interval: when the thread CPU was read at the interaction's end, so
+   that the CPU readings, the waits and the unknown rest are of that
+   interval rather than of the wall time (emlat_report_cpu_window). */
+int report_cpu_window_row (const struct emlat_report_waterfall *w, uint64_t *from, uint64_t *to);
 
 /* Names (report_names.c): buffer size for one name. */
 #define REPORT_NAME_LEN 4097

@@ -188,8 +188,7 @@ report_text_waterfall (const struct report_ctx *c, FILE *f)
   split_line (c, f, "main-thread CPU", w->has_cpu, w->cpu, full,
               w->has_cpu ? "" : "(no thread CPU readings)");
   uint64_t c0 = 0, c1 = 0;
-  if (w->has_cpu && w->t.has_cpu_end == EMLAT_REPORT_CPU_END_AT_END
-      && emlat_report_cpu_window (&w->t, &c0, &c1))
+  if (report_cpu_window_row (w, &c0, &c1))
     split_line (c, f, "dispatch to end", 1, c1 - c0, full,
                 "(the CPU readings' interval: waits and off-CPU are of it)");
   char note[64];

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * report_util.c -- names and SESSION lookups the report renderers share
- * (declared in report_render.h).  SESSION bytes come from an untrusted file:
- * they are copied with a bound and NUL-terminated, never printed raw.
+ * report_util.c -- names, SESSION lookups and the rules of rows that the
+ * report renderers share (declared in report_render.h).  SESSION bytes
+ * come from an untrusted file: they are copied with a bound and
+ * NUL-terminated, never printed raw.
  */
 #include "render/report_render.h"
 
@@ -51,4 +52,11 @@ report_session_uint (const struct emlat_profile *p, const char *key, uint64_t *o
     return 0;
   *out = e->u;
   return 1;
+}
+
+int
+report_cpu_window_row (const struct emlat_report_waterfall *w, uint64_t *from, uint64_t *to)
+{
+  return w->has_cpu && w->t.has_cpu_end == EMLAT_REPORT_CPU_END_AT_END
+         && emlat_report_cpu_window (&w->t, from, to);
 }
