@@ -8,7 +8,7 @@
  *
  *   BUILD=build bench_gate [--quick] [--rounds N] [--keys N] [--only LIST]
  *       [--idle SECONDS] [--emacs PATH] [--emacs-vanilla PATH]
- *       [--resamples R] [--seed S] [--doc FILE]
+ *       [--emacs-thread-cpu on|off] [--resamples R] [--seed S] [--doc FILE]
  *
  * Workloads (ids for --only, comma separated): less-paging (Debian's less
  * on a generated 20000-line file, `--workload paging`, --interpose),
@@ -17,7 +17,9 @@
  * emacs-paging (the generated file) with the profiled Emacs run as `emacs
  * -Q -nw` with and without --latency-profile=FILE, and the vanilla Emacs
  * of `make emacs-vanilla` as a third arm when it is built; idle-less and
- * idle-emacs (below).  Each script is the built-in workload exactly
+ * idle-emacs (below).  With --emacs-thread-cpu off every Emacs arm runs
+ * with `--eval (setq latency-profile-thread-cpu nil)`: the profiled arm
+ * then reads no thread CPU clock (two system calls per interaction).  Each script is the built-in workload exactly
  * (`emlat replay --print-script`) followed by a pause and the program's
  * quit keys, whose sends are left out of the latency samples.
  *
@@ -171,6 +173,7 @@ static struct
   const char *doc;
   const char *emlat, *build;
   const char *emacs, *emacs_vanilla;
+  int emacs_no_thread_cpu; /* --emacs-thread-cpu off */
   const char *less, *vim, *nano;
   char *dir;
   char *file;
@@ -680,6 +683,13 @@ replay_argv (enum prog p, enum arm a, int on_file, const char *script,
         {
           *prof = xasprintf ("%s/%s.emacs.emlat", opt.dir, tag);
           v[n++] = xasprintf ("--latency-profile=%s", *prof);
+        }
+      if (opt.emacs_no_thread_cpu)
+        {
+          /* Every arm evaluates the same form, so that only the
+             recording differs between them. */
+          v[n++] = xasprintf ("--eval");
+          v[n++] = xasprintf ("(setq latency-profile-thread-cpu nil)");
         }
       break;
     }
@@ -1426,7 +1436,7 @@ usage (void)
   fprintf (stderr,
            "usage: bench_gate [--quick] [--rounds N] [--keys N] [--only LIST] [--idle SECONDS]\n"
            "                  [--emacs PATH] [--emacs-vanilla PATH] [--resamples R] [--seed S]\n"
-           "                  [--doc FILE]\n"
+           "                  [--emacs-thread-cpu on|off] [--doc FILE]\n"
            "LIST: comma-separated of less-paging vim-typing nano-typing emacs-editing\n"
            "      emacs-typing emacs-paging idle-less idle-emacs\n");
 }
@@ -1465,6 +1475,9 @@ main (int argc, char **argv)
         opt.emacs = v;
       else if (strcmp (a, "--emacs-vanilla") == 0)
         opt.emacs_vanilla = v;
+      else if (strcmp (a, "--emacs-thread-cpu") == 0
+               && (strcmp (v, "on") == 0 || strcmp (v, "off") == 0))
+        opt.emacs_no_thread_cpu = strcmp (v, "off") == 0;
       else if (strcmp (a, "--resamples") == 0)
         opt.resamples = (unsigned)atoi (v);
       else if (strcmp (a, "--seed") == 0)

@@ -117,6 +117,18 @@ no other text either way.  The command-line option
   :group 'latency-profile
   :version "28.2")
 
+;;;###autoload
+(defcustom latency-profile-thread-cpu t
+  "Non-nil means a latency profile records each interaction's CPU time.
+The main thread's CPU clock is then read when an interaction begins
+and when it ends, from which the report splits its time into CPU time
+and time off the CPU.  Each reading is a system call; nil saves the
+two per interaction, and the profile then holds no CPU time.  It
+applies to the interactions that begin afterwards."
+  :type 'boolean
+  :group 'latency-profile
+  :version "28.2")
+
 ;; Copied into loaddefs.el as it is, so that starting up does not load
 ;; the report code below.
 ;;;###autoload

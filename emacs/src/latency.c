@@ -260,6 +260,9 @@ struct latency_interaction
   /* A root other than a key sequence that began while nothing was
      open: it awaits the redisplay done before Emacs waits again.  */
   bool owner;
+  /* True if its thread CPU time was read when it began, so that it is
+     read again when it ends (`latency-profile-thread-cpu').  */
+  bool cpu;
   EMACS_INT gcs_at_begin;
   modiff_count modiff_at_begin;
   /* Under the names policy: the string id naming its work (the
@@ -420,6 +423,18 @@ latency_ix_value (struct latency_interaction *ix, enum emlat_value_field f,
   emlat_ixf_value (&ix->f, f, v);
 }
 
+/* The first thread CPU reading of IX, which has just begun, if
+   `latency-profile-thread-cpu' is non-nil: a system call, as no thread
+   CPU clock is served without one.  Without it IX has no CPU time, and
+   the report none of its time off CPU.  */
+static void
+latency_ix_cpu_begin (struct latency_interaction *ix)
+{
+  ix->cpu = latency_profile_thread_cpu;
+  if (ix->cpu)
+    latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+}
+
 static void
 latency_ix_count (struct latency_interaction *ix, enum emlat_counter c,
 		  uint64_t v)
@@ -508,7 +523,8 @@ latency_pop (void)
      it began), read before the end that the commit below stamps: the
      CPU time it measures lies within t_dispatch_begin..t_interaction_end
      (the session says so: SESSION key ix.thread_cpu_end_at).  */
-  latency_ix_value (ix, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
+  if (ix->cpu)
+    latency_ix_value (ix, EMLAT_V_THREAD_CPU_END, emlat_thread_cpu_now ());
   /* Its fields, and its end at now.  */
   latency_ix_commit (ix, ix->status);
   latency_depth--;
@@ -1288,7 +1304,7 @@ latency_key_sequence_done (int nkeys)
     }
   struct latency_interaction *ix = latency_push (cause, LATENCY_DISPATCHED);
   latency_ix_time (ix, EMLAT_T_KEY_DECODE_DONE, now);
-  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  latency_ix_cpu_begin (ix);
   latency_ix_count (ix, EMLAT_C_KEY_SEQUENCE_LENGTH, nkeys);
   latency_ix_count (ix, EMLAT_C_PREFIX_DEPTH, nkeys > 0 ? nkeys - 1 : 0);
   latency_ix_count (ix, EMLAT_C_DECODED_EVENTS, latency_sequence_events);
@@ -1463,7 +1479,7 @@ latency_command_error (bool quit)
     return;
   ix = latency_push (cause, LATENCY_FINISHED);
   latency_ix_time_q (ix, EMLAT_T_INPUT_LATEST, t, EMLAT_Q_INTERNAL);
-  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  latency_ix_cpu_begin (ix);
   latency_ix_count (ix, EMLAT_C_KEY_SEQUENCE_LENGTH, 1);
   latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
@@ -1498,7 +1514,7 @@ latency_root_push (enum emlat_root_kind kind, uint64_t scheduled_by)
     return NULL;
   struct latency_interaction *ix = latency_push (cause, LATENCY_ROOT_WORK);
   ix->owner = !top;
-  latency_ix_value (ix, EMLAT_V_THREAD_CPU_BEGIN, emlat_thread_cpu_now ());
+  latency_ix_cpu_begin (ix);
   return ix;
 }
 
@@ -2264,6 +2280,9 @@ latency_session_meta (struct latency_meta *m)
      replaces an earlier one): "names" when this session records the
      names of commands, timer and hook functions and processes.  */
   meta_uint (m, "latency.names", latency_profile_names);
+  /* Whether interactions read the thread CPU clock, as they began when
+     the session started (`latency-profile-thread-cpu').  */
+  meta_uint (m, "latency.thread_cpu", latency_profile_thread_cpu);
   /* An interaction's second thread CPU reading is taken when it ends,
      not at its completion boundary (latency_pop).  */
   meta_str (m, "ix.thread_cpu_end_at", "interaction_end", 15);
@@ -2286,10 +2305,11 @@ latency_start (const char *path, const char *dir)
   opt.dir = dir;
   opt.meta = meta.entry;
   opt.n_meta = meta.n;
-  /* No writer period: the writer drains only when a ring is half full,
-     on a flush and at the end, so an idle Emacs costs nothing.  Records
-     are safe before that: they live in the ring file, which a reader of
-     the profile recovers if Emacs dies (emlat's docs/DESIGN.md).  */
+  /* No writer period: the writer drains only when a ring passes its
+     high-water mark (a quarter full), on a flush and at the end, so an
+     idle Emacs costs nothing.  Records are safe before that: they live
+     in the ring file, which a reader of the profile recovers if Emacs
+     dies (emlat's docs/DESIGN.md).  */
 
   /* The writer thread inherits this mask: no signal meant for Emacs
      may be delivered to it.  */
@@ -2585,6 +2605,20 @@ profile, whose privacy policy then says "names".  Names can reveal the
 packages and commands you use, which is why the default is nil; the
 profile holds no other text either way.  */);
   latency_profile_names = false;
+
+  DEFVAR_BOOL ("latency-profile-thread-cpu", latency_profile_thread_cpu,
+	       doc: /* Non-nil means a latency profile records each interaction's CPU time.
+While this is non-nil, the main thread's CPU clock is read when an
+interaction begins and when it ends, which tells how much of its time
+Emacs spent computing and how much it spent off the CPU: waiting for
+the system, for other processes, or for a CPU.  Each reading is a
+system call, as the kernel serves no thread CPU clock without one:
+from a fraction of a microsecond to about 2 with cold caches on a
+virtual machine, two per interaction, which can be a few tenths of a
+percent of the CPU time of a short command.  With nil
+the profile records no CPU time, and its report none of the time off
+the CPU.  Changing it affects the interactions that begin afterwards.  */);
+  latency_profile_thread_cpu = true;
 
   DEFVAR_BOOL ("latency-profile--recording", latency_profile__recording,
 	       doc: /* Non-nil while a latency profile is being recorded.
