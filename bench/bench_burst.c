@@ -2229,7 +2229,7 @@ main (int argc, char **argv)
                 snprintf (label, sizeof label, "default");
               struct cell c;
               memset (&c, 0, sizeof c);
-              uint64_t nslots = sz.slots ? sz.slots : 65536;
+              uint64_t nslots = sz.slots ? sz.slots : EMLAT_DEFAULT_RING_SLOTS;
               for (int r = 0; r < runs; r++)
                 {
                   if (sc_is_emacs (s) && live)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * peer_emlat.c -- emlat in the peers benchmark, through the public API
- * with default options (a ring file, the default ring of 65,536 slots per
+ * with default options (a ring file, the default ring of 131,072 slots per
  * thread, no drain period): a pair of events is one span,
  * emlat_span_begin (EMLAT_SPAN_WINDOW_UPDATE, cause) and
  * emlat_span_end (span, EMLAT_SPAN_OK, 0), two ring records with one

@@ -8,7 +8,7 @@
  * id} stored into the next slot, and a release store of the head.  It
  * reloads the consumer's tail (acquire) only when its cached copy says the
  * ring is full; a full ring drops the event and counts it (never blocks).
- * Ring: 65,536 slots, as many as emlat's default ring.
+ * Ring: 131,072 slots, as many as emlat's default ring.
  *
  * Consumer (one thread): copies the published records out into a 64 KiB
  * buffer (2,730 records at most), releases them (release store of the
@@ -28,7 +28,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#define SPSC_SLOTS 65536u
+#define SPSC_SLOTS 131072u
 #define SPSC_OUT_RECORDS (65536u / sizeof (struct spsc_rec))
 
 struct spsc_rec

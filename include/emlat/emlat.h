@@ -84,6 +84,13 @@ EMLAT_API const char *emlat_version (void);
                                        file: what a crash loses is what the
                                        writer had not drained yet */
 
+/* The default sizes of struct emlat_options (docs/PERFORMANCE.md says how
+   they were chosen): 131072 slots of 32 bytes per recording thread, and
+   128 rings, so that the sparse ring file stays at 512 MiB of address
+   space, of which only the pages threads touch take memory. */
+#define EMLAT_DEFAULT_RING_SLOTS 131072u
+#define EMLAT_DEFAULT_MAX_THREADS 128u
+
 /* One SESSION metadata entry supplied by the recording layer.  Keys must
    match [a-z0-9_.]{1,64}; string values are at most 1024 bytes.  Entries
    that break these rules are not written and are counted in the status.
@@ -110,11 +117,13 @@ struct emlat_options
   uint32_t flags;
   /* Sizes; 0 selects the default shown.  See docs/PERFORMANCE.md for how the
      defaults were chosen. */
-  uint32_t ring_slots;        /* per thread, power of two; default 65536
-                                 (2 MiB, resident only as it is used) */
-  uint32_t max_threads;       /* rings preallocated; default 256 (threads
-                                 that come and go need rings while the
-                                 writer drains those of exited ones) */
+  uint32_t ring_slots;        /* per thread, power of two; default
+                                 EMLAT_DEFAULT_RING_SLOTS (4 MiB, resident
+                                 only as it is used) */
+  uint32_t max_threads;       /* rings preallocated; default
+                                 EMLAT_DEFAULT_MAX_THREADS (threads that
+                                 come and go need rings while the writer
+                                 drains those of exited ones) */
   uint32_t chunk_bytes;       /* max payload per chunk; default 65536 */
   uint64_t rotate_bytes;      /* start a new file past this; 0 = never */
   uint32_t drain_interval_us; /* a writer pass at most this long after the

@@ -114,8 +114,8 @@ check_options (const struct emlat_options *opt, uint32_t *slots, uint32_t *threa
 {
   if (!opt || (!opt->path && !opt->dir))
     return -EINVAL;
-  *slots = opt->ring_slots ? opt->ring_slots : 65536;
-  *threads = opt->max_threads ? opt->max_threads : 256;
+  *slots = opt->ring_slots ? opt->ring_slots : EMLAT_DEFAULT_RING_SLOTS;
+  *threads = opt->max_threads ? opt->max_threads : EMLAT_DEFAULT_MAX_THREADS;
   *chunk = opt->chunk_bytes ? opt->chunk_bytes : 65536;
   if (!is_pow2 (*slots) || *slots < 16 || *slots > (1u << 24) || *threads > 4096
       || *chunk < 4096 || *chunk > EMLAT_CHUNK_PAYLOAD_MAX / 2

@@ -9,7 +9,7 @@
  *
  *  1. 16 threads at a time, 20 rounds with no gap between rounds, each
  *     thread recording 2000 span pairs and an interaction, at the default
- *     sizes (256 rings), and again with 64 rings (a quarter of them, the
+ *     sizes (128 rings), and again with 64 rings (a quarter of them, the
  *     level below which exits wait, is the 16 threads of a round: the
  *     exits wait from the third round on): nothing is lost, every span is
  *     in the profile -- in every build, sanitizers too.
