@@ -19,9 +19,10 @@
  * of `make emacs-vanilla` as a third arm when it is built; idle-less and
  * idle-emacs (below).  With --emacs-thread-cpu off every Emacs arm runs
  * with `--eval (setq latency-profile-thread-cpu nil)`: the profiled arm
- * then reads no thread CPU clock (two system calls per interaction).  Each script is the built-in workload exactly
- * (`emlat replay --print-script`) followed by a pause and the program's
- * quit keys, whose sends are left out of the latency samples.
+ * then reads no thread CPU clock (two system calls per interaction).
+ * Each script is the built-in workload exactly (`emlat replay
+ * --print-script`) followed by a pause and the program's quit keys, whose
+ * sends are left out of the latency samples.
  *
  * Method (docs/PERFORMANCE.md "Overhead gate"):
  *  - Rounds: each round runs every workload once per arm, the arms in
