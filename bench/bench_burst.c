@@ -2087,7 +2087,11 @@ main (int argc, char **argv)
     }
 
   struct sizes slots, chunks, rotates;
-  parse_sizes (slots_list ? slots_list : sweep ? "4K,8K,16K,32K,64K,128K,256K" : "64K", &slots);
+  /* Without --sweep or --slots: the library's default ring. */
+  char default_slots[32];
+  snprintf (default_slots, sizeof default_slots, "%u", EMLAT_DEFAULT_RING_SLOTS);
+  parse_sizes (slots_list ? slots_list : sweep ? "4K,8K,16K,32K,64K,128K,256K" : default_slots,
+               &slots);
   parse_sizes (chunks_list ? chunks_list : sweep ? "4K,16K,64K,256K,1M" : "64K", &chunks);
   parse_sizes (rotate_list ? rotate_list : sweep ? "off,1M,64M,1G" : "off", &rotates);
   for (int i = 0; i < slots.n; i++)
