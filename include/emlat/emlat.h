@@ -161,7 +161,10 @@ EMLAT_API int emlat_start (const struct emlat_options *opt);
    file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
    ~/.local/state/emlat; the directory is created (mode 0700) if needed.
    BASE (may be NULL) gives the other options (sizes, flags, metadata);
-   its path and dir are ignored.  Returns 1 when a session started, 0 when
+   its path and dir are ignored.  EMLAT_FINISH=reader adds
+   EMLAT_OPT_DEFER_FINISH (`emlat replay` and `emlat record` set it: they
+   finish the profile once the program exited, emlat_recover_process).
+   Returns 1 when a session started, 0 when
    tracing is off, or a negative errno of emlat_start (-EALREADY when a
    session is active).  These are the only environment variables the
    library reads, and only in this call (and emlat_autostart).  Under

@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "emlat_types.h"
 
@@ -500,6 +501,18 @@ struct emlat_recovery
    -EBUSY when a process still records into it, -EPROTO when another build
    of libemlat wrote it (it is left as it is), or a negative errno. */
 EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
+
+/* Recover every ring file in /dev/shm that process PID left behind (it
+   died, or stopped with EMLAT_OPT_DEFER_FINISH), whatever its profile is
+   called: what a program's parent calls once the program exited, when it
+   does not know the program's profiles (`emlat replay` does).  R (may be
+   NULL) sums the recoveries: found counts the ring files, process_stopped
+   those whose process had stopped.  A ring file kept beside its profile
+   (no room in /dev/shm) is not found here; emlat_recover with the
+   profile's name, or the next emlat_profile_load of it, recovers it.
+   Returns 0, -EINVAL for a PID below 1, or the first error of
+   emlat_recover (the others are still recovered). */
+EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *r);
 
 /* Remove this user's ring files in /dev/shm whose recording process is
    gone and whose profile no longer exists: nothing can use them any more.

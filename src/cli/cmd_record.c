@@ -390,6 +390,10 @@ record_run (int argc, char **argv)
   int code = WIFEXITED (st) ? WEXITSTATUS (st)
              : WIFSIGNALED (st) ? 128 + WTERMSIG (st)
                                 : EMLAT_EXIT_FAIL;
+  /* Any other profile CMD itself recorded (a profiled Emacs, a program
+     started by emlat_start_from_env) was left to us too (EMLAT_FINISH):
+     found by CMD's process id. */
+  emlat_recover_process (pid, NULL);
 
   struct stat pst;
   if (stat (path, &pst) != 0)

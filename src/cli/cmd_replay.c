@@ -293,8 +293,10 @@ static char *tty_profile (const char *file)
 }
 
 /* The environment of CMD: ours without TERM, COLUMNS and LINES (a real
-   terminal window sets neither of the last two) plus TERM, and with
-   --interpose the preload variables. */
+   terminal window sets neither of the last two) plus TERM and
+   EMLAT_FINISH=reader (a recorder in CMD leaves its last records to us:
+   drive finishes its profiles once it exited), and with --interpose the
+   preload variables. */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
 {
@@ -312,10 +314,9 @@ static char **child_env (const char *term, const char *preload,
       if (strncmp (e, "TERM=", 5) == 0 || strncmp (e, "COLUMNS=", 8) == 0
           || strncmp (e, "LINES=", 6) == 0)
         continue;
-      if (preload
-          && (strncmp (e, "EMLAT_TRACE=", 12) == 0
-              || strncmp (e, "EMLAT_FILE=", 11) == 0
-              || strncmp (e, "EMLAT_FINISH=", 13) == 0))
+      if (strncmp (e, "EMLAT_FINISH=", 13) == 0
+          || (preload
+              && (strncmp (e, "EMLAT_TRACE=", 12) == 0 || strncmp (e, "EMLAT_FILE=", 11) == 0)))
         continue;
       if (preload && strncmp (e, "LD_PRELOAD=", 11) == 0)
         {
@@ -326,6 +327,8 @@ static char **child_env (const char *term, const char *preload,
     }
   if (asprintf (&env[k++], "TERM=%s", term) < 0)
     return NULL;
+  /* We finish CMD's profiles ourselves once it exited (drive). */
+  env[k++] = (char *)"EMLAT_FINISH=reader";
   if (preload)
     {
       if (old_preload && old_preload[0])
@@ -336,8 +339,6 @@ static char **child_env (const char *term, const char *preload,
       else if (asprintf (&env[k++], "LD_PRELOAD=%s", preload) < 0)
         return NULL;
       env[k++] = (char *)"EMLAT_TRACE=1";
-      /* We finish CMD's profile ourselves once it exited (drive). */
-      env[k++] = (char *)"EMLAT_FINISH=reader";
       if (asprintf (&env[k++], "EMLAT_FILE=%s", tty_file) < 0)
         return NULL;
     }
@@ -638,7 +639,7 @@ static void run_env_free (struct run_env *e)
       size_t i = 0;
       while (e->env[i])
         i++;
-      size_t own = 1 + (e->preload ? 4 : 0);
+      size_t own = 2 + (e->preload ? 3 : 0);
       for (size_t k = i - own; k < i; k++)
         if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0
             && strncmp (e->env[k], "EMLAT_FINISH=", 13) != 0)
@@ -741,14 +742,18 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
   struct replay_result r;
   replay_term_init (&term, o->rows, o->cols);
   replay_measure_init (&m, o->cfg.quiet_ns);
+  pid_t child = pty.pid;
   replay_run (&o->cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
   int stop_rc = emlat_stop ();
-  /* CMD's own profile (--interpose): the library left its last records in
-     the ring file (EMLAT_OPT_DEFER_FINISH, or CMD was killed); write them
-     into the profile now, here rather than in CMD. */
+  /* CMD's own profiles (--interpose, or a profiled Emacs): the recorder
+     left its last records in the ring file (EMLAT_FINISH=reader, or CMD
+     was killed); write them into the profiles now, here rather than in
+     CMD.  The tty profile by its name (its ring file may be beside it),
+     any other by CMD's process id. */
   if (o->interpose)
     emlat_recover (e->tty_file, 0);
+  emlat_recover_process (child, 0);
 
   summary (o, name, script, &term, &m, &r, e->profile, stop_rc);
   int exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK

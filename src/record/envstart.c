@@ -9,9 +9,12 @@
  * On, the profile goes to EMLAT_FILE (that exact file, never replaced),
  * else to a new file in EMLAT_DIR, else in the state directory
  * ($XDG_STATE_HOME/emlat or ~/.local/state/emlat, statedir.h); a directory
- * is created (mode 0700) only then.  These are the only environment
- * variables the library reads, and only when the program calls one of
- * these two functions.
+ * is created (mode 0700) only then.  EMLAT_FINISH=reader (set by `emlat
+ * replay` and `emlat record` for the program they run) adds
+ * EMLAT_OPT_DEFER_FINISH: the caller finishes the profile once the program
+ * exited (emlat_recover_process), so the program pays nothing at its stop.
+ * These are the only environment variables the library reads, and only
+ * when the program calls one of these two functions.
  */
 #include "emlat/emlat.h"
 
@@ -42,6 +45,9 @@ emlat_start_from_env (const struct emlat_options *base)
     memset (&opt, 0, sizeof opt);
   opt.path = NULL;
   opt.dir = NULL;
+  const char *finish = getenv ("EMLAT_FINISH");
+  if (finish && strcmp (finish, "reader") == 0)
+    opt.flags |= EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
   const char *edir = getenv ("EMLAT_DIR");

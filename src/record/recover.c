@@ -319,6 +319,42 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
   return rc;
 }
 
+/* emlat_recover_process: the running total and the first error. */
+struct process_recovery
+{
+  struct emlat_recovery *total;
+  int rc;
+};
+
+static void
+recover_one_of_process (const char *profile, void *ctx)
+{
+  struct process_recovery *p = ctx;
+  struct emlat_recovery one;
+  int rc = emlat_recover (profile, &one);
+  p->total->found += one.found;
+  p->total->process_stopped += one.process_stopped;
+  p->total->broken += one.broken;
+  p->total->records += one.records;
+  if (rc != 0 && p->rc == 0)
+    p->rc = rc;
+}
+
+EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *res)
+{
+  struct emlat_recovery dummy;
+  if (!res)
+    res = &dummy;
+  memset (res, 0, sizeof *res);
+  if (pid <= 0)
+    return -EINVAL;
+  struct process_recovery p = { res, 0 };
+  int n = emlat_rf_each_of_process ((uint64_t)pid, recover_one_of_process, &p);
+  if (n < 0)
+    return n == -ENOENT ? 0 : n; /* no /dev/shm: nothing left there */
+  return p.rc;
+}
+
 EMLAT_API void emlat_recover_sweep (void)
 {
   static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -521,6 +521,44 @@ emlat_rf_sweep_orphans (void)
   closedir (d);
 }
 
+int
+emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx), void *ctx)
+{
+  DIR *d = opendir (SHM_DIR);
+  if (!d)
+    return -errno;
+  struct dirent *e;
+  char path[512];
+  int found = 0;
+  while ((e = readdir (d)))
+    {
+      size_t n = strlen (e->d_name);
+      if (strncmp (e->d_name, "emlat-", 6) != 0 || n < 11 || strcmp (e->d_name + n - 5, ".ring") != 0
+          || (size_t)snprintf (path, sizeof path, "%s/%s", SHM_DIR, e->d_name) >= sizeof path)
+        continue;
+      int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0)
+        continue;
+      struct stat st;
+      struct emlat_rf_header h;
+      /* Only this user's files, only ours (magic and the static CRC), only
+         the process asked for, only with an absolute profile path. */
+      int match = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+                  && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
+                  && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0 && h.static_crc == static_crc (&h)
+                  && h.pid == pid;
+      close (fd);
+      h.profile[sizeof h.profile - 1] = 0;
+      if (match && h.profile[0] == '/')
+        {
+          found++;
+          fn (h.profile, ctx);
+        }
+    }
+  closedir (d);
+  return found;
+}
+
 void
 emlat_rf_close (struct emlat_ringfile *rf, int remove)
 {

@@ -169,6 +169,14 @@ int emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **buf, size_t *len, uint
    recording process. */
 void emlat_rf_sweep_orphans (void);
 
+/* Call FN (PROFILE, CTX) for each of this user's ring files in /dev/shm
+   whose static header is valid and names process PID as its recorder;
+   PROFILE is the absolute path the header holds.  FN runs with no ring
+   file open.  Returns how many were found, or a negative errno when the
+   directory cannot be read. */
+int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx),
+                              void *ctx);
+
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);
 /* Close the file (releasing the lock; REMOVE unlinks it) but keep the

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test_replay_finish.c -- `emlat replay` finishes the profile its program
+ * recorded itself (docs/REPLAY.md, "Phases of a
+ * run"; DESIGN.md section 11.4): they run it with EMLAT_FINISH=reader, its
+ * recorder leaves the last records in the ring file, and they write them
+ * into its profile once it exited (emlat_recover_process).
+ *
+ * The program is tests/progs/autostart (EMLAT_AUTOSTART: three named
+ * sections, the session stopped at exit), traced into a file of its own
+ * by EMLAT_TRACE and EMLAT_FILE in the driver's environment, with an
+ * EMLAT_FINISH=never there that the driver must replace.  After the
+ * driver exited, the profile, read as it is (no recovery by this test),
+ * holds the three sections, ends with the final STATS, and says
+ * stats.recovered = 1: finished by the driver, not by the program.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emlat/emlat_reader.h"
+#include "replay_test.h"
+#include "tap.h"
+#include "testutil.h"
+
+static void
+check_finished_by_driver (const char *path, const char *who)
+{
+  const char *paths[] = { path };
+  struct emlat_profile *p = NULL;
+  CHECK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p) == 0 && p,
+         "%s: the program's profile loads", who);
+  if (!p)
+    return;
+  size_t n = 0;
+  emlat_profile_named_spans (p, &n);
+  CHECK (n == 3, "%s: its three sections (%zu)", who, n);
+  CHECK (emlat_profile_totals (p)->clean_stop, "%s: the final STATS", who);
+  size_t nkv;
+  const struct emlat_kv *kv = emlat_profile_stats (p, &nkv);
+  const struct emlat_kv *rec = emlat_kv_find (kv, nkv, "stats.recovered");
+  CHECK (rec && rec->u == 1, "%s: finished by the driver (stats.recovered = %llu)", who,
+         rec ? (unsigned long long)rec->u : 0ull);
+  emlat_profile_free (p);
+}
+
+int
+main (void)
+{
+  const char *tmp = tu_tmpdir ();
+  if (!tmp)
+    return 1;
+  char *prog = rt_prog ("autostart");
+
+  char *own = tu_strf ("%s/replayed.emlat", tmp);
+  char *drv = tu_strf ("%s/driver.emlat", tmp);
+  char *script = tu_strf ("%s/pause.script", tmp);
+  FILE *f = fopen (script, "w");
+  CHECK (f && fputs ("pause 10ms\n", f) >= 0 && fclose (f) == 0, "script written");
+  char *env_own = tu_strf ("EMLAT_FILE=%s", own);
+  char *const env[] = { (char *)"EMLAT_TRACE=1", env_own, (char *)"EMLAT_FINISH=never", NULL };
+  char *const rargs[] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", script,
+                          (char *)"--settle-max", (char *)"200ms", (char *)"-o", drv,
+                          (char *)"--", prog, NULL };
+  struct tu_cmd cmd = { rargs, env, NULL, 0, 30000 };
+  struct tu_result res;
+  CHECK_OK (tu_run (&cmd, &res));
+  CHECK (!res.timed_out && res.exited, "emlat replay ended (exit %d)", res.exit_code);
+  check_finished_by_driver (own, "replay");
+  tu_result_free (&res);
+
+  free (env_own);
+  free (script);
+  free (drv);
+  free (own);
+  free (prog);
+  TEST_DONE ();
+}
