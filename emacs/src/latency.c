@@ -2309,7 +2309,13 @@ latency_start (const char *path, const char *dir)
      high-water mark (a quarter full), on a flush and at the end, so an
      idle Emacs costs nothing.  Records are safe before that: they live
      in the ring file, which a reader of the profile recovers if Emacs
-     dies (emlat's docs/DESIGN.md).  */
+     dies (emlat's docs/DESIGN.md).  Under a program that finishes the
+     profile itself once Emacs exited (EMLAT_FINISH=reader: `emlat
+     replay' and `emlat record' set it), Emacs leaves the last records
+     in the ring file and pays nothing for them when it stops.  */
+  const char *finish = getenv ("EMLAT_FINISH");
+  if (finish && strcmp (finish, "reader") == 0)
+    opt.flags |= EMLAT_OPT_DEFER_FINISH;
 
   /* The writer thread inherits this mask: no signal meant for Emacs
      may be delivered to it.  */

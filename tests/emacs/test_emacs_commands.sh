@@ -34,6 +34,9 @@
 #   C-x <1 s> C-f  the pause is prefix dwell (prefix_dwell_min >= 0.8 s)
 #             and the decisive key's arrival bounds start after it;
 # and C-x C-c.  Then:
+#   - Emacs left its last records to the replay (EMLAT_FINISH=reader),
+#     which finished the profile after Emacs exited: read as it is, it
+#     ends with the final STATS of a recovery;
 #   - the profile is valid, stopped cleanly, and no interaction is open;
 #   - ordering on every flushed interaction (input earliest <= ... <= flush
 #     end, as in test_emacs_profile.sh);
@@ -123,6 +126,16 @@ EMLAT_TEST_DIR=$tmp/qzdirnameqz timeout 120 "$EMLAT" replay \
 cat replay.out
 [ "$rc" -eq 0 ] || fail "emlat replay exited $rc"
 grep -q 'cmd: *exited with status 0' replay.out || fail "Emacs did not exit by itself"
+
+# Emacs ran with EMLAT_FINISH=reader: it left its last records in the ring
+# file and the replay finished the profile after Emacs exited.  Read as it
+# is (from standard input: no recovery by this reader), the profile ends
+# with a final STATS written by a recovery.
+"$EMLAT" dump - < emacs.emlat > asis.dump 2>&1 || fail "emlat dump - < emacs.emlat"
+grep -q 'stat stats.recovered = 1' asis.dump \
+  || fail "the profile was not finished by the replay (no stats.recovered)"
+tail -n 40 asis.dump | grep -q 'stat stats.final = 1' \
+  || fail "the profile as the replay left it has no final STATS"
 
 "$EMLAT" check emacs.emlat > check.out 2>&1 || { cat check.out; fail "emlat check"; }
 grep -q ': valid' check.out || { cat check.out; fail "profile not valid"; }
