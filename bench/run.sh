@@ -23,6 +23,8 @@
 #    the collected instruction counts divided by N2 - N1 is the cost of one
 #    iteration, with every fixed cost (setup, first-record ring claim,
 #    loop entry) cancelled.
+#    bench/writer_ir.sh (the writer per ring record) and, with the
+#    profiled Emacs built, bench/emacs_hooks_ir.sh (the hooks per key).
 # 3. Each metric with a target says "meets" or "MISSES".
 # 4. The overhead gate, $BUILD/bench/bench_gate, once (its rounds are its
 #    own interleaving): BENCH_GATE=quick (default: a smoke run, 3 rounds),
@@ -256,6 +258,18 @@ else
     printf '%s\n' "$wout" | grep '^METRIC ' | while read -r _ wname wvalue wunit; do
       show "$wname" "$wvalue" "$wvalue" "$wvalue" "$wunit"
     done
+  fi
+
+  # The profiled Emacs's hooks per typed key on its main thread
+  # (bench/emacs_hooks_ir.sh; issue 8), when EMACS_BIN is built.
+  if [ -n "${EMACS_BIN:-}" ] && [ -x "${EMACS_BIN:-}" ]; then
+    if eout=$(BUILD=$BUILD EMACS_BIN=$EMACS_BIN sh "$(dirname "$0")/emacs_hooks_ir.sh"); then :; else status=1; fi
+    printf '%s\n' "$eout" | grep '^METRIC ' >>"$raw"
+    printf '%s\n' "$eout" | grep '^METRIC ' | while read -r _ ename evalue eunit; do
+      show "$ename" "$evalue" "$evalue" "$evalue" "$eunit"
+    done
+  else
+    echo "Emacs hooks per key: skipped, no profiled Emacs (make emacs)"
   fi
 fi
 
