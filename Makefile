@@ -184,7 +184,11 @@ $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 $(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 
 # The overhead gate's driver is built with the tests: tests/bench smoke-tests it.
-tests-build: all $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold
+# The test helpers' objects are named here, not only in the pattern rule's
+# prerequisites: make would otherwise treat them as intermediate files in a
+# build without their dependency files (a fresh clone) and delete them at
+# its end, and the next make would rebuild them and relink every test.
+tests-build: all $(TEST_LIB_OBJS) $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold
 
 # Run every test once (plain build); the Emacs tests run once per version of
 # EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under
