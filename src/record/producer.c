@@ -307,9 +307,24 @@ emlat_input_batch (const struct emlat_input_batch *b)
   emlat_ring_publish (r, h, 2);
 }
 
+/* The set bits of M below bit I (I < 32), by shifts and masks: a
+   popcount instruction is not in the baseline x86-64, and the builtin
+   would be a libgcc call there. */
+static inline unsigned
+bits_below (uint32_t m, unsigned i)
+{
+  uint32_t x = m & ((1u << i) - 1u);
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+
 /* Pack F's set fields into WORDS (ringrec.h, IX_FIELDS), with the time
-   field END_F = END_T added when END_T is nonzero; zero-pad to whole
-   slots.  Returns the number of words (a multiple of 4) and the masks. */
+   field END_F (< 32) = END_T added when END_T is nonzero; zero-pad to
+   whole slots.  Returns the number of words (a multiple of 4) and the
+   masks.  Each loop walks only the bits it stores (no test per field):
+   the qualities by their own mask, the times below and above END_F. */
 static unsigned
 pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, uint32_t *vmo,
              uint32_t *cmo, int *has_q, unsigned end_f, uint64_t end_t)
@@ -327,24 +342,27 @@ pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, ui
   *has_q = qm != 0;
   if (qm)
     {
-      /* Nibble k of the pair: the quality of the k-th set time field
-         (counted along the walk: no popcount, which is a libgcc call on
-         the baseline x86-64). */
+      /* Nibble k of the pair: the quality of the k-th set time field. */
       words[0] = words[1] = 0;
-      unsigned k = 0;
-      for (uint32_t b = tm; b; b &= b - 1, k++)
+      for (uint32_t b = qm; b; b &= b - 1)
         {
           unsigned i = (unsigned)__builtin_ctz (b);
-          if (qm & (1u << i))
-            words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
+          unsigned k = bits_below (tm, i);
+          words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
         }
       n = 2;
     }
-  for (uint32_t b = tm; b; b &= b - 1)
+  uint32_t rest = tm;
+  if (end_t)
     {
-      unsigned i = (unsigned)__builtin_ctz (b);
-      words[n++] = end_t && i == end_f ? end_t : f->t[i];
+      for (uint32_t b = tm & ((1u << end_f) - 1u); b; b &= b - 1)
+        words[n++] = f->t[__builtin_ctz (b)];
+      words[n++] = end_t;
+      /* The bits above END_F (none when it is bit 31). */
+      rest = end_f < 31 ? tm & ~((2u << end_f) - 1u) : 0;
     }
+  for (uint32_t b = rest; b; b &= b - 1)
+    words[n++] = f->t[__builtin_ctz (b)];
   for (uint32_t b = vm; b; b &= b - 1)
     words[n++] = f->v[__builtin_ctz (b)];
   for (uint32_t b = cm; b; b &= b - 1)
