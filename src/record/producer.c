@@ -184,13 +184,42 @@ put1 (unsigned type, unsigned a, unsigned b, uint64_t w1, uint64_t w2, uint64_t 
   emlat_ring_publish (r, h, 1);
 }
 
-void
-emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
+static __attribute__ ((noinline)) void
+span_count_slow (uint64_t span, enum emlat_counter c, uint64_t v)
 {
   if (span == SPAN_NO_RING)
     emlat_count_noring (1);
   else if (span != 0)
     put1 (EMLAT_RR_SPAN_COUNT, c, 0, span >> 1, v, 0);
+}
+
+/* A fast path as for emlat_span_end (the session and the ring claimed, a
+   span with a ring, room below the limit), else the complete version. */
+void
+emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
+{
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  struct emlat_ring *r = emlat_tls.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+    {
+      if (gen)
+        span_count_slow (span, c, v);
+      return;
+    }
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (h + 1 > r->limit))
+    {
+      span_count_slow (span, c, v);
+      return;
+    }
+  struct emlat_slot *s = &r->slots[h & r->mask];
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_COUNT, c, 0, 1);
+  s->w[1] = span >> 1;
+  s->w[2] = v;
+  s->w[3] = 0;
+  emlat_ring_publish (r, h, 1);
 }
 
 uint64_t
