@@ -13,6 +13,10 @@
  * driver exited, the profile, read as it is (no recovery by this test),
  * holds the three sections, ends with the final STATS, and says
  * stats.recovered = 1: finished by the driver, not by the program.
+ * Under `emlat record` (which also preloads its interposition library)
+ * the program is tests/progs/own_session, which, like the profiled Emacs,
+ * starts a session into a file of its own naming and defers its finish
+ * under EMLAT_FINISH=reader: the same holds for that file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +72,23 @@ main (void)
   CHECK (!res.timed_out && res.exited, "emlat replay ended (exit %d)", res.exit_code);
   check_finished_by_driver (own, "replay");
   tu_result_free (&res);
+
+  /* emlat record */
+  char *own2 = tu_strf ("%s/own.emlat", tmp);
+  char *tty = tu_strf ("%s/recorded.tty.emlat", tmp);
+  char *prog2 = rt_prog ("own_session");
+  char *const env2[] = { (char *)"EMLAT_FINISH=never", NULL };
+  char *const cargs[] = { (char *)rt_emlat (), (char *)"record", (char *)"-o", tty,
+                          (char *)"--", prog2, own2, NULL };
+  struct tu_cmd cmd2 = { cargs, env2, NULL, 0, 30000 };
+  CHECK_OK (tu_run (&cmd2, &res));
+  CHECK (!res.timed_out && res.exited && res.exit_code == 0, "emlat record exited 0 (%d)",
+         res.exit_code);
+  check_finished_by_driver (own2, "record");
+  tu_result_free (&res);
+  free (prog2);
+  free (tty);
+  free (own2);
 
   free (env_own);
   free (script);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * own_session.c -- a program that records a profile of its own, as the
+ * profiled Emacs does (emacs/src/latency.c, latency_start): it starts a
+ * session into the file named by its first argument, with
+ * EMLAT_OPT_DEFER_FINISH when EMLAT_FINISH=reader, records three named
+ * sections and stops.  For tests/replay/test_replay_finish.c, under
+ * `emlat record`.  Exit status: 0, or 2 when the session did not start.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emlat/emlat.h"
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    return 2;
+  struct emlat_options opt = { .path = argv[1] };
+  const char *finish = getenv ("EMLAT_FINISH");
+  if (finish && strcmp (finish, "reader") == 0)
+    opt.flags |= EMLAT_OPT_DEFER_FINISH;
+  if (emlat_start (&opt) != 0)
+    return 2;
+  for (int i = 0; i < 3; i++)
+    {
+      EMLAT_SCOPE ("own");
+    }
+  return emlat_stop () == 0 ? 0 : 2;
+}
