@@ -2313,8 +2313,7 @@ latency_start (const char *path, const char *dir)
      profile itself once Emacs exited (EMLAT_FINISH=reader: `emlat
      replay' and `emlat record' set it), Emacs leaves the last records
      in the ring file and pays nothing for them when it stops.  */
-  const char *finish = getenv ("EMLAT_FINISH");
-  if (finish && strcmp (finish, "reader") == 0)
+  if (emlat_finish_requested ())
     opt.flags |= EMLAT_OPT_DEFER_FINISH;
 
   /* The writer thread inherits this mask: no signal meant for Emacs

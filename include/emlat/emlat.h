@@ -176,6 +176,13 @@ EMLAT_API int emlat_start_from_env (const struct emlat_options *base);
 /* 1 when EMLAT_TRACE is exactly "1" or "true". */
 EMLAT_API int emlat_trace_requested (void);
 
+/* 1 when EMLAT_FINISH is exactly "reader": the program's parent finishes
+   its profile once it exited (emlat_recover_process), so a recorder that
+   starts a session of its own should pass EMLAT_OPT_DEFER_FINISH, as
+   emlat_start_from_env, the interposition library and the profiled Emacs
+   do. */
+EMLAT_API int emlat_finish_requested (void);
+
 /* emlat_start_from_env (NULL) once per process, and emlat_stop at exit
    (atexit) when it started a session; the result of the first call. */
 EMLAT_API int emlat_autostart (void);

@@ -45,8 +45,7 @@ emlat_start_from_env (const struct emlat_options *base)
     memset (&opt, 0, sizeof opt);
   opt.path = NULL;
   opt.dir = NULL;
-  const char *finish = getenv ("EMLAT_FINISH");
-  if (finish && strcmp (finish, "reader") == 0)
+  if (emlat_finish_requested ())
     opt.flags |= EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
@@ -72,6 +71,13 @@ emlat_start_from_env (const struct emlat_options *base)
     }
   rc = emlat_start (&opt);
   return rc == 0 ? 1 : rc;
+}
+
+int
+emlat_finish_requested (void)
+{
+  const char *v = getenv ("EMLAT_FINISH");
+  return v && strcmp (v, "reader") == 0;
 }
 
 static void

@@ -486,50 +486,19 @@ emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **out, size_t *out_len, uint
   return -ENOENT;
 }
 
-void
-emlat_rf_sweep_orphans (void)
-{
-  DIR *d = opendir (SHM_DIR);
-  if (!d)
-    return;
-  struct dirent *e;
-  char path[512];
-  while ((e = readdir (d)))
-    {
-      size_t n = strlen (e->d_name);
-      if (strncmp (e->d_name, "emlat-", 6) != 0 || n < 11 || strcmp (e->d_name + n - 5, ".ring") != 0
-          || (size_t)snprintf (path, sizeof path, "%s/%s", SHM_DIR, e->d_name) >= sizeof path)
-        continue;
-      int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      if (fd < 0)
-        continue;
-      struct stat st;
-      struct emlat_rf_header h;
-      /* Only this user's files, only unlocked ones (no process records),
-         only ours (magic), only when the profile they belong to is gone. */
-      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
-          && flock (fd, LOCK_EX | LOCK_NB) == 0
-          && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
-          && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0)
-        {
-          h.profile[sizeof h.profile - 1] = 0;
-          if (h.profile[0] == '/' && access (h.profile, F_OK) != 0 && errno == ENOENT)
-            unlink (path);
-        }
-      close (fd);
-    }
-  closedir (d);
-}
-
-int
-emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx), void *ctx)
+/* Call FN (PATH, FD, HEADER, CTX) for each of this user's regular files
+   in /dev/shm named like a ring file whose header starts with our magic;
+   FD is open read-only (no lock taken) and closed after FN.  Returns -errno
+   when the directory cannot be read, else 0. */
+static int
+each_shm_ring (void (*fn) (const char *path, int fd, struct emlat_rf_header *h, void *ctx),
+               void *ctx)
 {
   DIR *d = opendir (SHM_DIR);
   if (!d)
     return -errno;
   struct dirent *e;
   char path[512];
-  int found = 0;
   while ((e = readdir (d)))
     {
       size_t n = strlen (e->d_name);
@@ -541,22 +510,64 @@ emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *c
         continue;
       struct stat st;
       struct emlat_rf_header h;
-      /* Only this user's files, only ours (magic and the static CRC), only
-         the process asked for, only with an absolute profile path. */
-      int match = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
-                  && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
-                  && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0 && h.static_crc == static_crc (&h)
-                  && h.pid == pid;
-      close (fd);
-      h.profile[sizeof h.profile - 1] = 0;
-      if (match && h.profile[0] == '/')
+      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+          && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
+          && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0)
         {
-          found++;
-          fn (h.profile, ctx);
+          h.profile[sizeof h.profile - 1] = 0;
+          fn (path, fd, &h, ctx);
         }
+      close (fd);
     }
   closedir (d);
-  return found;
+  return 0;
+}
+
+/* Unlocked (no process records) and its profile gone: remove it. */
+static void
+sweep_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
+{
+  (void)ctx;
+  if (flock (fd, LOCK_EX | LOCK_NB) == 0 && h->profile[0] == '/' && access (h->profile, F_OK) != 0
+      && errno == ENOENT)
+    unlink (path);
+}
+
+void
+emlat_rf_sweep_orphans (void)
+{
+  each_shm_ring (sweep_one, 0);
+}
+
+/* emlat_rf_each_of_process: the process asked for, the caller's function,
+   the count. */
+struct of_process
+{
+  uint64_t pid;
+  void (*fn) (const char *profile, void *ctx);
+  void *ctx;
+  int found;
+};
+
+static void
+of_process_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
+{
+  (void)path;
+  (void)fd;
+  struct of_process *op = ctx;
+  if (h->static_crc == static_crc (h) && h->pid == op->pid && h->profile[0] == '/')
+    {
+      op->found++;
+      op->fn (h->profile, op->ctx);
+    }
+}
+
+int
+emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx), void *ctx)
+{
+  struct of_process op = { pid, fn, ctx, 0 };
+  int rc = each_shm_ring (of_process_one, &op);
+  return rc < 0 ? rc : op.found;
 }
 
 void

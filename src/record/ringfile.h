@@ -171,9 +171,10 @@ void emlat_rf_sweep_orphans (void);
 
 /* Call FN (PROFILE, CTX) for each of this user's ring files in /dev/shm
    whose static header is valid and names process PID as its recorder;
-   PROFILE is the absolute path the header holds.  FN runs with no ring
-   file open.  Returns how many were found, or a negative errno when the
-   directory cannot be read. */
+   PROFILE is the absolute path the header holds.  FN runs while this
+   scan holds the file open read-only, without its lock (FN may lock,
+   recover and remove it).  Returns how many were found, or a negative
+   errno when the directory cannot be read. */
 int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx),
                               void *ctx);
 

@@ -245,7 +245,7 @@ tty_init (void)
      record` or `emlat replay --interpose` (EMLAT_FINISH=reader) the final
      drain is left to them too: they finish the profile after the program
      exited, so the program pays nothing for it. */
-  if (tty_env_is ("EMLAT_FINISH", "reader", NULL))
+  if (emlat_finish_requested ())
     opt.flags = EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");

@@ -3,12 +3,10 @@
  * own_session.c -- a program that records a profile of its own, as the
  * profiled Emacs does (emacs/src/latency.c, latency_start): it starts a
  * session into the file named by its first argument, with
- * EMLAT_OPT_DEFER_FINISH when EMLAT_FINISH=reader, records three named
+ * EMLAT_OPT_DEFER_FINISH when emlat_finish_requested (), records three named
  * sections and stops.  For tests/replay/test_replay_finish.c, under
  * `emlat record`.  Exit status: 0, or 2 when the session did not start.
  */
-#include <stdlib.h>
-#include <string.h>
 
 #include "emlat/emlat.h"
 
@@ -18,8 +16,7 @@ main (int argc, char **argv)
   if (argc < 2)
     return 2;
   struct emlat_options opt = { .path = argv[1] };
-  const char *finish = getenv ("EMLAT_FINISH");
-  if (finish && strcmp (finish, "reader") == 0)
+  if (emlat_finish_requested ())
     opt.flags |= EMLAT_OPT_DEFER_FINISH;
   if (emlat_start (&opt) != 0)
     return 2;
