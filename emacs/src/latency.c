@@ -306,6 +306,13 @@ static uint64_t latency_gc_span;
 static uint64_t latency_gc_t0;
 static uint64_t latency_written_epoch, latency_completed_epoch;
 static uint64_t latency_pending_bytes;
+/* True while terminal output only adds to latency_pending_bytes
+   (latency_tty_output's fast path): some bytes are pending in an open
+   output epoch and the innermost interaction needs no output mark.
+   Cleared by whatever could change that: a successful flush, and a new
+   innermost interaction or phase (latency_push, latency_pop and every
+   move to LATENCY_FINISHED).  */
+static bool latency_output_settled;
 /* When the first bytes not yet flushed were handed to stdio (read
    right after that call), and the end of the last successful flush:
    stdio may write before the flush when its buffer fills
@@ -350,6 +357,7 @@ latency_reset (void)
   latency_gc_span = 0;
   latency_written_epoch = latency_completed_epoch = 0;
   latency_pending_bytes = 0;
+  latency_output_settled = false;
   latency_pending_t = latency_flushed_t = 0;
 }
 
@@ -493,6 +501,7 @@ latency_push (uint64_t cause, enum latency_phase phase)
   ix->status = EMLAT_STATUS_NORMAL;
   ix->gcs_at_begin = gcs_done;
   ix->modiff_at_begin = MODIFF;
+  latency_output_settled = false;
   return ix;
 }
 
@@ -528,6 +537,7 @@ latency_pop (void)
   /* Its fields, and its end at now.  */
   latency_ix_commit (ix, ix->status);
   latency_depth--;
+  latency_output_settled = false;
 }
 
 /* Pop every interaction above stack index I.  */
@@ -1407,6 +1417,7 @@ latency_command_finished (intmax_t serial)
     emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
   ix->span = 0;
   ix->phase = LATENCY_FINISHED;
+  latency_output_settled = false;
   latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
@@ -1427,6 +1438,7 @@ latency_leave_phase (struct latency_interaction *ix,
   else if (ix->phase == LATENCY_POST_COMMAND)
     latency_ix_mark (ix, EMLAT_T_POST_COMMAND_END);
   ix->phase = LATENCY_FINISHED;
+  latency_output_settled = false;
   latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
 }
 
@@ -1696,6 +1708,7 @@ latency_root_end (intmax_t serial)
       ix->name_span = 0;
     }
   ix->phase = LATENCY_FINISHED;
+  latency_output_settled = false;
   latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
   if (!ix->owner)
     {
@@ -1938,22 +1951,41 @@ latency_redisplay_end (void)
 {
   if (!latency_redisplay_span)
     return;
+  /* In ascending order of counter, as emlat_span_counts takes them.  */
   static const struct
   {
     enum emlat_counter counter;
     intmax_t *value;
   } work[] = {
+    { EMLAT_C_REDISPLAY_PREEMPTIONS, &latency_preemptions },
+    { EMLAT_C_FRAMES_UPDATED, &latency_frames_updated },
     { EMLAT_C_WINDOWS_CONSIDERED, &latency_windows_considered },
     { EMLAT_C_WINDOWS_UPDATED, &latency_windows_updated },
     { EMLAT_C_ROWS_GENERATED, &latency_rows_generated },
-    { EMLAT_C_GLYPHS_EMITTED, &latency_glyphs },
-    { EMLAT_C_FRAMES_UPDATED, &latency_frames_updated },
     { EMLAT_C_ROWS_REUSED, &latency_rows_reused },
-    { EMLAT_C_REDISPLAY_PREEMPTIONS, &latency_preemptions },
+    { EMLAT_C_GLYPHS_EMITTED, &latency_glyphs },
   };
+  enum
+  {
+    work_mask = (1u << EMLAT_C_REDISPLAY_PREEMPTIONS
+		 | 1u << EMLAT_C_FRAMES_UPDATED
+		 | 1u << EMLAT_C_WINDOWS_CONSIDERED
+		 | 1u << EMLAT_C_WINDOWS_UPDATED
+		 | 1u << EMLAT_C_ROWS_GENERATED
+		 | 1u << EMLAT_C_ROWS_REUSED
+		 | 1u << EMLAT_C_GLYPHS_EMITTED)
+  };
+  verify (EMLAT_C_REDISPLAY_PREEMPTIONS < EMLAT_C_FRAMES_UPDATED
+	  && EMLAT_C_FRAMES_UPDATED < EMLAT_C_WINDOWS_CONSIDERED
+	  && EMLAT_C_WINDOWS_CONSIDERED < EMLAT_C_WINDOWS_UPDATED
+	  && EMLAT_C_WINDOWS_UPDATED < EMLAT_C_ROWS_GENERATED
+	  && EMLAT_C_ROWS_GENERATED < EMLAT_C_ROWS_REUSED
+	  && EMLAT_C_ROWS_REUSED < EMLAT_C_GLYPHS_EMITTED);
+  uint64_t values[ARRAYELTS (work)];
   for (int i = 0; i < ARRAYELTS (work); i++)
-    emlat_span_count (latency_redisplay_span, work[i].counter,
-		      *work[i].value);
+    values[i] = *work[i].value;
+  /* The counters in one record.  */
+  emlat_span_counts (latency_redisplay_span, work_mask, values);
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
   latency_redisplay_span = 0;
   /* The interaction the redisplay served when it began: gathered into
@@ -2007,6 +2039,11 @@ latency_tty_output (ptrdiff_t n)
 {
   if (n <= 0)
     return;
+  if (latency_output_settled)
+    {
+      latency_pending_bytes += n;
+      return;
+    }
   if (latency_written_epoch == latency_completed_epoch)
     latency_written_epoch++;
   struct latency_interaction *ix = latency_top ();
@@ -2022,6 +2059,8 @@ latency_tty_output (ptrdiff_t n)
       latency_pending_small = n <= LATENCY_STDIO_SMALL;
     }
   latency_pending_bytes += n;
+  /* Bytes are pending in the open epoch and the mark, if any, is made.  */
+  latency_output_settled = true;
 }
 
 /* Flush STREAM, a terminal's output stream.  A successful flush
@@ -2103,6 +2142,7 @@ latency_tty_flush (FILE *stream)
 	  latency_ix_add (ix, EMLAT_C_OUTPUT_EPOCHS, 1);
 	}
       latency_pending_bytes = 0;
+      latency_output_settled = false;
       latency_flushed_t = t1;
     }
   else

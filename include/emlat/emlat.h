@@ -413,6 +413,13 @@ EMLAT_API void emlat_span_end (uint64_t span, enum emlat_span_status status,
    before emlat_span_end. */
 EMLAT_API void emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v);
 
+/* Attach several counters to span SPAN at once, as emlat_span_count for
+   each: bit c of MASK set means counter c, whose value is the next of
+   VALUES, in ascending order of c (VALUES[0] belongs to the lowest set
+   bit).  Bits at or above EMLAT_C_COUNTER_COUNT are ignored.  One ring
+   record of at most 8 slots instead of one per counter. */
+EMLAT_API void emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values);
+
 /* ------------------------------------------------------------------ */
 /* Terminal input batches                                              */
 

@@ -222,6 +222,90 @@ emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
   emlat_ring_publish (r, h, 1);
 }
 
+/* The set bits of M below bit I (I < 32), by shifts and masks: a
+   popcount instruction is not in the baseline x86-64, and the builtin
+   would be a libgcc call there. */
+static inline unsigned
+bits_below (uint32_t m, unsigned i)
+{
+  uint32_t x = m & ((1u << i) - 1u);
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+
+/* One counter at a time, as emlat_span_count: the complete version of
+   emlat_span_counts (no session yet, a span without a ring, a ring near
+   its limit). */
+static __attribute__ ((noinline)) void
+span_counts_slow (uint64_t span, uint32_t mask, const uint64_t *values)
+{
+  unsigned k = 0;
+  for (uint32_t b = mask; b; b &= b - 1)
+    emlat_span_count (span, (enum emlat_counter)__builtin_ctz (b), values[k++]);
+}
+
+/* Past the ring's limit: 1 when the NS slots at head H fit (the limit
+   moved on, the writer rung past the high-water mark as for any record),
+   0 when the ring is full: the counters then go one by one, each counted
+   lost as emlat_span_count's would be. */
+static __attribute__ ((noinline)) int
+counts_room (struct emlat_ring *r, uint64_t h, unsigned ns)
+{
+  /* Acquire: the writer finished reading the slots below tail. */
+  uint64_t tail = atomic_load_explicit (&r->tail, memory_order_acquire);
+  return h + ns - tail <= r->nslots && emlat_ring_room (r, h, ns, 0);
+}
+
+/* One SPAN_COUNTS record (ringrec.h) of up to 29 counters: a fast path
+   as emlat_span_count's, the values stored straight into the ring. */
+void
+emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
+{
+  mask &= (1u << EMLAT_C_COUNTER_COUNT) - 1u;
+  if (EMLAT_UNLIKELY (!mask || !values))
+    return;
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  struct emlat_ring *r = emlat_tls.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+    {
+      if (gen)
+        span_counts_slow (span, mask, values);
+      return;
+    }
+  unsigned n = bits_below (mask, 31);
+  /* The head slot holds the first value, each further slot four; at most
+     8 slots, half the smallest ring (16 slots). */
+  unsigned ns = 1 + (n + 2) / 4;
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (h + ns > r->limit) && !counts_room (r, h, ns))
+    {
+      span_counts_slow (span, mask, values);
+      return;
+    }
+  /* In locals: the stores below could alias the ring's fields. */
+  struct emlat_slot *slots = r->slots;
+  uint64_t m = r->mask;
+  struct emlat_slot *s = &slots[h & m];
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_COUNTS, n, 0, ns);
+  s->w[1] = span >> 1;
+  s->w[2] = mask;
+  s->w[3] = values[0];
+  /* Slot J holds values 4J - 3 .. 4J, zeros past the last. */
+  for (unsigned j = 1, k = 1; j < ns; j++, k += 4)
+    {
+      struct emlat_slot *d = &slots[(h + j) & m];
+      d->w[0] = k < n ? values[k] : 0;
+      d->w[1] = k + 1 < n ? values[k + 1] : 0;
+      d->w[2] = k + 2 < n ? values[k + 2] : 0;
+      d->w[3] = k + 3 < n ? values[k + 3] : 0;
+    }
+  emlat_ring_publish (r, h, ns);
+}
+
 uint64_t
 emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by)
 {
@@ -334,19 +418,6 @@ emlat_input_batch (const struct emlat_input_batch *b)
   s2->w[1] = b->t_read_end;
   s2->w[2] = b->bytes;
   emlat_ring_publish (r, h, 2);
-}
-
-/* The set bits of M below bit I (I < 32), by shifts and masks: a
-   popcount instruction is not in the baseline x86-64, and the builtin
-   would be a libgcc call there. */
-static inline unsigned
-bits_below (uint32_t m, unsigned i)
-{
-  uint32_t x = m & ((1u << i) - 1u);
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
 }
 
 /* Pack F's set fields into WORDS (ringrec.h, IX_FIELDS), with the time

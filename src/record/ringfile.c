@@ -28,12 +28,14 @@
 #include "common/crc32c.h"
 #include "record/checkpoint.h"
 #include "record/ring.h"
+#include "record/ringrec.h"
 
 uint32_t
 emlat_rf_layout (void)
 {
-  /* Everything a recovering reader reinterprets: the ring control block
-     and the checkpoint's records. */
+  /* Everything a recovering reader reinterprets: the ring control block,
+     the record types it may find in the slots and the checkpoint's
+     records. */
   const uint64_t sizes[] = {
     sizeof (struct emlat_ring),
     offsetof (struct emlat_ring, head),
@@ -42,6 +44,7 @@ emlat_rf_layout (void)
     offsetof (struct emlat_ring, drop_records),
     sizeof (struct emlat_rf_header),
     EMLAT_CKPT_LAYOUT_WORDS,
+    EMLAT_RR_TYPE_END,
   };
   uint64_t ck[EMLAT_CKPT_LAYOUT_COUNT];
   emlat_ckpt_layout (ck);

@@ -16,6 +16,8 @@
  *   SPAN_BEGIN    kind      CPU flag     span id   cause     t       w0 = cpu
  *   SPAN_END      status    CPU flag     span id   t         detail  w0 = cpu
  *   SPAN_COUNT    counter   -            span id   value     -
+ *   SPAN_COUNTS   n (1..29) -            span id   counter   value 1 slots 2..N:
+ *                                                  mask              values 2..n
  *   IX_BEGIN      root kind -            cause     parent    sched   w0 = t
  *   IX_TIME       field     quality/0    cause     t         -
  *   IX_VALUE      field     -            cause     value     -
@@ -35,6 +37,13 @@
  * application carries its name in word 1 of its second slot.  APP (1
  * slot) is an EVENT record (FORMAT.md 6.9): the tag is enum
  * emlat_event_tag, the value an int64_t or the bits of a double.
+ *
+ * SPAN_COUNTS (emlat_span_counts) carries N counters of one span in
+ * 1 + ceil((N - 1) / 4) slots (at most EMLAT_RR_SPAN_COUNTS_MAX_SLOTS):
+ * the mask has N bits set, below EMLAT_C_COUNTER_COUNT; the value of the
+ * k-th set counter (ascending) is word 3 of the head slot for k = 1, then
+ * word (k - 2) % 4 of slot 1 + (k - 2) / 4; the words after the last
+ * value are 0.
  *
  * IX_FIELDS (emlat_ix_commit) carries many fields of one interaction in
  * 2..EMLAT_RR_MAX_SLOTS slots: after the head slot, a sequence of 64-bit
@@ -61,13 +70,21 @@ enum emlat_ring_record {
   EMLAT_RR_IX_END = 8,
   EMLAT_RR_INPUT = 9,
   EMLAT_RR_IX_FIELDS = 10,
-  EMLAT_RR_APP = 11
+  EMLAT_RR_APP = 11,
+  EMLAT_RR_SPAN_COUNTS = 12
 };
+/* One more than the highest record type: part of the ring file's layout
+   word (ringfile.c), so that a reader that does not know a type never
+   reads a ring file that may hold it. */
+#define EMLAT_RR_TYPE_END 13
 #define EMLAT_RR_NAME(h) ((h) >> 32)
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
    and 32 + 15 + 29 field words in 4-word slots, rounded up). */
 #define EMLAT_RR_MAX_SLOTS 21
+
+/* The most slots a SPAN_COUNTS record takes: 29 counters. */
+#define EMLAT_RR_SPAN_COUNTS_MAX_SLOTS 8
 
 #define EMLAT_RR_CPU 1u
 

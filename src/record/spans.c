@@ -366,6 +366,28 @@ span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t
   ss->discarded++; /* counter for a span that is not open */
 }
 
+/* The SPAN_COUNTS record of NS slots at TAIL (ringrec.h): each of its
+   counters as span_count; -1 when malformed (nothing applied). */
+static int
+span_counts (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64_t mask,
+             uint64_t tail, unsigned ns)
+{
+  const struct emlat_slot *a = &slots[tail & mask];
+  unsigned n = EMLAT_RR_A (a->w[0]);
+  uint64_t cmask = a->w[2];
+  if (a->w[1] == 0 || n == 0 || EMLAT_RR_B (a->w[0]) != 0 || EMLAT_RR_NAME (a->w[0]) != 0
+      || cmask >> EMLAT_C_COUNTER_COUNT != 0 || (unsigned)__builtin_popcountll (cmask) != n
+      || ns != 1 + (n + 2) / 4)
+    return -1;
+  unsigned k = 0;
+  for (uint64_t b = cmask; b; b &= b - 1, k++)
+    {
+      uint64_t v = k == 0 ? a->w[3] : slots[(tail + 1 + (k - 1) / 4) & mask].w[(k - 1) & 3];
+      span_count (ss, a->w[1], (unsigned)__builtin_ctzll (b), v);
+    }
+  return 0;
+}
+
 void
 emlat_spans_abandon (struct emlat_span_state *ss)
 {
@@ -473,7 +495,8 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
     general:;
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
       unsigned fa = EMLAT_RR_A (h), fb = EMLAT_RR_B (h);
-      if (ns < 1 || ns > 2 || tail + ns > snap)
+      unsigned max_ns = type == EMLAT_RR_SPAN_COUNTS ? EMLAT_RR_SPAN_COUNTS_MAX_SLOTS : 2;
+      if (ns < 1 || ns > max_ns || tail + ns > snap)
         break;
       const struct emlat_slot *b = &slots[(tail + 1) & mask];
       switch (type)
@@ -494,6 +517,10 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           if (fa >= EMLAT_C_COUNTER_COUNT)
             return tail;
           span_count (ss, a->w[1], fa, a->w[2]);
+          break;
+        case EMLAT_RR_SPAN_COUNTS:
+          if (span_counts (ss, slots, mask, tail, ns) != 0)
+            return tail;
           break;
         default:
           return tail;

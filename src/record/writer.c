@@ -349,7 +349,9 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
       const struct emlat_slot *a = &slots[tail & mask];
       uint64_t h = a->w[0];
       unsigned type = EMLAT_RR_TYPE (h), ns = EMLAT_RR_NSLOTS (h);
-      unsigned max_ns = type == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
+      unsigned max_ns = type == EMLAT_RR_IX_FIELDS     ? EMLAT_RR_MAX_SLOTS
+                        : type == EMLAT_RR_SPAN_COUNTS ? EMLAT_RR_SPAN_COUNTS_MAX_SLOTS
+                                                       : 2;
       if (ns < 1 || ns > max_ns || tail + ns > snap)
         {
           /* Cannot happen with our producers; never trust it anyway. */
@@ -364,6 +366,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
         case EMLAT_RR_SPAN_BEGIN:
         case EMLAT_RR_SPAN_END:
         case EMLAT_RR_SPAN_COUNT:
+        case EMLAT_RR_SPAN_COUNTS:
           {
             /* The run of span records from here, validated as the other
                types are below; it stops at the first other or malformed
