@@ -1353,16 +1353,21 @@ latency_phase (intmax_t serial, enum latency_phase phase,
       if (ix->span)
 	emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
       ix->phase = phase;
-      latency_ix_mark (ix, t_begin);
-      ix->span = emlat_span_begin (kind, ix->cause);
+      /* The phase begins when its span does: one clock read.  */
+      uint64_t t;
+      ix->span = emlat_span_begin_timed (kind, ix->cause, &t);
+      latency_ix_time (ix, t_begin, t);
     }
   else
     {
-      if (ix->span)
-	emlat_span_end (ix->span, EMLAT_SPAN_OK,
-			phase == LATENCY_COMMAND ? ix->name : 0);
+      /* It ends when its span does, if it has one.  */
+      uint64_t t = (ix->span
+		    ? emlat_span_end_timed (ix->span, EMLAT_SPAN_OK,
+					    (phase == LATENCY_COMMAND
+					     ? ix->name : 0))
+		    : emlat_now ());
       ix->span = 0;
-      latency_ix_mark (ix, t_end);
+      latency_ix_time (ix, t_end, t);
     }
 }
 
@@ -1909,7 +1914,9 @@ latency_redisplay_begin (void)
   latency_windows_considered = latency_windows_updated = 0;
   latency_rows_generated = latency_glyphs = latency_frames_updated = 0;
   latency_rows_reused = latency_preemptions = 0;
-  latency_redisplay_span = emlat_span_begin (EMLAT_SPAN_REDISPLAY, cause);
+  uint64_t t;
+  latency_redisplay_span = emlat_span_begin_timed (EMLAT_SPAN_REDISPLAY,
+						   cause, &t);
   if (ix)
     {
       /* Every redisplay serving the cause counts; the time fields
@@ -1920,7 +1927,8 @@ latency_redisplay_begin (void)
       if (!ix->have_redisplay && ix->phase == LATENCY_FINISHED
 	  && !ix->flushed)
 	{
-	  latency_ix_mark (ix, EMLAT_T_REDISPLAY_BEGIN);
+	  /* The span's begin: one clock read.  */
+	  latency_ix_time (ix, EMLAT_T_REDISPLAY_BEGIN, t);
 	  latency_ix_value (ix, EMLAT_V_FIRST_REDISPLAY_ID,
 			    latency_redisplay_id);
 	  ix->have_redisplay = true;
@@ -2085,15 +2093,16 @@ latency_tty_flush (FILE *stream)
   uint64_t cause = ix ? ix->cause : 0;
   /* The flush time fields describe the output after the root work.  */
   bool final = ix && ix->phase == LATENCY_FINISHED;
-  uint64_t span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, cause);
+  /* T0 and T1 are the flush span's begin and end (one clock read
+     each): they enclose fflush.  */
+  uint64_t t0;
+  uint64_t span = emlat_span_begin_timed (EMLAT_SPAN_TTY_FLUSH, cause, &t0);
   bool wrote_before = __fpending (stream) < latency_pending_bytes;
-  uint64_t t0 = emlat_now ();
   int r = fflush (stream);
-  uint64_t t1 = emlat_now ();
   if (r == 0)
     {
       emlat_span_count (span, EMLAT_C_TTY_BYTES, latency_pending_bytes);
-      emlat_span_end (span, EMLAT_SPAN_OK, 0);
+      uint64_t t1 = emlat_span_end_timed (span, EMLAT_SPAN_OK, 0);
       latency_completed_epoch = latency_written_epoch;
       if (final && !ix->have_output)
 	{

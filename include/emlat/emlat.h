@@ -409,6 +409,17 @@ EMLAT_API uint64_t emlat_span_begin_cpu (enum emlat_span_kind kind, uint64_t cau
 EMLAT_API void emlat_span_end (uint64_t span, enum emlat_span_status status,
                                uint64_t detail);
 
+/* As emlat_span_begin and emlat_span_end, and hand back the time the
+   record carries (profiler clock ns; the clock read by the call when it
+   records nothing, so the time is always valid): a caller that also
+   needs the time of the boundary, for an interaction's time field, reads
+   the clock once, and the field and the span agree to the nanosecond.
+   The begin stores it in *T (T must not be NULL); the end returns it. */
+EMLAT_API uint64_t emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t cause,
+                                           uint64_t *t);
+EMLAT_API uint64_t emlat_span_end_timed (uint64_t span, enum emlat_span_status status,
+                                         uint64_t detail);
+
 /* Attach counter C = V to span SPAN (a delta relevant to its kind).  Call
    before emlat_span_end. */
 EMLAT_API void emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v);

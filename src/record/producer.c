@@ -47,14 +47,22 @@ emlat_thread_cpu_now (void)
    no_ring too, like the begin (id 0 is no span, so no real handle is 1). */
 #define SPAN_NO_RING 1u
 
+/* The complete version of the span begins.  With T, the begin's time is
+   stored there: the record's, or the clock read here when no record
+   carries one (emlat_span_begin_timed). */
 static __attribute__ ((noinline)) uint64_t
-span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu)
+span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu, uint64_t *t)
 {
   unsigned n = cpu ? 2 : 1;
   struct emlat_ring *r = emlat_my_ring (n);
   if (EMLAT_UNLIKELY (!r))
-    /* Relaxed: see emlat_g_active_gen in state.h. */
-    return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) ? SPAN_NO_RING : 0;
+    {
+      if (t)
+        *t = emlat_clock_now ();
+      /* Relaxed: see emlat_g_active_gen in state.h. */
+      return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) ? SPAN_NO_RING
+                                                                               : 0;
+    }
   uint64_t id = r->next_span_id;
   if (id == r->span_id_end)
     id = emlat_span_id_refill (r);
@@ -62,15 +70,22 @@ span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu)
   uint64_t h;
   struct emlat_slot *s = emlat_ring_reserve (r, n, 0, &h);
   if (!s)
-    /* A dropped begin still returns a handle: its end is then an orphan
-       end, reported by the reader, and the drop is in a LOSS record. */
-    return id << 1 | cpu;
+    {
+      if (t)
+        *t = emlat_clock_now ();
+      /* A dropped begin still returns a handle: its end is then an orphan
+         end, reported by the reader, and the drop is in a LOSS record. */
+      return id << 1 | cpu;
+    }
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, cpu, n);
   s->w[1] = id;
   s->w[2] = cause;
   if (cpu)
     emlat_ring_next (r, s)->w[0] = emlat_thread_cpu_ns ();
-  s->w[3] = emlat_clock_now ();
+  uint64_t now = emlat_clock_now ();
+  s->w[3] = now;
+  if (t)
+    *t = now;
   emlat_ring_publish (r, h, n);
   return id << 1 | cpu;
 }
@@ -88,13 +103,13 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
   struct emlat_ring *r = emlat_tls.ring;
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
-    return gen ? span_begin_slow (kind, cause, 0) : 0;
+    return gen ? span_begin_slow (kind, cause, 0, 0) : 0;
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   /* Past the limit (high water or full): the slow path sees to it. */
   if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 > r->limit))
-    return span_begin_slow (kind, cause, 0);
+    return span_begin_slow (kind, cause, 0, 0);
   r->next_span_id = id + 1;
   struct emlat_slot *s = &r->slots[h & r->mask];
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, 0, 1);
@@ -108,32 +123,66 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
 uint64_t
 emlat_span_begin_cpu (enum emlat_span_kind kind, uint64_t cause)
 {
-  return span_begin_slow (kind, cause, 1);
+  return span_begin_slow (kind, cause, 1, 0);
 }
 
-static __attribute__ ((noinline)) void
-span_end_slow (uint64_t span, enum emlat_span_status status, uint64_t detail)
+/* As emlat_span_begin's fast path, the time handed back too. */
+uint64_t
+emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
 {
-  if (span == 0)
-    return;
-  if (span == SPAN_NO_RING)
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  struct emlat_ring *r = emlat_tls.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
     {
-      emlat_count_noring (1);
-      return;
+      if (gen)
+        return span_begin_slow (kind, cause, 0, t);
+      *t = emlat_clock_now ();
+      return 0;
     }
+  uint64_t id = r->next_span_id;
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 > r->limit))
+    return span_begin_slow (kind, cause, 0, t);
+  r->next_span_id = id + 1;
+  struct emlat_slot *s = &r->slots[h & r->mask];
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, 0, 1);
+  s->w[1] = id;
+  s->w[2] = cause;
+  uint64_t now = emlat_clock_now ();
+  s->w[3] = now;
+  *t = now;
+  emlat_ring_publish (r, h, 1);
+  return id << 1;
+}
+
+/* The complete version of the span ends; T as for span_begin_slow. */
+static __attribute__ ((noinline)) void
+span_end_slow (uint64_t span, enum emlat_span_status status, uint64_t detail, uint64_t *t)
+{
+  struct emlat_ring *r = 0;
+  if (span == SPAN_NO_RING)
+    emlat_count_noring (1);
+  else if (span != 0)
+    r = emlat_my_ring ((span & 1) ? 2 : 1);
+  uint64_t h;
   unsigned cpu = (unsigned)(span & 1);
   unsigned n = cpu ? 2 : 1;
-  struct emlat_ring *r = emlat_my_ring (n);
-  if (EMLAT_UNLIKELY (!r))
-    return;
-  uint64_t h;
-  struct emlat_slot *s = emlat_ring_reserve (r, n, 0, &h);
+  struct emlat_slot *s = r ? emlat_ring_reserve (r, n, 0, &h) : 0;
   if (!s)
-    return;
+    {
+      if (t)
+        *t = emlat_clock_now ();
+      return;
+    }
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_END, status, cpu, n);
   s->w[1] = span >> 1;
   s->w[3] = detail;
-  s->w[2] = emlat_clock_now ();
+  uint64_t now = emlat_clock_now ();
+  s->w[2] = now;
+  if (t)
+    *t = now;
   if (cpu)
     emlat_ring_next (r, s)->w[0] = emlat_thread_cpu_ns ();
   emlat_ring_publish (r, h, n);
@@ -148,13 +197,13 @@ emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
     {
       if (gen)
-        span_end_slow (span, status, detail);
+        span_end_slow (span, status, detail, 0);
       return;
     }
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   if (EMLAT_UNLIKELY (h + 1 > r->limit))
     {
-      span_end_slow (span, status, detail);
+      span_end_slow (span, status, detail, 0);
       return;
     }
   struct emlat_slot *s = &r->slots[h & r->mask];
@@ -163,6 +212,39 @@ emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
   s->w[3] = detail;
   s->w[2] = emlat_clock_now ();
   emlat_ring_publish (r, atomic_load_explicit (&r->head, memory_order_relaxed), 1);
+}
+
+/* As emlat_span_end's fast path, the time handed back too. */
+uint64_t
+emlat_span_end_timed (uint64_t span, enum emlat_span_status status, uint64_t detail)
+{
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  struct emlat_ring *r = emlat_tls.ring;
+  uint64_t t;
+  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+    {
+      if (gen)
+        span_end_slow (span, status, detail, &t);
+      else
+        t = emlat_clock_now ();
+      return t;
+    }
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (h + 1 > r->limit))
+    {
+      span_end_slow (span, status, detail, &t);
+      return t;
+    }
+  struct emlat_slot *s = &r->slots[h & r->mask];
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_END, status, 0, 1);
+  s->w[1] = span >> 1;
+  s->w[3] = detail;
+  t = emlat_clock_now ();
+  s->w[2] = t;
+  emlat_ring_publish (r, h, 1);
+  return t;
 }
 
 /* A one-slot record.  T is the record's time, or 0 when it has none (the
