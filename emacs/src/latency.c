@@ -305,14 +305,14 @@ static bool latency_redisplay_updating;
 static uint64_t latency_gc_span;
 static uint64_t latency_gc_t0;
 static uint64_t latency_written_epoch, latency_completed_epoch;
-static uint64_t latency_pending_bytes;
+uint64_t latency_pending_bytes;
 /* True while terminal output only adds to latency_pending_bytes
-   (latency_tty_output's fast path): some bytes are pending in an open
-   output epoch and the innermost interaction needs no output mark.
-   Cleared by whatever could change that: a successful flush, and a new
-   innermost interaction or phase (latency_push, latency_pop and every
-   move to LATENCY_FINISHED).  */
-static bool latency_output_settled;
+   (latency_note_tty_output's fast path, latency.h): some bytes are
+   pending in an open output epoch and the innermost interaction needs
+   no output mark.  Cleared by whatever could change that: a successful
+   flush, and a new innermost interaction or phase (latency_push,
+   latency_pop and every move to LATENCY_FINISHED).  */
+bool latency_output_settled;
 /* When the first bytes not yet flushed were handed to stdio (read
    right after that call), and the end of the last successful flush:
    stdio may write before the flush when its buffer fills
@@ -2005,13 +2005,20 @@ latency_redisplay_end (void)
   int served = (latency_redisplay_cause
 		? latency_find_cause (latency_redisplay_cause) : -1);
   if (served >= 0)
-    for (int i = 0; i < ARRAYELTS (work); i++)
-      latency_ix_add (&latency_stack[served], work[i].counter,
-		      *work[i].value);
+    {
+      /* Added to its counters, all at once.  */
+      struct emlat_ix_fields *f = &latency_stack[served].f;
+      for (int i = 0; i < ARRAYELTS (work); i++)
+	{
+	  enum emlat_counter c = work[i].counter;
+	  f->c[c] = (f->cmask & (1u << c) ? f->c[c] : 0) + values[i];
+	}
+      f->cmask |= work_mask;
+      latency_stack[served].counters_dirty |= work_mask;
+    }
   else if (latency_redisplay_cause)
     for (int i = 0; i < ARRAYELTS (work); i++)
-      emlat_ix_add (latency_redisplay_cause, work[i].counter,
-		    *work[i].value);
+      emlat_ix_add (latency_redisplay_cause, work[i].counter, values[i]);
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
@@ -2043,18 +2050,14 @@ latency_gc_end (void)
 /* Terminal output probes.  */
 
 /* Note that N bytes were handed to a terminal's stdio stream.  The
-   first byte after a completed flush opens a new output epoch.  Called
-   for every byte of cursor motion: it must stay cheap.  */
+   first byte after a completed flush opens a new output epoch.  The
+   probe calls it only when latency_output_settled is false (latency.h):
+   it is called for every byte of cursor motion, and must stay cheap.  */
 void
 latency_tty_output (ptrdiff_t n)
 {
   if (n <= 0)
     return;
-  if (latency_output_settled)
-    {
-      latency_pending_bytes += n;
-      return;
-    }
   if (latency_written_epoch == latency_completed_epoch)
     latency_written_epoch++;
   struct latency_interaction *ix = latency_top ();
