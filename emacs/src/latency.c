@@ -1852,14 +1852,16 @@ latency_poll_begin (struct timespec timeout)
   latency_commit_open ();
   if (latency_poll_span)
     emlat_span_end (latency_poll_span, EMLAT_SPAN_THROW, 0);
-  latency_poll_span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL,
-					latency_serving_cause ());
-  /* Read last: the poll begins after it (latency_tty_polled_empty).  */
+  /* The poll begins after its span does (latency_tty_polled_empty
+     takes this time as a lower bound): one clock read for both.  */
+  uint64_t t0;
+  latency_poll_span = emlat_span_begin_timed (EMLAT_SPAN_EVENT_POLL,
+					      latency_serving_cause (), &t0);
   latency_poll_timeout_ns
     = (timeout.tv_sec < 0 || timeout.tv_nsec < 0 ? 0
        : timeout.tv_sec >= 1000000000 ? UINT64_MAX
        : (uint64_t) timeout.tv_sec * 1000000000 + timeout.tv_nsec);
-  latency_poll_t0 = emlat_now ();
+  latency_poll_t0 = t0;
 }
 
 /* Note that select returned NFDS.  The span's detail is the number of
@@ -1957,24 +1959,26 @@ latency_redisplay_update (void)
     }
 }
 
+/* Add V to counter C of F, whose set counters were SET before (an
+   unset counter starts at 0); the caller sets C's bit.  */
+static void
+latency_ixf_add_to (struct emlat_ix_fields *f, uint32_t set,
+		    enum emlat_counter c, uint64_t v)
+{
+  f->c[c] = (set & (1u << c) ? f->c[c] : 0) + v;
+}
+
 void
 latency_redisplay_end (void)
 {
   if (!latency_redisplay_span)
     return;
-  /* In ascending order of counter, as emlat_span_counts takes them.  */
-  static const struct
-  {
-    enum emlat_counter counter;
-    intmax_t *value;
-  } work[] = {
-    { EMLAT_C_REDISPLAY_PREEMPTIONS, &latency_preemptions },
-    { EMLAT_C_FRAMES_UPDATED, &latency_frames_updated },
-    { EMLAT_C_WINDOWS_CONSIDERED, &latency_windows_considered },
-    { EMLAT_C_WINDOWS_UPDATED, &latency_windows_updated },
-    { EMLAT_C_ROWS_GENERATED, &latency_rows_generated },
-    { EMLAT_C_ROWS_REUSED, &latency_rows_reused },
-    { EMLAT_C_GLYPHS_EMITTED, &latency_glyphs },
+  /* The redisplay's work, in ascending order of counter, as
+     emlat_span_counts takes it.  */
+  static const enum emlat_counter work[] = {
+    EMLAT_C_REDISPLAY_PREEMPTIONS, EMLAT_C_FRAMES_UPDATED,
+    EMLAT_C_WINDOWS_CONSIDERED, EMLAT_C_WINDOWS_UPDATED,
+    EMLAT_C_ROWS_GENERATED, EMLAT_C_ROWS_REUSED, EMLAT_C_GLYPHS_EMITTED,
   };
   enum
   {
@@ -1992,9 +1996,12 @@ latency_redisplay_end (void)
 	  && EMLAT_C_WINDOWS_UPDATED < EMLAT_C_ROWS_GENERATED
 	  && EMLAT_C_ROWS_GENERATED < EMLAT_C_ROWS_REUSED
 	  && EMLAT_C_ROWS_REUSED < EMLAT_C_GLYPHS_EMITTED);
-  uint64_t values[ARRAYELTS (work)];
-  for (int i = 0; i < ARRAYELTS (work); i++)
-    values[i] = *work[i].value;
+  uint64_t values[] = {
+    latency_preemptions, latency_frames_updated,
+    latency_windows_considered, latency_windows_updated,
+    latency_rows_generated, latency_rows_reused, latency_glyphs,
+  };
+  verify (ARRAYELTS (values) == ARRAYELTS (work));
   /* The counters in one record.  */
   emlat_span_counts (latency_redisplay_span, work_mask, values);
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
@@ -2006,19 +2013,22 @@ latency_redisplay_end (void)
 		? latency_find_cause (latency_redisplay_cause) : -1);
   if (served >= 0)
     {
-      /* Added to its counters, all at once.  */
+      /* Added to its counters, each a constant index.  */
       struct emlat_ix_fields *f = &latency_stack[served].f;
-      for (int i = 0; i < ARRAYELTS (work); i++)
-	{
-	  enum emlat_counter c = work[i].counter;
-	  f->c[c] = (f->cmask & (1u << c) ? f->c[c] : 0) + values[i];
-	}
-      f->cmask |= work_mask;
+      uint32_t set = f->cmask;
+      latency_ixf_add_to (f, set, EMLAT_C_REDISPLAY_PREEMPTIONS, values[0]);
+      latency_ixf_add_to (f, set, EMLAT_C_FRAMES_UPDATED, values[1]);
+      latency_ixf_add_to (f, set, EMLAT_C_WINDOWS_CONSIDERED, values[2]);
+      latency_ixf_add_to (f, set, EMLAT_C_WINDOWS_UPDATED, values[3]);
+      latency_ixf_add_to (f, set, EMLAT_C_ROWS_GENERATED, values[4]);
+      latency_ixf_add_to (f, set, EMLAT_C_ROWS_REUSED, values[5]);
+      latency_ixf_add_to (f, set, EMLAT_C_GLYPHS_EMITTED, values[6]);
+      f->cmask = set | work_mask;
       latency_stack[served].counters_dirty |= work_mask;
     }
   else if (latency_redisplay_cause)
     for (int i = 0; i < ARRAYELTS (work); i++)
-      emlat_ix_add (latency_redisplay_cause, work[i].counter, values[i]);
+      emlat_ix_add (latency_redisplay_cause, work[i], values[i]);
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)
