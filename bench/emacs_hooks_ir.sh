@@ -12,19 +12,26 @@
 # --tool=callgrind --separate-threads=yes` inside `emlat replay`, which
 # types K characters of the typing workload (after a 1 s pause, at 60 wpm:
 # callgrind slows Emacs about 50 times) and C-x C-c, for K = K1 and K2
-# (EMACS_IR_K1, EMACS_IR_K2: default 30 and 90).  From the main thread's
-# self cost per function (callgrind_annotate --inclusive=no):
-#   hooks  the functions of latency*.c (the native hooks) and of libemlat
-#          (src/record, src/common, src/format, include/emlat);
-#   clock  the clock reads (clock_gettime in libc and the vDSO);
-#   all    every function of the thread.
+# (EMACS_IR_K1, EMACS_IR_K2: default 30 and 90).  On Emacs's main thread:
+#   hooks  every call into a native hook (a function latency_* or
+#          Flatency_* of latency*.c) from Emacs, with everything it
+#          executes: the hook, libemlat, memcpy, the clock reads, the
+#          Emacs functions it asks (window sizes); less the fflush that
+#          latency_tty_flush makes for Emacs, which Emacs makes anyway.
+#          Plus the probes of latency.h that the compiler inlines into
+#          Emacs's own functions (latency_count, latency_note_tty_output:
+#          the code whose line is in latency.h);
+#   clock  of these, the libc part of the clock reads (valgrind does not
+#          run the vDSO), for information;
+#   all    every instruction of the thread.
 # The difference between the two runs divided by K2 - K1 cancels start-up,
 # the session's start and exit.  Prints
 #   METRIC emacs_ir_hooks_per_key X instructions
 #   METRIC emacs_ir_clock_per_key X instructions
 #   METRIC emacs_ir_main_per_key X instructions
-#   METRIC emacs_ir_hooks_share X percent      (hooks / (all - hooks - clock))
-# and, with --functions, the per-key difference of every hooks function,
+#   METRIC emacs_ir_hooks_share X percent      (hooks / (all - hooks))
+# and, with --functions, the per-key difference of each hook with all it
+# calls, and of the self cost of each function of the hooks and libemlat,
 # largest first.  Emacs's own instructions per key move by about 10 %
 # between runs (its timers and GC run on the clock): the share's
 # denominator is indicative; the hooks' count repeats within a few
@@ -93,7 +100,8 @@ run () {
   mv "$main" "$tmp/cg-$1.main"
 }
 
-# selfcost FILE: "class function count" lines, class hooks, clock or emacs.
+# selfcost FILE: "class function count" lines, class hooks (the files of
+# the hooks and of libemlat, and the functions latency_*), clock or emacs.
 selfcost () {
   callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null \
     | awk '/^ *[0-9,]+ .*:/ {
@@ -102,7 +110,8 @@ selfcost () {
              file = f; sub(/:[^:]*$/, "", file); fn = f; sub(/^.*:/, "", fn)
              base = file; sub(/^.*\//, "", base)
              cls = "emacs"
-             if (base ~ /^latency[a-z]*\.c$/ || file ~ /(^|\/)src\/(record|common|format)\// \
+             if (base ~ /^latency[a-z]*\.[ch]$/ || fn ~ /^F?latency_/ \
+                 || file ~ /(^|\/)src\/(record|common|format)\// \
                  || file ~ /(^|\/)include\/emlat\//)
                cls = "hooks"
              else if (fn ~ /clock_gettime/)
@@ -110,27 +119,88 @@ selfcost () {
              print cls, base ":" fn, c }'
 }
 
+# entries FILE: "entry function count" lines, the inclusive cost of every
+# call into a hook function (latency_*, Flatency_*) from a function that
+# is not one (what the hooks cost with everything they call: libemlat,
+# memcpy, the clock, the Emacs functions they ask); "wrapped caller count"
+# lines, the fflush that latency_tty_flush makes for Emacs (Emacs's own
+# work, which it would do unprofiled: not the hooks'); and "clock caller
+# count" lines, the calls into clock_gettime (its libc part: valgrind
+# does not run the vDSO) from hooks or libemlat.
+entries () {
+  callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$1" 2>/dev/null \
+    | awk 'function fn_of(f) { sub(/ \[.*$/, "", f); sub(/ \([0-9]+x\)$/, "", f); sub(/^.*:/, "", f); return f }
+           function ours(f,   fn, file) {
+             fn = fn_of(f); file = f; sub(/:[^:]*$/, "", file)
+             return fn ~ /^F?latency_/ || file ~ /(^|\/)src\/(record|common|format)\// \
+                    || file ~ /(^|\/)include\/emlat\//
+           }
+           /^ *[0-9,]+ .* < / {
+             c = $1; gsub(",", "", c); f = $0; sub(/^.* < /, "", f)
+             caller[n] = f; cost[n] = c; n++; next
+           }
+           /^ *[0-9,]+ .* \* / {
+             f = $0; sub(/^.* \*  */, "", f); fn = fn_of(f)
+             for (i = 0; i < n; i++)
+               if (fn ~ /^F?latency_/ && fn_of(caller[i]) !~ /^F?latency_/)
+                 print "entry", fn, cost[i]
+               else if (fn ~ /clock_gettime/ && ours(caller[i]))
+                 print "clock", fn_of(caller[i]), cost[i]
+               else if (fn ~ /^(_IO_)?fflush(_unlocked)?$/ && fn_of(caller[i]) ~ /^latency_/)
+                 print "wrapped", fn_of(caller[i]), cost[i]
+             n = 0; next
+           }
+           /^$/ { n = 0 }'
+}
+
 for k in "$k1" "$k2"; do
   run "$k" || exit 1
   selfcost "$tmp/cg-$k.main" >"$tmp/self-$k"
+  entries "$tmp/cg-$k.main" >"$tmp/entries-$k"
 done
 
+# hooks = the calls into the hooks, inclusive, and the probes' code that
+# latency.h inlines into Emacs's own functions (hook-class self cost of a
+# function that is not ours).
 awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   FNR == 1 { run++ }
-  { v = (run == 1 ? -1 : 1) * $3; cls[$1] += v; all += v; per[$2] += (cls_of[$2] = $1) == "hooks" ? v : 0 }
+  {
+    sign = (run == 1 || run == 3) ? -1 : 1
+    v = sign * $3
+  }
+  run <= 2 {
+    all += v
+    name = $2; f = name; sub(/^.*:/, "", f)
+    if ($1 == "hooks" && f !~ /^F?(latency|emlat)_/)
+      { inl += v; per_entry["(inlined) " name] += v }
+    if ($1 == "hooks")
+      per[name] += v
+    next
+  }
+  $1 == "entry" { entry += v; per_entry[$2] += v; next }
+  $1 == "wrapped" { entry -= v; per_entry[$2] -= v; next }
+  $1 == "clock" { clock += v; next }
   END {
     d = k2 - k1
-    hooks = cls["hooks"] / d; clock = cls["clock"] / d; main = all / d
-    own = main - hooks - clock
+    hooks = (entry + inl) / d; main = all / d
+    own = main - hooks
     printf "METRIC emacs_ir_hooks_per_key %.0f instructions\n", hooks
-    printf "METRIC emacs_ir_clock_per_key %.0f instructions\n", clock
+    printf "METRIC emacs_ir_clock_per_key %.0f instructions\n", clock / d
     printf "METRIC emacs_ir_main_per_key %.0f instructions\n", main
     share = 0
     if (own > 0)
       share = 100 * hooks / own
     printf "METRIC emacs_ir_hooks_share %.2f percent\n", share
     if (fn)
-      for (f in per)
-        if (per[f] / d >= 5 || per[f] / d <= -5)
-          printf "%10.0f  %s\n", per[f] / d, f | "sort -rn"
-  }' "$tmp/self-$k1" "$tmp/self-$k2"
+      {
+        print "# per key, each hook with all it calls (inclusive):"
+        for (f in per_entry)
+          if (per_entry[f] / d >= 5 || per_entry[f] / d <= -5)
+            printf "%10.0f  %s\n", per_entry[f] / d, f | "sort -rn"
+        close("sort -rn")
+        print "# per key, the self cost of each function of the hooks and libemlat:"
+        for (f in per)
+          if (per[f] / d >= 5 || per[f] / d <= -5)
+            printf "%10.0f  %s\n", per[f] / d, f | "sort -rn"
+      }
+  }' "$tmp/self-$k1" "$tmp/self-$k2" "$tmp/entries-$k1" "$tmp/entries-$k2"
