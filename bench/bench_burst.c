@@ -111,7 +111,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -858,28 +857,17 @@ struct trace
 static unsigned
 record_max_slots (uint64_t h)
 {
-  switch (EMLAT_RR_TYPE (h))
-    {
-    case EMLAT_RR_IX_FIELDS:
-      return EMLAT_RR_MAX_SLOTS;
-    case EMLAT_RR_SPAN_COUNTS:
-      return EMLAT_RR_SPAN_COUNTS_MAX_SLOTS;
-    default:
-      return 2;
-    }
+  return EMLAT_RR_TYPE (h) == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
 }
 
-/* The struct emlat_ix_fields that the IX_FIELDS record at A (contiguous
-   in a trace) copied from its q member on (ringrec.h), in F. */
-static void
-ix_fields_of (const struct emlat_slot *a, struct emlat_ix_fields *f)
+/* The words of the IX_FIELDS record at A (NS slots, contiguous in a
+   trace) and where its time fields begin: after the two words of
+   qualities when its Q flag is set. */
+static const uint64_t *
+ix_fields_words (const struct emlat_slot *a, unsigned *first_time)
 {
-  memcpy ((unsigned char *)f + offsetof (struct emlat_ix_fields, q), a[1].w,
-          sizeof *f - offsetof (struct emlat_ix_fields, q));
-  f->tmask = (uint32_t)(a->w[2] & 0xffffffffu);
-  f->vmask = (uint32_t)(a->w[2] >> 32);
-  f->cmask = (uint32_t)(a->w[3] & 0xffffffffu);
-  f->qmask = (uint32_t)(a->w[3] >> 32);
+  *first_time = EMLAT_RR_B (a->w[0]) ? 2 : 0;
+  return a[1].w;
 }
 
 /* The time a ring record was made at, or 0 for records that carry none
@@ -902,9 +890,10 @@ record_time (const struct emlat_slot *a, const struct emlat_slot *b)
         uint32_t tm = (uint32_t)(a->w[2] & 0xffffffffu);
         if (!EMLAT_RR_A (a->w[0]) || !(tm & (1u << EMLAT_T_INTERACTION_END)))
           return 0;
-        struct emlat_ix_fields f;
-        ix_fields_of (a, &f);
-        return f.t[EMLAT_T_INTERACTION_END];
+        unsigned k;
+        const uint64_t *w = ix_fields_words (a, &k);
+        k += (unsigned)__builtin_popcount (tm & ((1u << EMLAT_T_INTERACTION_END) - 1));
+        return w[k];
       }
     default:
       return 0;
@@ -1115,39 +1104,40 @@ pace (struct replay_ring *c, uint64_t t, int idle)
     ;
 }
 
-/* Replay the IX_FIELDS record at A (emlat_ix_commit): its fields as the
-   writer reads them (src/record/writer.c), times moved onto our clock and
-   batch ids mapped; the end time of an ending commit is left out, as the
-   call records its own. */
+/* Replay the IX_FIELDS record at A (emlat_ix_commit): its fields
+   unpacked as the writer does (src/record/writer.c), times moved onto our
+   clock and batch ids mapped; the end time of an ending commit is left
+   out, as the call records its own. */
 static void
 replay_ix_fields (struct replay_ring *c, const struct emlat_slot *a, struct idmap *causes,
                   struct idmap *batches)
 {
-  unsigned status = EMLAT_RR_A (a->w[0]);
-  struct emlat_ix_fields rec, f;
-  ix_fields_of (a, &rec);
+  unsigned status = EMLAT_RR_A (a->w[0]), has_q = EMLAT_RR_B (a->w[0]);
+  uint32_t tm = (uint32_t)(a->w[2] & 0xffffffffu), vm = (uint32_t)(a->w[2] >> 32);
+  uint32_t cm = (uint32_t)a->w[3];
+  unsigned k;
+  const uint64_t *w = ix_fields_words (a, &k);
+  struct emlat_ix_fields f;
   emlat_ixf_clear (&f);
-  for (uint32_t b = rec.tmask; b; b &= b - 1)
+  unsigned ti = 0;
+  for (uint32_t b = tm; b; b &= b - 1, ti++)
     {
       unsigned i = (unsigned)__builtin_ctz (b);
-      unsigned q = (rec.qmask >> i) & 1 ? rec.q[i] : 0;
+      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      uint64_t t = w[k++];
       if (!(status && i == EMLAT_T_INTERACTION_END))
-        emlat_ixf_time_q (&f, (enum emlat_time_field)i, shift_t (c, rec.t[i]),
-                          (enum emlat_quality)q);
+        emlat_ixf_time_q (&f, (enum emlat_time_field)i, shift_t (c, t), (enum emlat_quality)q);
     }
-  for (uint32_t b = rec.vmask; b; b &= b - 1)
+  for (uint32_t b = vm; b; b &= b - 1)
     {
       unsigned i = (unsigned)__builtin_ctz (b);
-      uint64_t v = rec.v[i];
+      uint64_t v = w[k++];
       if (i == EMLAT_V_FIRST_SOURCE_BATCH || i == EMLAT_V_DECISIVE_SOURCE_BATCH)
         v = idmap_get (batches, v);
       emlat_ixf_value (&f, (enum emlat_value_field)i, v);
     }
-  for (uint32_t b = rec.cmask; b; b &= b - 1)
-    {
-      unsigned i = (unsigned)__builtin_ctz (b);
-      emlat_ixf_count (&f, (enum emlat_counter)i, rec.c[i]);
-    }
+  for (uint32_t b = cm; b; b &= b - 1)
+    emlat_ixf_count (&f, (enum emlat_counter)__builtin_ctz (b), w[k++]);
   emlat_ix_commit (idmap_get (causes, a->w[1]), &f, (enum emlat_ix_status)status);
 }
 
@@ -1205,16 +1195,6 @@ replay_ring_main (void *arg)
         case EMLAT_RR_SPAN_COUNT:
           emlat_span_count (idmap_get (&spans, a->w[1]), fa, a->w[2]);
           break;
-        case EMLAT_RR_SPAN_COUNTS:
-          {
-            /* The values after the head slot's are contiguous in a trace. */
-            uint64_t v[EMLAT_C_COUNTER_COUNT];
-            v[0] = a->w[3];
-            for (unsigned j = 1; j < fa && j < EMLAT_C_COUNTER_COUNT; j++)
-              v[j] = a[1 + (j - 1) / 4].w[(j - 1) % 4];
-            emlat_span_counts (idmap_get (&spans, a->w[1]), (uint32_t)a->w[2], v);
-            break;
-          }
         case EMLAT_RR_IX_BEGIN:
           idmap_put (
               &causes, a->w[1],

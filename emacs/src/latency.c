@@ -494,10 +494,7 @@ latency_push (uint64_t cause, enum latency_phase phase)
 {
   struct latency_interaction *ix = &latency_stack[latency_depth++];
   memset (ix, 0, offsetof (struct latency_interaction, f));
-  /* No field set.  The entries keep what earlier interactions of this
-     slot set, which emlat_ix_commit copies but never records (the
-     slots start zeroed): no need to zero 656 bytes per interaction.  */
-  ix->f.tmask = ix->f.vmask = ix->f.cmask = ix->f.qmask = 0;
+  emlat_ixf_clear (&ix->f);
   ix->serial = ++latency_serial;
   ix->cause = cause;
   ix->phase = phase;

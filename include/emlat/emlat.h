@@ -48,7 +48,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "emlat_types.h"
 
@@ -308,12 +307,9 @@ EMLAT_API void emlat_ix_end (uint64_t cause, enum emlat_ix_status status);
 /* Many fields in one record.  A recording layer that learns an
    interaction's fields one by one may gather them in a struct
    emlat_ix_fields (its own memory, e.g. thread-local) and record them with
-   one emlat_ix_commit instead of one call per field: one ring record of 21
-   slots instead of a record per field, which costs the program and the
-   writer several times less.  The record is a copy of the struct as it
-   is, whatever fields are set: start from emlat_ixf_clear (or a zeroed
-   struct), so that the entries not set hold zeros or earlier fields, never
-   the program's other data.  The fields are set as by emlat_ix_time_q,
+   one emlat_ix_commit instead of one call per field: one ring record of up
+   to 21 slots instead of a record per field, which costs the program and
+   the writer several times less.  The fields are set as by emlat_ix_time_q,
    emlat_ix_value and emlat_ix_count (a counter is set, not added).  A field
    gathered but not committed before the process dies is lost; fields
    recorded one by one are not. */
@@ -329,11 +325,10 @@ struct emlat_ix_fields
   uint64_t c[EMLAT_C_COUNTER_COUNT];
 };
 
-/* Every field unset and every entry zero. */
 static inline void
 emlat_ixf_clear (struct emlat_ix_fields *f)
 {
-  memset (f, 0, sizeof *f);
+  f->tmask = f->vmask = f->cmask = f->qmask = 0;
 }
 
 static inline void

@@ -15,7 +15,6 @@
  */
 #include "emlat/emlat.h"
 
-#include <stddef.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -503,6 +502,61 @@ emlat_input_batch (const struct emlat_input_batch *b)
   emlat_ring_publish (r, h, 2);
 }
 
+/* Pack F's set fields into WORDS (ringrec.h, IX_FIELDS), with the time
+   field END_F (< 32) = END_T added when END_T is nonzero; zero-pad to
+   whole slots.  Returns the number of words (a multiple of 4) and the
+   masks.  Each loop walks only the bits it stores (no test per field):
+   the qualities by their own mask, the times below and above END_F. */
+static unsigned
+pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, uint32_t *vmo,
+             uint32_t *cmo, int *has_q, unsigned end_f, uint64_t end_t)
+{
+  unsigned n = 0;
+  uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
+  uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
+  uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
+  uint32_t qm = f->qmask & tm;
+  if (end_t)
+    {
+      tm |= 1u << end_f;
+      qm &= ~(1u << end_f);
+    }
+  *has_q = qm != 0;
+  if (qm)
+    {
+      /* Nibble k of the pair: the quality of the k-th set time field. */
+      words[0] = words[1] = 0;
+      for (uint32_t b = qm; b; b &= b - 1)
+        {
+          unsigned i = (unsigned)__builtin_ctz (b);
+          unsigned k = bits_below (tm, i);
+          words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
+        }
+      n = 2;
+    }
+  uint32_t rest = tm;
+  if (end_t)
+    {
+      for (uint32_t b = tm & ((1u << end_f) - 1u); b; b &= b - 1)
+        words[n++] = f->t[__builtin_ctz (b)];
+      words[n++] = end_t;
+      /* The bits above END_F (none when it is bit 31). */
+      rest = end_f < 31 ? tm & ~((2u << end_f) - 1u) : 0;
+    }
+  for (uint32_t b = rest; b; b &= b - 1)
+    words[n++] = f->t[__builtin_ctz (b)];
+  for (uint32_t b = vm; b; b &= b - 1)
+    words[n++] = f->v[__builtin_ctz (b)];
+  for (uint32_t b = cm; b; b &= b - 1)
+    words[n++] = f->c[__builtin_ctz (b)];
+  while (n & 3)
+    words[n++] = 0;
+  *tmo = tm;
+  *vmo = vm;
+  *cmo = cm;
+  return n;
+}
+
 static void
 commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
 {
@@ -527,21 +581,6 @@ commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix
     emlat_ix_end (cause, status);
 }
 
-/* The words of F from its qualities to its last counter, which an
-   IX_FIELDS record copies as they are (ringrec.h): the layout of struct
-   emlat_ix_fields (emlat.h) that the writer reads back. */
-_Static_assert (offsetof (struct emlat_ix_fields, q) == 16, "ix fields: q");
-_Static_assert (offsetof (struct emlat_ix_fields, t) == 16 + EMLAT_T_FIELD_COUNT,
-                "ix fields: t follows q");
-_Static_assert (offsetof (struct emlat_ix_fields, v)
-                  == offsetof (struct emlat_ix_fields, t) + 8 * EMLAT_T_FIELD_COUNT,
-                "ix fields: v follows t");
-_Static_assert (offsetof (struct emlat_ix_fields, c)
-                  == offsetof (struct emlat_ix_fields, v) + 8 * EMLAT_V_FIELD_COUNT,
-                "ix fields: c follows v");
-_Static_assert (sizeof (struct emlat_ix_fields) - 16 == 32 * (EMLAT_RR_IX_FIELDS_SLOTS - 1),
-                "ix fields: whole slots after the head slot");
-
 void
 emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
 {
@@ -549,51 +588,36 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
     return;
   /* The end time travels as the interaction-end field. */
   uint64_t t = status ? emlat_clock_now () : 0;
-  enum { N = EMLAT_RR_IX_FIELDS_SLOTS };
-  struct emlat_ring *r = emlat_my_ring (N);
+  uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+  uint32_t tm, vm, cm;
+  int has_q;
+  unsigned nw = pack_fields (f, words, &tm, &vm, &cm, &has_q, EMLAT_T_INTERACTION_END, t);
+  unsigned n = 1 + nw / 4;
+  struct emlat_ring *r = emlat_my_ring (n);
   if (EMLAT_UNLIKELY (!r))
     return;
-  if (EMLAT_UNLIKELY (N > r->nslots / 2))
+  if (EMLAT_UNLIKELY (n > r->nslots / 2))
     {
       /* A ring too small for one record this size: one record per field. */
       commit_by_fields (cause, f, status);
       return;
     }
-  uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
-  uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
-  uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
-  uint32_t qm = f->qmask & tm;
-  if (status)
-    {
-      tm |= 1u << EMLAT_T_INTERACTION_END;
-      qm &= ~(1u << EMLAT_T_INTERACTION_END);
-    }
   uint64_t h;
-  struct emlat_slot *s = emlat_ring_reserve (r, N, t, &h);
+  struct emlat_slot *s = emlat_ring_reserve (r, n, t, &h);
   if (EMLAT_UNLIKELY (!s))
     return;
-  s->w[0] = emlat_rr_head (EMLAT_RR_IX_FIELDS, status, 0, N);
+  s->w[0] = emlat_rr_head (EMLAT_RR_IX_FIELDS, status, has_q ? 1u : 0u, n);
   s->w[1] = cause;
   s->w[2] = (uint64_t)tm | (uint64_t)vm << 32;
-  s->w[3] = (uint64_t)cm | (uint64_t)qm << 32;
-  /* F from its qualities on, as it is, in at most two runs (the ring may
-     wrap): a copy of fixed size, no test per field. */
-  const unsigned char *src = (const unsigned char *)f + offsetof (struct emlat_ix_fields, q);
+  s->w[3] = cm;
+  /* The words follow the head slot, in at most two runs (the ring may
+     wrap). */
   uint64_t first = (h + 1) & r->mask;
   uint64_t run = r->nslots - first;
-  if (EMLAT_LIKELY (run >= N - 1))
-    memcpy (&r->slots[first], src, (N - 1) * sizeof (struct emlat_slot));
-  else
-    {
-      memcpy (&r->slots[first], src, run * sizeof (struct emlat_slot));
-      memcpy (&r->slots[0], src + run * sizeof (struct emlat_slot),
-              (N - 1 - run) * sizeof (struct emlat_slot));
-    }
-  if (status)
-    {
-      /* The end time in place of F's interaction-end field. */
-      enum { W = (offsetof (struct emlat_ix_fields, t) - 16) / 8 + EMLAT_T_INTERACTION_END };
-      r->slots[(h + 1 + W / 4) & r->mask].w[W % 4] = t;
-    }
-  emlat_ring_publish (r, h, N);
+  if (run > n - 1)
+    run = n - 1;
+  memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
+  if (run < n - 1)
+    memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
+  emlat_ring_publish (r, h, n);
 }

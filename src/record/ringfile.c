@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "common/crc32c.h"
-#include "emlat/emlat.h"
 #include "record/checkpoint.h"
 #include "record/ring.h"
 #include "record/ringrec.h"
@@ -35,8 +34,8 @@ uint32_t
 emlat_rf_layout (void)
 {
   /* Everything a recovering reader reinterprets: the ring control block,
-     the record types and layouts it may find in the slots and the
-     checkpoint's records. */
+     the record types it may find in the slots and the checkpoint's
+     records. */
   const uint64_t sizes[] = {
     sizeof (struct emlat_ring),
     offsetof (struct emlat_ring, head),
@@ -46,8 +45,6 @@ emlat_rf_layout (void)
     sizeof (struct emlat_rf_header),
     EMLAT_CKPT_LAYOUT_WORDS,
     EMLAT_RR_TYPE_END,
-    EMLAT_RR_LAYOUT_VERSION,
-    sizeof (struct emlat_ix_fields),
   };
   uint64_t ck[EMLAT_CKPT_LAYOUT_COUNT];
   emlat_ckpt_layout (ck);

@@ -10,7 +10,7 @@
  *   bits 0..7   record type (EMLAT_RR_*)
  *   bits 8..15  a: kind, field, status or counter
  *   bits 16..23 b: quality, flags or operation
- *   bits 24..31 number of slots of the record (1 to EMLAT_RR_MAX_SLOTS)
+ *   bits 24..31 number of slots of the record (1 or 2)
  *
  *   type          a         b            w1        w2        w3      slot 2
  *   SPAN_BEGIN    kind      CPU flag     span id   cause     t       w0 = cpu
@@ -27,9 +27,9 @@
  *                                                                  w1 = t_rend,
  *                                                                  w2 = bytes
  *   APP           event tag -            id        t         value
- *   IX_FIELDS     status    -            cause     masks     masks   slots 2..21:
- *                 (0: does                         (t | v<<32) (c |  struct
- *                 not end)                                     q<<32) emlat_ix_fields
+ *   IX_FIELDS     status    Q flag       cause     masks     cmask   slots 2..N:
+ *                 (0: does                         (t | v<<32)       words
+ *                 not end)
  *
  * Bits 32..63 of the head word carry a string id (app.c, emlat_app.h): the
  * name of a section in a SPAN_BEGIN of kind user, the name of an APP
@@ -45,18 +45,14 @@
  * word (k - 2) % 4 of slot 1 + (k - 2) / 4; the words after the last
  * value are 0.
  *
- * IX_FIELDS (emlat_ix_commit) carries the fields of one interaction in
- * EMLAT_RR_IX_FIELDS_SLOTS (21) slots: the head slot, with the masks of the
- * time fields (t), value fields (v), counters (c) and non-default
- * qualities (q, a subset of t) the record sets, then the 640 bytes of the
- * producer's struct emlat_ix_fields (emlat.h) from its member q on, as
- * they are: q[32] (one byte per time field), t[32], v[15], c[29] -- 80
- * words.  Only the entries the masks name are meaningful (the others are
- * whatever the struct held: emlat_ixf_clear zeroes it).  A nonzero status
- * ends the interaction; its end time is then t[EMLAT_T_INTERACTION_END],
- * whose bit is set in the t mask and clear in the q mask.  A fixed copy
- * costs the producer far less than packing the set fields would
- * (docs/PERFORMANCE.md); the writer reads only what the masks name.
+ * IX_FIELDS (emlat_ix_commit) carries many fields of one interaction in
+ * 2..EMLAT_RR_MAX_SLOTS slots: after the head slot, a sequence of 64-bit
+ * words -- two words of 4-bit qualities when the Q flag is set (nibble i
+ * of the pair belongs to the i-th set time field, 0 = default), then the
+ * set time fields, value fields and counters, each in ascending bit
+ * order -- padded with zeros to whole slots.  A nonzero status ends the
+ * interaction; its end time is then the time field
+ * EMLAT_T_INTERACTION_END among the words.
  */
 #ifndef EMLAT_RINGREC_H
 #define EMLAT_RINGREC_H
@@ -77,19 +73,15 @@ enum emlat_ring_record {
   EMLAT_RR_APP = 11,
   EMLAT_RR_SPAN_COUNTS = 12
 };
-/* One more than the highest record type, and the version of the records'
-   layouts (2: IX_FIELDS copies struct emlat_ix_fields): parts of the ring
-   file's layout word (ringfile.c), so that a reader that does not know a
-   type or a layout never reads a ring file that may hold it. */
+/* One more than the highest record type: part of the ring file's layout
+   word (ringfile.c), so that a reader that does not know a type never
+   reads a ring file that may hold it. */
 #define EMLAT_RR_TYPE_END 13
-#define EMLAT_RR_LAYOUT_VERSION 2
 #define EMLAT_RR_NAME(h) ((h) >> 32)
 
-/* The most slots one record takes (IX_FIELDS). */
+/* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
+   and 32 + 15 + 29 field words in 4-word slots, rounded up). */
 #define EMLAT_RR_MAX_SLOTS 21
-
-/* The slots of an IX_FIELDS record. */
-#define EMLAT_RR_IX_FIELDS_SLOTS 21
 
 /* The most slots a SPAN_COUNTS record takes: 29 counters. */
 #define EMLAT_RR_SPAN_COUNTS_MAX_SLOTS 8

@@ -236,65 +236,58 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
 }
 
 /* An IX_FIELDS record of NS slots at ring position AT (ringrec.h): every
-   field its masks name, merged into its interaction as the one-field
-   records would be.  Returns -1 for a malformed record (counted by the
-   caller), 0 otherwise (an unknown cause is counted here, as for one
-   field). */
+   field it carries, merged into its interaction as the one-field records
+   would be.  Returns -1 for a malformed record (counted by the caller),
+   0 otherwise (an unknown cause is counted here, as for one field). */
 static int
 drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
                  const struct emlat_ring *r, uint64_t at, unsigned ns)
 {
   const struct emlat_slot *a = &r->slots[at & r->mask];
-  unsigned status = EMLAT_RR_A (h);
-  uint64_t tm = a->w[2] & 0xffffffffu, vm = a->w[2] >> 32;
-  uint64_t cm = a->w[3] & 0xffffffffu, qm = a->w[3] >> 32;
-  if (ns != EMLAT_RR_IX_FIELDS_SLOTS || EMLAT_RR_B (h) != 0 || status > EMLAT_STATUS_MAX
-      || (tm >> EMLAT_T_FIELD_COUNT) || (vm >> EMLAT_V_FIELD_COUNT)
-      || (cm >> EMLAT_C_COUNTER_COUNT) || (qm & ~tm)
-      || (status && (!(tm & (1u << EMLAT_T_INTERACTION_END))
-                     || (qm & (1u << EMLAT_T_INTERACTION_END)))))
+  unsigned status = EMLAT_RR_A (h), has_q = EMLAT_RR_B (h);
+  uint64_t tm = a->w[2] & 0xffffffffu, vm = a->w[2] >> 32, cm = a->w[3];
+  if (ns < 2 || has_q > 1 || status > EMLAT_STATUS_MAX || (tm >> EMLAT_T_FIELD_COUNT)
+      || (vm >> EMLAT_V_FIELD_COUNT) || (cm >> EMLAT_C_COUNTER_COUNT)
+      || (status && !(tm & (1u << EMLAT_T_INTERACTION_END))))
     return -1;
-  /* The 80 words after the head slot: the struct from its q member on. */
-  union
-  {
-    uint64_t w[4 * (EMLAT_RR_IX_FIELDS_SLOTS - 1)];
-    struct
+  unsigned nw = (has_q ? 2 : 0) + (unsigned)__builtin_popcountll (tm)
+                + (unsigned)__builtin_popcountll (vm) + (unsigned)__builtin_popcountll (cm);
+  if ((nw + 3) / 4 != ns - 1)
+    return -1;
+  uint64_t w[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+  for (unsigned i = 0; i < ns - 1; i++)
+    memcpy (&w[4 * i], r->slots[(at + 1 + i) & r->mask].w, 32);
+  unsigned k = has_q ? 2 : 0, ti = 0;
+  for (uint64_t b = tm; b; b &= b - 1, ti++)
     {
-      uint8_t q[EMLAT_T_FIELD_COUNT];
-      uint64_t t[EMLAT_T_FIELD_COUNT];
-      uint64_t v[EMLAT_V_FIELD_COUNT];
-      uint64_t c[EMLAT_C_COUNTER_COUNT];
-    } f;
-  } u;
-  _Static_assert (sizeof u.f == sizeof u.w, "the record's words are the struct's tail");
-  for (unsigned i = 0; i < EMLAT_RR_IX_FIELDS_SLOTS - 1; i++)
-    memcpy (&u.w[4 * i], r->slots[(at + 1 + i) & r->mask].w, 32);
-  for (uint64_t b = qm; b; b &= b - 1)
-    if (u.f.q[__builtin_ctzll (b)] > EMLAT_Q_MAX)
-      return -1;
+      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      if (q > EMLAT_Q_MAX)
+        return -1;
+    }
   struct emlat_ix_entry *e = ix_get (s, a->w[1], thread, 0);
   if (!e)
     return 0;
   if (e->ended_pass)
     return -1; /* fields after the end (emlat.h): not applied */
-  for (uint64_t b = tm; b; b &= b - 1)
+  ti = 0;
+  for (uint64_t b = tm; b; b &= b - 1, ti++)
     {
       unsigned f = (unsigned)__builtin_ctzll (b);
       e->ix.tmask |= 1u << f;
-      e->ix.t[f] = u.f.t[f];
-      e->ix.q[f] = (qm >> f) & 1 ? u.f.q[f] : 0;
+      e->ix.t[f] = w[k++];
+      e->ix.q[f] = has_q ? (uint8_t)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
     }
   for (uint64_t b = vm; b; b &= b - 1)
     {
       unsigned f = (unsigned)__builtin_ctzll (b);
       e->ix.vmask |= 1u << f;
-      e->ix.v[f] = u.f.v[f];
+      e->ix.v[f] = w[k++];
     }
   for (uint64_t b = cm; b; b &= b - 1)
     {
       unsigned f = (unsigned)__builtin_ctzll (b);
       e->ix.cmask |= 1u << f;
-      e->ix.c[f] = u.f.c[f];
+      e->ix.c[f] = w[k++];
     }
   e->represents++;
   if (status)
