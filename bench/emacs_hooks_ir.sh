@@ -30,6 +30,10 @@
 #   METRIC emacs_ir_clock_per_key X instructions
 #   METRIC emacs_ir_main_per_key X instructions
 #   METRIC emacs_ir_hooks_share X percent      (hooks / (all - hooks))
+#   METRIC emacs_ring_slots_per_key X slots    (32 bytes each: what the
+#          hooks write per key, from the profiles' stats.records_accepted;
+#          a ring line costs a keystroke more than a few instructions do,
+#          docs/PERFORMANCE.md)
 # and, with --functions, the per-key difference of each hook with all it
 # calls, and of the self cost of each function of the hooks and libemlat,
 # largest first.  Emacs's own instructions per key move by about 10 %
@@ -157,6 +161,10 @@ for k in "$k1" "$k2"; do
   run "$k" || exit 1
   selfcost "$tmp/cg-$k.main" >"$tmp/self-$k"
   entries "$tmp/cg-$k.main" >"$tmp/entries-$k"
+  # The ring slots the session took (stats.records_accepted counts slots:
+  # FORMAT.md), from its last STATS.
+  "$EMLAT" dump "$tmp/emacs-$k.emlat" 2>/dev/null \
+    | awk '/stats\.records_accepted/ { v = $NF } END { print "slots", "ring", v + 0 }' >>"$tmp/entries-$k"
 done
 
 # hooks = the calls into the hooks, inclusive, and the probes' code that
@@ -180,6 +188,7 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   $1 == "entry" { entry += v; per_entry[$2] += v; next }
   $1 == "wrapped" { entry -= v; per_entry[$2] -= v; next }
   $1 == "clock" { clock += v; next }
+  $1 == "slots" { slots += v; next }
   END {
     d = k2 - k1
     hooks = (entry + inl) / d; main = all / d
@@ -191,6 +200,7 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
     if (own > 0)
       share = 100 * hooks / own
     printf "METRIC emacs_ir_hooks_share %.2f percent\n", share
+    printf "METRIC emacs_ring_slots_per_key %.1f slots\n", slots / d
     if (fn)
       {
         print "# per key, each hook with all it calls (inclusive):"
