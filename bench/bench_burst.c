@@ -857,7 +857,15 @@ struct trace
 static unsigned
 record_max_slots (uint64_t h)
 {
-  return EMLAT_RR_TYPE (h) == EMLAT_RR_IX_FIELDS ? EMLAT_RR_MAX_SLOTS : 2;
+  switch (EMLAT_RR_TYPE (h))
+    {
+    case EMLAT_RR_IX_FIELDS:
+      return EMLAT_RR_MAX_SLOTS;
+    case EMLAT_RR_SPAN_COUNTS:
+      return EMLAT_RR_SPAN_COUNTS_MAX_SLOTS;
+    default:
+      return 2;
+    }
 }
 
 /* The words of the IX_FIELDS record at A (NS slots, contiguous in a
@@ -1195,6 +1203,17 @@ replay_ring_main (void *arg)
         case EMLAT_RR_SPAN_COUNT:
           emlat_span_count (idmap_get (&spans, a->w[1]), fa, a->w[2]);
           break;
+        case EMLAT_RR_SPAN_COUNTS:
+          {
+            /* The values after the head slot's are contiguous in a trace
+               (ringrec.h: value k >= 2 in slot 1 + (k - 2) / 4). */
+            uint64_t v[EMLAT_C_COUNTER_COUNT];
+            v[0] = a->w[3];
+            for (unsigned j = 1; j < fa && j < EMLAT_C_COUNTER_COUNT; j++)
+              v[j] = a[1 + (j - 1) / 4].w[(j - 1) % 4];
+            emlat_span_counts (idmap_get (&spans, a->w[1]), (uint32_t)a->w[2], v);
+            break;
+          }
         case EMLAT_RR_IX_BEGIN:
           idmap_put (
               &causes, a->w[1],
