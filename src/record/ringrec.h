@@ -10,7 +10,7 @@
  *   bits 0..7   record type (EMLAT_RR_*)
  *   bits 8..15  a: kind, field, status or counter
  *   bits 16..23 b: quality, flags or operation
- *   bits 24..31 number of slots of the record (1 or 2)
+ *   bits 24..31 number of slots of the record (1 to EMLAT_RR_MAX_SLOTS)
  *
  *   type          a         b            w1        w2        w3      slot 2
  *   SPAN_BEGIN    kind      CPU flag     span id   cause     t       w0 = cpu
