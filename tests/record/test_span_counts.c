@@ -4,11 +4,12 @@
  * emlat_span_count per counter (emlat.h), in one ring record.
  *
  * 1. Two sessions record the same spans, each with a deterministic set of
- *    counters (1, 2, 5, 6, 9, 28 and all 29 of them, set twice for some):
- *    one call per counter, and emlat_span_counts.  Rings of 65536 slots
- *    and of 64 (a record of up to 8 slots wraps around it and,
- *    near the limit, the call falls back to one record per counter).
- *    Every span's counters read back equal, and equal to what was set.
+ *    counters (1, 2, 5, 7, 9, 28 and all 29 of them; the first set twice
+ *    for some): one call per counter, and emlat_span_counts.  Rings of
+ *    65536 slots and of 64 (a record of up to 8 slots wraps around it;
+ *    past the ring's limit the call looks at the tail again, as any
+ *    record does).  Every span's counters read back equal, and equal to
+ *    what was set.
  * 2. What the call ignores: a zero mask, bits at or above
  *    EMLAT_C_COUNTER_COUNT, no values, span 0; counters of a span already
  *    ended are counted lost (record_invalid), one per counter, as
