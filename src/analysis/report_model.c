@@ -253,7 +253,8 @@ emlat_report_model_add (struct emlat_report_model *m, const struct emlat_profile
   for (uint32_t b = t.tmask; b; b &= b - 1)
     m->present_t[pop][__builtin_ctz (b)]++;
   m->present_cpu_begin[pop] += (uint64_t)t.has_cpu_begin;
-  m->present_cpu_end[pop] += (uint64_t)t.has_cpu_end;
+  /* has_cpu_end says where the reading lies (1 or 2): present is 1. */
+  m->present_cpu_end[pop] += t.has_cpu_end != EMLAT_REPORT_CPU_END_ABSENT;
   for (uint32_t b = mt.mask; b; b &= b - 1)
     {
       unsigned k = (unsigned)__builtin_ctz (b);
