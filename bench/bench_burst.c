@@ -1127,11 +1127,10 @@ replay_ix_fields (struct replay_ring *c, const struct emlat_slot *a, struct idma
   const uint64_t *w = ix_fields_words (a, &k);
   struct emlat_ix_fields f;
   emlat_ixf_clear (&f);
-  unsigned ti = 0;
-  for (uint32_t b = tm; b; b &= b - 1, ti++)
+  for (uint32_t b = tm; b; b &= b - 1)
     {
       unsigned i = (unsigned)__builtin_ctz (b);
-      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      unsigned q = has_q ? (unsigned)((w[i / 16] >> (4 * (i % 16))) & 0xf) : 0;
       uint64_t t = w[k++];
       if (!(status && i == EMLAT_T_INTERACTION_END))
         emlat_ixf_time_q (&f, (enum emlat_time_field)i, shift_t (c, t), (enum emlat_quality)q);

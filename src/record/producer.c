@@ -502,59 +502,62 @@ emlat_input_batch (const struct emlat_input_batch *b)
   emlat_ring_publish (r, h, 2);
 }
 
-/* Pack F's set fields into WORDS (ringrec.h, IX_FIELDS), with the time
-   field END_F (< 32) = END_T added when END_T is nonzero; zero-pad to
-   whole slots.  Returns the number of words (a multiple of 4) and the
-   masks.  Each loop walks only the bits it stores (no test per field):
-   the qualities by their own mask, the times below and above END_F. */
-static unsigned
-pack_fields (const struct emlat_ix_fields *f, uint64_t *words, uint32_t *tmo, uint32_t *vmo,
-             uint32_t *cmo, int *has_q, unsigned end_f, uint64_t end_t)
+/* The number of set bits of M, by shifts and masks (see bits_below). */
+static inline unsigned
+bits_set (uint32_t m)
 {
-  unsigned n = 0;
-  uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
-  uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
-  uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
-  uint32_t qm = f->qmask & tm;
-  if (end_t)
-    {
-      tm |= 1u << end_f;
-      qm &= ~(1u << end_f);
-    }
-  *has_q = qm != 0;
+  uint32_t x = m - ((m >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+
+/* Store the words of an IX_FIELDS record (ringrec.h) at W: the quality
+   nibbles when QM is not 0 (nibble i of the pair: time field i), the
+   times TM with field END_F = END_T when END_T is nonzero (the caller set
+   its bit in TM), the values VM and the counters CM, each in ascending
+   bit order, then zeros to a multiple of 4 words.  Returns the number of
+   words.  Each loop walks only the bits it stores. */
+static inline unsigned
+fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm, uint32_t vm,
+             uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
+{
+  uint64_t *p = w;
   if (qm)
     {
-      /* Nibble k of the pair: the quality of the k-th set time field. */
-      words[0] = words[1] = 0;
-      for (uint32_t b = qm; b; b &= b - 1)
+      uint64_t q0 = 0, q1 = 0;
+      for (uint32_t b = qm & 0xffffu; b; b &= b - 1)
         {
           unsigned i = (unsigned)__builtin_ctz (b);
-          unsigned k = bits_below (tm, i);
-          words[k / 16] |= (uint64_t)(f->q[i] & 0xfu) << (4 * (k % 16));
+          q0 |= (uint64_t)(f->q[i] & 0xfu) << (4 * i);
         }
-      n = 2;
+      for (uint32_t b = qm >> 16; b; b &= b - 1)
+        {
+          unsigned i = (unsigned)__builtin_ctz (b);
+          q1 |= (uint64_t)(f->q[16 + i] & 0xfu) << (4 * i);
+        }
+      p[0] = q0;
+      p[1] = q1;
+      p += 2;
     }
   uint32_t rest = tm;
   if (end_t)
     {
       for (uint32_t b = tm & ((1u << end_f) - 1u); b; b &= b - 1)
-        words[n++] = f->t[__builtin_ctz (b)];
-      words[n++] = end_t;
+        *p++ = f->t[__builtin_ctz (b)];
+      *p++ = end_t;
       /* The bits above END_F (none when it is bit 31). */
       rest = end_f < 31 ? tm & ~((2u << end_f) - 1u) : 0;
     }
   for (uint32_t b = rest; b; b &= b - 1)
-    words[n++] = f->t[__builtin_ctz (b)];
+    *p++ = f->t[__builtin_ctz (b)];
   for (uint32_t b = vm; b; b &= b - 1)
-    words[n++] = f->v[__builtin_ctz (b)];
+    *p++ = f->v[__builtin_ctz (b)];
   for (uint32_t b = cm; b; b &= b - 1)
-    words[n++] = f->c[__builtin_ctz (b)];
-  while (n & 3)
-    words[n++] = 0;
-  *tmo = tm;
-  *vmo = vm;
-  *cmo = cm;
-  return n;
+    *p++ = f->c[__builtin_ctz (b)];
+  while ((p - w) & 3)
+    *p++ = 0;
+  return (unsigned)(p - w);
 }
 
 static void
@@ -586,13 +589,20 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
 {
   if (cause == 0 || !f)
     return;
-  /* The end time travels as the interaction-end field. */
+  /* The end time travels as the interaction-end field, of its default
+     quality. */
   uint64_t t = status ? emlat_clock_now () : 0;
-  uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
-  uint32_t tm, vm, cm;
-  int has_q;
-  unsigned nw = pack_fields (f, words, &tm, &vm, &cm, &has_q, EMLAT_T_INTERACTION_END, t);
-  unsigned n = 1 + nw / 4;
+  uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
+  uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
+  uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
+  uint32_t qm = f->qmask & tm;
+  if (t)
+    {
+      tm |= 1u << EMLAT_T_INTERACTION_END;
+      qm &= ~(1u << EMLAT_T_INTERACTION_END);
+    }
+  unsigned nw = (qm ? 2 : 0) + bits_set (tm) + bits_set (vm) + bits_set (cm);
+  unsigned n = 1 + (nw + 3) / 4;
   struct emlat_ring *r = emlat_my_ring (n);
   if (EMLAT_UNLIKELY (!r))
     return;
@@ -606,18 +616,26 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
   struct emlat_slot *s = emlat_ring_reserve (r, n, t, &h);
   if (EMLAT_UNLIKELY (!s))
     return;
-  s->w[0] = emlat_rr_head (EMLAT_RR_IX_FIELDS, status, has_q ? 1u : 0u, n);
+  s->w[0] = emlat_rr_head (EMLAT_RR_IX_FIELDS, status, qm ? 1u : 0u, n);
   s->w[1] = cause;
   s->w[2] = (uint64_t)tm | (uint64_t)vm << 32;
   s->w[3] = cm;
-  /* The words follow the head slot, in at most two runs (the ring may
-     wrap). */
+  /* The words follow the head slot: stored in place when they do not
+     wrap around the ring's end, else gathered first and copied in two
+     runs. */
   uint64_t first = (h + 1) & r->mask;
-  uint64_t run = r->nslots - first;
-  if (run > n - 1)
-    run = n - 1;
-  memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
-  if (run < n - 1)
-    memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
+  if (EMLAT_LIKELY (first + (n - 1) <= r->nslots))
+    /* A slot is four uint64_t words without padding (ring.h): the run of
+       slots is a run of words. */
+    fill_fields (f, (uint64_t *)(void *)&r->slots[first], tm, vm, cm, qm,
+                 EMLAT_T_INTERACTION_END, t);
+  else
+    {
+      uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+      fill_fields (f, words, tm, vm, cm, qm, EMLAT_T_INTERACTION_END, t);
+      uint64_t run = r->nslots - first;
+      memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
+      memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
+    }
   emlat_ring_publish (r, h, n);
 }

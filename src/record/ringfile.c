@@ -45,6 +45,7 @@ emlat_rf_layout (void)
     sizeof (struct emlat_rf_header),
     EMLAT_CKPT_LAYOUT_WORDS,
     EMLAT_RR_TYPE_END,
+    EMLAT_RR_REVISION,
   };
   uint64_t ck[EMLAT_CKPT_LAYOUT_COUNT];
   emlat_ckpt_layout (ck);

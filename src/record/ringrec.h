@@ -48,9 +48,10 @@
  * IX_FIELDS (emlat_ix_commit) carries many fields of one interaction in
  * 2..EMLAT_RR_MAX_SLOTS slots: after the head slot, a sequence of 64-bit
  * words -- two words of 4-bit qualities when the Q flag is set (nibble i
- * of the pair belongs to the i-th set time field, 0 = default), then the
- * set time fields, value fields and counters, each in ascending bit
- * order -- padded with zeros to whole slots.  A nonzero status ends the
+ * % 16 of word i / 16 is the quality of time field i, 0 = default and 0
+ * for a field the record does not carry; since EMLAT_RR_REVISION 2),
+ * then the set time fields, value fields and counters, each in ascending
+ * bit order -- padded with zeros to whole slots.  A nonzero status ends the
  * interaction; its end time is then the time field
  * EMLAT_T_INTERACTION_END among the words.
  */
@@ -78,6 +79,12 @@ enum emlat_ring_record {
    reads a ring file that may hold it. */
 #define EMLAT_RR_TYPE_END 13
 #define EMLAT_RR_NAME(h) ((h) >> 32)
+
+/* The revision of the records' layout, part of the layout word too: a
+   record whose words change meaning without changing a size (2: the
+   qualities of IX_FIELDS by field rather than by rank among the set
+   fields). */
+#define EMLAT_RR_REVISION 2
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
    and 32 + 15 + 29 field words in 4-word slots, rounded up). */

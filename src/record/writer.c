@@ -257,25 +257,27 @@ drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
   uint64_t w[4 * (EMLAT_RR_MAX_SLOTS - 1)];
   for (unsigned i = 0; i < ns - 1; i++)
     memcpy (&w[4 * i], r->slots[(at + 1 + i) & r->mask].w, 32);
-  unsigned k = has_q ? 2 : 0, ti = 0;
-  for (uint64_t b = tm; b; b &= b - 1, ti++)
-    {
-      unsigned q = has_q ? (unsigned)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
-      if (q > EMLAT_Q_MAX)
-        return -1;
-    }
+  /* Nibble f of the quality pair: the quality of time field f (the
+     nibbles of fields the record does not carry are 0). */
+  unsigned k = has_q ? 2 : 0;
+  if (has_q)
+    for (uint64_t b = tm; b; b &= b - 1)
+      {
+        unsigned f = (unsigned)__builtin_ctzll (b);
+        if (((w[f / 16] >> (4 * (f % 16))) & 0xf) > EMLAT_Q_MAX)
+          return -1;
+      }
   struct emlat_ix_entry *e = ix_get (s, a->w[1], thread, 0);
   if (!e)
     return 0;
   if (e->ended_pass)
     return -1; /* fields after the end (emlat.h): not applied */
-  ti = 0;
-  for (uint64_t b = tm; b; b &= b - 1, ti++)
+  for (uint64_t b = tm; b; b &= b - 1)
     {
       unsigned f = (unsigned)__builtin_ctzll (b);
       e->ix.tmask |= 1u << f;
       e->ix.t[f] = w[k++];
-      e->ix.q[f] = has_q ? (uint8_t)((w[ti / 16] >> (4 * (ti % 16))) & 0xf) : 0;
+      e->ix.q[f] = has_q ? (uint8_t)((w[f / 16] >> (4 * (f % 16))) & 0xf) : 0;
     }
   for (uint64_t b = vm; b; b &= b - 1)
     {
