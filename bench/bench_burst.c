@@ -1200,8 +1200,16 @@ replay_ring_main (void *arg)
             break;
           }
         case EMLAT_RR_SPAN_COUNT:
-          emlat_span_count (idmap_get (&spans, a->w[1]), fa, a->w[2]);
-          break;
+          {
+            /* A served count (ringrec.h) is what emlat_span_counts_served
+               records for one counter when its ring is near its limit. */
+            uint64_t v = a->w[2];
+            if (fb == EMLAT_RR_SERVED && fa < EMLAT_C_COUNTER_COUNT)
+              emlat_span_counts_served (idmap_get (&spans, a->w[1]), 1u << fa, &v);
+            else
+              emlat_span_count (idmap_get (&spans, a->w[1]), fa, v);
+            break;
+          }
         case EMLAT_RR_SPAN_COUNTS:
           {
             /* The values after the head slot's are contiguous in a trace
@@ -1210,7 +1218,10 @@ replay_ring_main (void *arg)
             v[0] = a->w[3];
             for (unsigned j = 1; j < fa && j < EMLAT_C_COUNTER_COUNT; j++)
               v[j] = a[1 + (j - 1) / 4].w[(j - 1) % 4];
-            emlat_span_counts (idmap_get (&spans, a->w[1]), (uint32_t)a->w[2], v);
+            if (fb == EMLAT_RR_SERVED)
+              emlat_span_counts_served (idmap_get (&spans, a->w[1]), (uint32_t)a->w[2], v);
+            else
+              emlat_span_counts (idmap_get (&spans, a->w[1]), (uint32_t)a->w[2], v);
             break;
           }
         case EMLAT_RR_IX_BEGIN:

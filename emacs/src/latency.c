@@ -1956,15 +1956,6 @@ latency_redisplay_update (void)
     }
 }
 
-/* Add V to counter C of F, whose set counters were SET before (an
-   unset counter starts at 0); the caller sets C's bit.  */
-static void
-latency_ixf_add_to (struct emlat_ix_fields *f, uint32_t set,
-		    enum emlat_counter c, uint64_t v)
-{
-  f->c[c] = (set & (1u << c) ? f->c[c] : 0) + v;
-}
-
 void
 latency_redisplay_end (void)
 {
@@ -1972,11 +1963,6 @@ latency_redisplay_end (void)
     return;
   /* The redisplay's work, in ascending order of counter, as
      emlat_span_counts takes it.  */
-  static const enum emlat_counter work[] = {
-    EMLAT_C_REDISPLAY_PREEMPTIONS, EMLAT_C_FRAMES_UPDATED,
-    EMLAT_C_WINDOWS_CONSIDERED, EMLAT_C_WINDOWS_UPDATED,
-    EMLAT_C_ROWS_GENERATED, EMLAT_C_ROWS_REUSED, EMLAT_C_GLYPHS_EMITTED,
-  };
   enum
   {
     work_mask = (1u << EMLAT_C_REDISPLAY_PREEMPTIONS
@@ -1998,34 +1984,13 @@ latency_redisplay_end (void)
     latency_windows_considered, latency_windows_updated,
     latency_rows_generated, latency_rows_reused, latency_glyphs,
   };
-  verify (ARRAYELTS (values) == ARRAYELTS (work));
-  /* The counters in one record.  */
-  emlat_span_counts (latency_redisplay_span, work_mask, values);
+  verify (ARRAYELTS (values) == 7);
+  /* The counters in one record, which also adds them to the counters of
+     the interaction the redisplay served (its cause), if that has not
+     ended.  */
+  emlat_span_counts_served (latency_redisplay_span, work_mask, values);
   emlat_span_end (latency_redisplay_span, EMLAT_SPAN_OK, 0);
   latency_redisplay_span = 0;
-  /* The interaction the redisplay served when it began: gathered into
-     it while it is open; one record per counter, as an addition, if it
-     has ended meanwhile.  */
-  int served = (latency_redisplay_cause
-		? latency_find_cause (latency_redisplay_cause) : -1);
-  if (served >= 0)
-    {
-      /* Added to its counters, each a constant index.  */
-      struct emlat_ix_fields *f = &latency_stack[served].f;
-      uint32_t set = f->cmask;
-      latency_ixf_add_to (f, set, EMLAT_C_REDISPLAY_PREEMPTIONS, values[0]);
-      latency_ixf_add_to (f, set, EMLAT_C_FRAMES_UPDATED, values[1]);
-      latency_ixf_add_to (f, set, EMLAT_C_WINDOWS_CONSIDERED, values[2]);
-      latency_ixf_add_to (f, set, EMLAT_C_WINDOWS_UPDATED, values[3]);
-      latency_ixf_add_to (f, set, EMLAT_C_ROWS_GENERATED, values[4]);
-      latency_ixf_add_to (f, set, EMLAT_C_ROWS_REUSED, values[5]);
-      latency_ixf_add_to (f, set, EMLAT_C_GLYPHS_EMITTED, values[6]);
-      f->cmask = set | work_mask;
-      latency_stack[served].counters_dirty |= work_mask;
-    }
-  else if (latency_redisplay_cause)
-    for (int i = 0; i < ARRAYELTS (work); i++)
-      emlat_ix_add (latency_redisplay_cause, work[i], values[i]);
   struct latency_interaction *ix = latency_top ();
   if (!latency_redisplay_updating
       && ix && ix->cause == latency_redisplay_cause && ix->have_redisplay)

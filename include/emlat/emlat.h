@@ -431,6 +431,15 @@ EMLAT_API void emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v
    record of at most 8 slots instead of one per counter. */
 EMLAT_API void emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values);
 
+/* As emlat_span_counts, and also add the same counts to the counters of
+   the interaction SPAN serves (its cause), as emlat_ix_add would, if
+   that interaction has not ended when the writer reads the record (the
+   writer adds them: the call costs what emlat_span_counts does).  For
+   counters that describe both a span and the interaction it serves (a
+   redisplay's work): one record instead of one for each. */
+EMLAT_API void emlat_span_counts_served (uint64_t span, uint32_t mask,
+                                         const uint64_t *values);
+
 /* ------------------------------------------------------------------ */
 /* Terminal input batches                                              */
 

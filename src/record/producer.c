@@ -266,13 +266,14 @@ put1 (unsigned type, unsigned a, unsigned b, uint64_t w1, uint64_t w2, uint64_t 
   emlat_ring_publish (r, h, 1);
 }
 
+/* SERVED: EMLAT_RR_SERVED or 0 (ringrec.h). */
 static __attribute__ ((noinline)) void
-span_count_slow (uint64_t span, enum emlat_counter c, uint64_t v)
+span_count_slow (uint64_t span, enum emlat_counter c, uint64_t v, unsigned served)
 {
   if (span == SPAN_NO_RING)
     emlat_count_noring (1);
   else if (span != 0)
-    put1 (EMLAT_RR_SPAN_COUNT, c, 0, span >> 1, v, 0);
+    put1 (EMLAT_RR_SPAN_COUNT, c, served, span >> 1, v, 0);
 }
 
 /* A fast path as for emlat_span_end (the session and the ring claimed, a
@@ -286,14 +287,14 @@ emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
     {
       if (gen)
-        span_count_slow (span, c, v);
+        span_count_slow (span, c, v, 0);
       return;
     }
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   if (EMLAT_UNLIKELY (h + 1 > r->limit))
     {
-      span_count_slow (span, c, v);
+      span_count_slow (span, c, v, 0);
       return;
     }
   struct emlat_slot *s = &r->slots[h & r->mask];
@@ -321,11 +322,11 @@ bits_below (uint32_t m, unsigned i)
    emlat_span_counts (no session yet, a span without a ring, a ring near
    its limit). */
 static __attribute__ ((noinline)) void
-span_counts_slow (uint64_t span, uint32_t mask, const uint64_t *values)
+span_counts_slow (uint64_t span, uint32_t mask, const uint64_t *values, unsigned served)
 {
   unsigned k = 0;
   for (uint32_t b = mask; b; b &= b - 1)
-    emlat_span_count (span, (enum emlat_counter)__builtin_ctz (b), values[k++]);
+    span_count_slow (span, (enum emlat_counter)__builtin_ctz (b), values[k++], served);
 }
 
 /* Past the ring's limit: 1 when the NS slots at head H fit (the limit
@@ -341,9 +342,11 @@ counts_room (struct emlat_ring *r, uint64_t h, unsigned ns)
 }
 
 /* One SPAN_COUNTS record (ringrec.h) of up to 29 counters: a fast path
-   as emlat_span_count's, the values stored straight into the ring. */
-void
-emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
+   as emlat_span_count's, the values stored straight into the ring.
+   SERVED: EMLAT_RR_SERVED or 0.  Inlined into both callers (no call in
+   between). */
+static inline __attribute__ ((always_inline)) void
+span_counts (uint64_t span, uint32_t mask, const uint64_t *values, unsigned served)
 {
   mask &= (1u << EMLAT_C_COUNTER_COUNT) - 1u;
   if (EMLAT_UNLIKELY (!mask || !values))
@@ -354,7 +357,7 @@ emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
     {
       if (gen)
-        span_counts_slow (span, mask, values);
+        span_counts_slow (span, mask, values, served);
       return;
     }
   unsigned n = bits_below (mask, 31);
@@ -365,14 +368,14 @@ emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   if (EMLAT_UNLIKELY (h + ns > r->limit) && !counts_room (r, h, ns))
     {
-      span_counts_slow (span, mask, values);
+      span_counts_slow (span, mask, values, served);
       return;
     }
   /* In locals: the stores below could alias the ring's fields. */
   struct emlat_slot *slots = r->slots;
   uint64_t m = r->mask;
   struct emlat_slot *s = &slots[h & m];
-  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_COUNTS, n, 0, ns);
+  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_COUNTS, n, served, ns);
   s->w[1] = span >> 1;
   s->w[2] = mask;
   s->w[3] = values[0];
@@ -386,6 +389,18 @@ emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
       d->w[3] = k + 3 < n ? values[k + 3] : 0;
     }
   emlat_ring_publish (r, h, ns);
+}
+
+void
+emlat_span_counts (uint64_t span, uint32_t mask, const uint64_t *values)
+{
+  span_counts (span, mask, values, 0);
+}
+
+void
+emlat_span_counts_served (uint64_t span, uint32_t mask, const uint64_t *values)
+{
+  span_counts (span, mask, values, EMLAT_RR_SERVED);
 }
 
 uint64_t

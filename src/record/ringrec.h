@@ -15,8 +15,8 @@
  *   type          a         b            w1        w2        w3      slot 2
  *   SPAN_BEGIN    kind      CPU flag     span id   cause     t       w0 = cpu
  *   SPAN_END      status    CPU flag     span id   t         detail  w0 = cpu
- *   SPAN_COUNT    counter   -            span id   value     -
- *   SPAN_COUNTS   n (1..29) -            span id   counter   value 1 slots 2..N:
+ *   SPAN_COUNT    counter   served       span id   value     -
+ *   SPAN_COUNTS   n (1..29) served       span id   counter   value 1 slots 2..N:
  *                                                  mask              values 2..n
  *   IX_BEGIN      root kind -            cause     parent    sched   w0 = t
  *   IX_TIME       field     quality/0    cause     t         -
@@ -94,6 +94,12 @@ enum emlat_ring_record {
 #define EMLAT_RR_SPAN_COUNTS_MAX_SLOTS 8
 
 #define EMLAT_RR_CPU 1u
+
+/* Field b of SPAN_COUNT and SPAN_COUNTS: the counts are also added to the
+   counters of the interaction the span serves (its cause), if that
+   interaction is still open (emlat_span_counts_served); 0 = the span's
+   only. */
+#define EMLAT_RR_SERVED 1u
 
 static inline uint64_t
 emlat_rr_head (unsigned type, unsigned a, unsigned b, unsigned nslots)

@@ -45,6 +45,8 @@ emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
   ss->cb_open = 0;
   ss->enc_failed = 0;
   ss->fast_end = 0;
+  ss->served_cause = 0;
+  ss->served_mask = 0;
 }
 
 void
@@ -344,14 +346,22 @@ span_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t,
   close_span (ss, o, status, t, detail, has_cpu, cpu, 1);
 }
 
+/* Counter COUNTER = V of open span ID; when SERVED, also waiting to be
+   added to the counters of the interaction the span serves. */
 static void
-span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v)
+span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v, unsigned served)
 {
   for (size_t i = ss->depth; i > 0; i--)
     {
       struct emlat_open_span *o = &ss->stack[i - 1];
       if (o->id != id)
         continue;
+      if (served && o->cause)
+        {
+          ss->served_cause = o->cause;
+          ss->served_mask |= 1u << counter;
+          ss->served[counter] = v;
+        }
       for (uint32_t k = 0; k < o->ncounters; k++)
         if (o->counters[k].counter == counter)
           {
@@ -373,9 +383,9 @@ span_counts (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64
              uint64_t tail, unsigned ns)
 {
   const struct emlat_slot *a = &slots[tail & mask];
-  unsigned n = EMLAT_RR_A (a->w[0]);
+  unsigned n = EMLAT_RR_A (a->w[0]), served = EMLAT_RR_B (a->w[0]);
   uint64_t cmask = a->w[2];
-  if (a->w[1] == 0 || n == 0 || EMLAT_RR_B (a->w[0]) != 0 || EMLAT_RR_NAME (a->w[0]) != 0
+  if (a->w[1] == 0 || n == 0 || served > EMLAT_RR_SERVED || EMLAT_RR_NAME (a->w[0]) != 0
       || cmask >> EMLAT_C_COUNTER_COUNT != 0 || (unsigned)__builtin_popcountll (cmask) != n
       || ns != 1 + (n + 2) / 4)
     return -1;
@@ -383,7 +393,7 @@ span_counts (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64
   for (uint64_t b = cmask; b; b &= b - 1, k++)
     {
       uint64_t v = k == 0 ? a->w[3] : slots[(tail + 1 + (k - 1) / 4) & mask].w[(k - 1) & 3];
-      span_count (ss, a->w[1], (unsigned)__builtin_ctzll (b), v);
+      span_count (ss, a->w[1], (unsigned)__builtin_ctzll (b), v, served);
     }
   return 0;
 }
@@ -514,9 +524,9 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           span_end (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0);
           break;
         case EMLAT_RR_SPAN_COUNT:
-          if (fa >= EMLAT_C_COUNTER_COUNT)
+          if (fa >= EMLAT_C_COUNTER_COUNT || fb > EMLAT_RR_SERVED)
             return tail;
-          span_count (ss, a->w[1], fa, a->w[2]);
+          span_count (ss, a->w[1], fa, a->w[2], fb);
           break;
         case EMLAT_RR_SPAN_COUNTS:
           if (span_counts (ss, slots, mask, tail, ns) != 0)
@@ -526,6 +536,8 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           return tail;
         }
       tail += ns;
+      if (ss->served_cause)
+        return tail; /* the caller adds the served counts first */
       pairs = ss->depth < EMLAT_SPAN_STACK_MAX;
       now = ss->head == ss->nstaged;
     }

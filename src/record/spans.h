@@ -90,6 +90,14 @@ struct emlat_span_state
   int cb_open;
   int enc_failed; /* an allocation failed while encoding: the rest of the
                      pass's records are counted in lost_memory */
+  /* The counts of a served record (ringrec.h, EMLAT_RR_SERVED) of an open
+     span whose cause is SERVED_CAUSE (0: none waiting): the drain stops
+     after that record, and the caller adds them to the interaction's
+     counters and sets SERVED_CAUSE back to 0.  Bit c of SERVED_MASK:
+     SERVED[c] is counter c's value. */
+  uint64_t served_cause;
+  uint32_t served_mask;
+  uint64_t served[EMLAT_C_COUNTER_COUNT];
 };
 
 void emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread);

@@ -235,6 +235,28 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
   add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, EMLAT_SLOT_BYTES);
 }
 
+/* The counts of a served span record (ringrec.h, EMLAT_RR_SERVED) added
+   to the counters of the interaction the span serves, as emlat_ix_add
+   would (an absent counter starts at 0), while it is open.  Once it has
+   ended, or when it is unknown, the counts stay the span's only: nothing
+   is lost, and nothing is counted. */
+static void
+add_served (struct emlat_session *s, struct emlat_span_state *ss)
+{
+  struct emlat_ix_entry *e = emlat_ixtable_find (&s->ix, ss->served_cause);
+  if (e && !e->ended_pass)
+    {
+      for (uint32_t b = ss->served_mask; b; b &= b - 1)
+        {
+          unsigned c = (unsigned)__builtin_ctz (b);
+          e->ix.c[c] = (e->ix.cmask & (1u << c) ? e->ix.c[c] : 0) + ss->served[c];
+        }
+      e->ix.cmask |= ss->served_mask;
+    }
+  ss->served_cause = 0;
+  ss->served_mask = 0;
+}
+
 /* An IX_FIELDS record of NS slots at ring position AT (ringrec.h): every
    field it carries, merged into its interaction as the one-field records
    would be.  Returns -1 for a malformed record (counted by the caller),
@@ -376,6 +398,8 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
             uint64_t next = emlat_spans_drain (&ws->spans, slots, mask, tail, snap);
             if (next == tail)
               goto invalid;
+            if (ws->spans.served_cause)
+              add_served (s, &ws->spans);
             tail = next;
             continue;
           }

@@ -254,7 +254,7 @@ main (void)
   put_raw (3, 0, 2, id, 0x7u | (1u << EMLAT_C_COUNTER_COUNT)); /* past the counters */
   put_raw (3, 0, 1, id, 0x7u);      /* 3 values need 2 slots */
   put_raw (3, 0, 2, 0, 0x7u);       /* span id 0 */
-  put_raw (3, 1, 2, id, 0x7u);      /* a flag that is not defined */
+  put_raw (3, 2, 2, id, 0x7u);      /* a flag that is not defined */
   put_raw (0, 0, 1, id, 0);         /* no counter */
   put_raw (3, 0, 2, id, 0x7u);      /* good: counters 0, 1, 2 = 4, 5, 6 */
   emlat_span_end (s2, EMLAT_SPAN_OK, 0);
