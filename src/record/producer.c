@@ -379,15 +379,29 @@ span_counts (uint64_t span, uint32_t mask, const uint64_t *values, unsigned serv
   s->w[1] = span >> 1;
   s->w[2] = mask;
   s->w[3] = values[0];
-  /* Slot J holds values 4J - 3 .. 4J, zeros past the last. */
-  for (unsigned j = 1, k = 1; j < ns; j++, k += 4)
+  /* Slot J holds values 4J - 3 .. 4J, zeros past the last: one run of
+     words (a slot is four words without padding, ring.h) unless the
+     record wraps around the ring's end. */
+  uint64_t first = (h + 1) & m;
+  if (EMLAT_LIKELY (first + (ns - 1) <= m + 1))
     {
-      struct emlat_slot *d = &slots[(h + j) & m];
-      d->w[0] = k < n ? values[k] : 0;
-      d->w[1] = k + 1 < n ? values[k + 1] : 0;
-      d->w[2] = k + 2 < n ? values[k + 2] : 0;
-      d->w[3] = k + 3 < n ? values[k + 3] : 0;
+      /* The last slot zeroed first (at most three of its words are
+         padding), then the values. */
+      if (ns > 1)
+        slots[first + ns - 2] = (struct emlat_slot){ { 0, 0, 0, 0 } };
+      uint64_t *d = (uint64_t *)(void *)&slots[first];
+      for (unsigned k = 1; k < n; k++)
+        *d++ = values[k];
     }
+  else
+    for (unsigned j = 1, k = 1; j < ns; j++, k += 4)
+      {
+        struct emlat_slot *d = &slots[(h + j) & m];
+        d->w[0] = k < n ? values[k] : 0;
+        d->w[1] = k + 1 < n ? values[k + 1] : 0;
+        d->w[2] = k + 2 < n ? values[k + 2] : 0;
+        d->w[3] = k + 3 < n ? values[k + 3] : 0;
+      }
   emlat_ring_publish (r, h, ns);
 }
 
