@@ -189,7 +189,9 @@ emlat_ckpt_restore (struct emlat_session *s, const void *buf, size_t len, uint64
           for (uint64_t d = 0; d < r.depth; d++)
             {
               v[d].staged = -1; /* begin records were written (emit) */
-              if (v[d].ncounters > EMLAT_C_COUNTER_COUNT)
+              /* Counters come with the records that set them. */
+              if (v[d].ncounters > EMLAT_C_COUNTER_COUNT
+                  || (v[d].ncounters == 0) != (v[d].count_records == 0))
                 return -EINVAL;
             }
           ws->spans.depth = r.depth;

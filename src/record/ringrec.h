@@ -80,11 +80,12 @@ enum emlat_ring_record {
 #define EMLAT_RR_TYPE_END 13
 #define EMLAT_RR_NAME(h) ((h) >> 32)
 
-/* The revision of the records' layout, part of the layout word too: a
-   record whose words change meaning without changing a size (2: the
-   qualities of IX_FIELDS by field rather than by rank among the set
-   fields). */
-#define EMLAT_RR_REVISION 2
+/* The revision of what the ring file holds, part of the layout word too:
+   a record whose words change meaning, or a checkpoint whose structures
+   change, without changing a size (2: the qualities of IX_FIELDS by field
+   rather than by rank among the set fields; 3: an open span's count of
+   the counter records it carries, count_records in spans.h). */
+#define EMLAT_RR_REVISION 3
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
    and 32 + 15 + 29 field words in 4-word slots, rounded up). */

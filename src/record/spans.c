@@ -213,6 +213,7 @@ span_begin (struct emlat_span_state *ss, uint64_t id, unsigned kind, uint64_t ca
   o->begin_written = 0;
   o->staged = (long)(st - ss->staged);
   o->ncounters = 0;
+  o->count_records = 0;
   ss->depth++;
   st->enc.id = id;
   st->represents = 1;
@@ -232,11 +233,13 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   struct emlat_enc_span *e = &local;
   struct emlat_staged_span *st = 0;
   uint64_t represents = begun_here ? ss->staged[o->staged].represents : 0;
-  uint32_t kept = 0; /* counters carried by the record */
+  uint32_t kept = 0;         /* counters carried by the record */
+  uint32_t kept_records = 0; /* the ring records that set them */
   if (now)
     {
       /* Encoded before O's counters can change: use them in place. */
       kept = o->ncounters;
+      kept_records = o->count_records;
       e->counters = o->counters;
     }
   else
@@ -246,7 +249,7 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
       else if (!(st = stage (ss)))
         {
           /* The end and the counters it would have carried. */
-          ss->lost_memory += rep + o->ncounters;
+          ss->lost_memory += rep + o->count_records;
           return;
         }
       e = &st->enc;
@@ -260,9 +263,10 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
               memcpy (ss->pairs + off, o->counters, o->ncounters * sizeof *o->counters);
               ss->npairs += o->ncounters;
               kept = o->ncounters;
+              kept_records = o->count_records;
             }
           else
-            ss->lost_memory += o->ncounters; /* the record goes without them */
+            ss->lost_memory += o->count_records; /* the record goes without them */
         }
       st->pair_off = off;
     }
@@ -281,7 +285,7 @@ close_span (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned sta
   e->ncounters = kept;
   /* A begin record already written in an earlier pass: the end record
      carries the absolute CPU reading (6.6). */
-  represents = begun_here ? represents + rep + kept : rep + kept;
+  represents = begun_here ? represents + rep + kept_records : rep + kept_records;
   if (now)
     {
       if (begun_here)
@@ -346,38 +350,58 @@ span_end (struct emlat_span_state *ss, uint64_t id, unsigned status, uint64_t t,
   close_span (ss, o, status, t, detail, has_cpu, cpu, 1);
 }
 
-/* Counter COUNTER = V of open span ID; when SERVED, also waiting to be
-   added to the counters of the interaction the span serves. */
+/* The open span ID, or 0. */
+static struct emlat_open_span *
+find_open (struct emlat_span_state *ss, uint64_t id)
+{
+  for (size_t i = ss->depth; i > 0; i--)
+    if (ss->stack[i - 1].id == id)
+      return &ss->stack[i - 1];
+  return 0;
+}
+
+/* Counter COUNTER = V of open span O; when SERVED, also waiting to be
+   added to the counters of the interaction the span serves.  The caller
+   counts the ring record (count_records). */
+static void
+set_counter (struct emlat_span_state *ss, struct emlat_open_span *o, unsigned counter,
+             uint64_t v, unsigned served)
+{
+  if (served && o->cause)
+    {
+      ss->served_cause = o->cause;
+      ss->served_mask |= 1u << counter;
+      ss->served[counter] = v;
+    }
+  for (uint32_t k = 0; k < o->ncounters; k++)
+    if (o->counters[k].counter == counter)
+      {
+        o->counters[k].value = v;
+        return;
+      }
+  o->counters[o->ncounters].counter = counter;
+  o->counters[o->ncounters].value = v;
+  o->ncounters++;
+}
+
+/* A SPAN_COUNT record: counter COUNTER = V of span ID. */
 static void
 span_count (struct emlat_span_state *ss, uint64_t id, unsigned counter, uint64_t v, unsigned served)
 {
-  for (size_t i = ss->depth; i > 0; i--)
+  struct emlat_open_span *o = find_open (ss, id);
+  if (!o)
     {
-      struct emlat_open_span *o = &ss->stack[i - 1];
-      if (o->id != id)
-        continue;
-      if (served && o->cause)
-        {
-          ss->served_cause = o->cause;
-          ss->served_mask |= 1u << counter;
-          ss->served[counter] = v;
-        }
-      for (uint32_t k = 0; k < o->ncounters; k++)
-        if (o->counters[k].counter == counter)
-          {
-            o->counters[k].value = v;
-            return;
-          }
-      o->counters[o->ncounters].counter = counter;
-      o->counters[o->ncounters].value = v;
-      o->ncounters++;
+      ss->discarded++; /* counter for a span that is not open */
       return;
     }
-  ss->discarded++; /* counter for a span that is not open */
+  set_counter (ss, o, counter, v, served);
+  o->count_records++;
 }
 
 /* The SPAN_COUNTS record of NS slots at TAIL (ringrec.h): each of its
-   counters as span_count; -1 when malformed (nothing applied). */
+   counters as a SPAN_COUNT record's, the record counted once (lost as one
+   record when its span is not open); -1 when malformed (nothing
+   applied). */
 static int
 span_counts (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64_t mask,
              uint64_t tail, unsigned ns)
@@ -389,12 +413,19 @@ span_counts (struct emlat_span_state *ss, const struct emlat_slot *slots, uint64
       || cmask >> EMLAT_C_COUNTER_COUNT != 0 || (unsigned)__builtin_popcountll (cmask) != n
       || ns != 1 + (n + 2) / 4)
     return -1;
+  struct emlat_open_span *o = find_open (ss, a->w[1]);
+  if (!o)
+    {
+      ss->discarded++; /* counters for a span that is not open */
+      return 0;
+    }
   unsigned k = 0;
   for (uint64_t b = cmask; b; b &= b - 1, k++)
     {
       uint64_t v = k == 0 ? a->w[3] : slots[(tail + 1 + (k - 1) / 4) & mask].w[(k - 1) & 3];
-      span_count (ss, a->w[1], (unsigned)__builtin_ctzll (b), v, served);
+      set_counter (ss, o, (unsigned)__builtin_ctzll (b), v, served);
     }
+  o->count_records++;
   return 0;
 }
 
@@ -403,8 +434,9 @@ emlat_spans_abandon (struct emlat_span_state *ss)
 {
   for (size_t i = 0; i < ss->depth; i++)
     {
-      ss->discarded += ss->stack[i].ncounters;
+      ss->discarded += ss->stack[i].count_records;
       ss->stack[i].ncounters = 0;
+      ss->stack[i].count_records = 0;
     }
 }
 

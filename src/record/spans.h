@@ -52,6 +52,10 @@ struct emlat_open_span
   uint8_t kind, has_cpu, begin_written;
   long staged; /* index in staged[] while begun this pass, else -1 */
   uint32_t ncounters;
+  /* The ring records that set them (SPAN_COUNT: one counter each;
+     SPAN_COUNTS: several; a counter set twice: two): what the span's
+     record represents besides its begin and end. */
+  uint32_t count_records;
   struct emlat_counter_pair counters[EMLAT_C_COUNTER_COUNT];
 };
 
