@@ -387,16 +387,6 @@ latency_find (intmax_t serial)
   return -1;
 }
 
-/* The stack index of the interaction with cause CAUSE, or -1.  */
-static int
-latency_find_cause (uint64_t cause)
-{
-  for (int i = latency_depth - 1; i >= 0; i--)
-    if (latency_stack[i].cause == cause)
-      return i;
-  return -1;
-}
-
 /* Gathering an open interaction's fields: each sets the field of IX
    as the one-field call of emlat.h of the same name would (a field set
    twice keeps its last value and quality; a counter is set, or added

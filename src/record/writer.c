@@ -142,6 +142,15 @@ ix_get (struct emlat_session *s, uint64_t cause, uint64_t thread, uint64_t t)
   return e;
 }
 
+/* Add D to counter C of E (an absent counter starts at 0), as
+   emlat_ix_add does. */
+static inline void
+ix_count_add (struct emlat_ix_entry *e, unsigned c, uint64_t d)
+{
+  e->ix.c[c] = (e->ix.cmask & (1u << c) ? e->ix.c[c] : 0) + d;
+  e->ix.cmask |= 1u << c;
+}
+
 /* Inlined into the drain loop (one call per ring record otherwise). */
 static inline __attribute__ ((always_inline)) void
 drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
@@ -211,11 +220,13 @@ drain_ix (struct emlat_session *s, uint64_t thread, unsigned type, uint64_t h,
         break;
       if (!(e = ix_get (s, cause, thread, 0)))
         return;
-      if (fb == 1 && (e->ix.cmask & (1u << fa)))
-        e->ix.c[fa] += a->w[2];
+      if (fb == 1)
+        ix_count_add (e, fa, a->w[2]);
       else
-        e->ix.c[fa] = a->w[2];
-      e->ix.cmask |= 1u << fa;
+        {
+          e->ix.c[fa] = a->w[2];
+          e->ix.cmask |= 1u << fa;
+        }
       e->represents++;
       return;
     case EMLAT_RR_IX_END:
@@ -249,9 +260,8 @@ add_served (struct emlat_session *s, struct emlat_span_state *ss)
       for (uint32_t b = ss->served_mask; b; b &= b - 1)
         {
           unsigned c = (unsigned)__builtin_ctz (b);
-          e->ix.c[c] = (e->ix.cmask & (1u << c) ? e->ix.c[c] : 0) + ss->served[c];
+          ix_count_add (e, c, ss->served[c]);
         }
-      e->ix.cmask |= ss->served_mask;
     }
   ss->served_cause = 0;
   ss->served_mask = 0;

@@ -3,7 +3,9 @@
  * scanutil.h -- header-only helpers for the recorder tests: scan an .emlat
  * file with the public reader scanner and tally what it holds (spans by
  * record kind, distinct span ids, LOSS totals by reason, interactions).
- * Used by tests/record, tests/stress and tests/faults (hence in tests/lib).
+ * Also: a profile loaded through the public reader, and one of its STATS
+ * values.  Used by tests/record, tests/stress and tests/faults (hence in
+ * tests/lib).
  */
 #ifndef EMLAT_TEST_SCANUTIL_H
 #define EMLAT_TEST_SCANUTIL_H
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "emlat/emlat_reader.h"
+#include "tap.h"
 
 struct tally
 {
@@ -138,6 +141,27 @@ tally_free (struct tally *t)
 {
   free (t->seen);
   t->seen = 0;
+}
+
+/* The profile of the one file PATH, loaded with FLAGS (EMLAT_LOAD_*) and
+   the default limits; the load is a check.  NULL when it failed. */
+static inline struct emlat_profile *
+profile_of (const char *path, unsigned flags)
+{
+  const char *paths[] = { path };
+  struct emlat_profile *p = 0;
+  CHECK_OK (emlat_profile_load (paths, 1, 0, flags, &p));
+  return p;
+}
+
+/* The unsigned STATS value KEY of P, or UINT64_MAX when P has none. */
+static inline uint64_t
+profile_stat_u (const struct emlat_profile *p, const char *key)
+{
+  size_t n;
+  const struct emlat_kv *kv = emlat_profile_stats (p, &n);
+  const struct emlat_kv *e = emlat_kv_find (kv, n, key);
+  return e ? e->u : UINT64_MAX;
 }
 
 #endif /* EMLAT_TEST_SCANUTIL_H */

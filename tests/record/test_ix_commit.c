@@ -86,24 +86,6 @@ record (const char *path, uint32_t slots, int commit)
   CHECK_OK (emlat_stop ());
 }
 
-static struct emlat_profile *
-load (const char *path)
-{
-  const char *paths[] = { path };
-  struct emlat_profile *p = 0;
-  CHECK_OK (emlat_profile_load (paths, 1, 0, 0, &p));
-  return p;
-}
-
-static uint64_t
-stat_u (const struct emlat_profile *p, const char *key)
-{
-  size_t n;
-  const struct emlat_kv *kv = emlat_profile_stats (p, &n);
-  const struct emlat_kv *e = emlat_kv_find (kv, n, key);
-  return e ? e->u : UINT64_MAX;
-}
-
 /* Every interaction of A equals the one of B, but for the times the
    recorder itself takes (dispatch, end). */
 static void
@@ -174,16 +156,16 @@ main (void)
       char *com = tu_strf ("%s/commit-%u.emlat", dir, sizes[s]);
       record (one, sizes[s], 0);
       record (com, sizes[s], 1);
-      struct emlat_profile *a = load (one), *b = load (com);
+      struct emlat_profile *a = profile_of (one, 0), *b = profile_of (com, 0);
       if (a && b)
         {
           char what[64];
           snprintf (what, sizeof what, "ring of %u slots", sizes[s]);
           compare (a, b, what);
-          CHECK_EQ_U64 (stat_u (a, "stats.records_dropped"), 0);
-          CHECK_EQ_U64 (stat_u (b, "stats.records_dropped"), 0);
-          uint64_t ra = stat_u (a, "stats.records_written");
-          uint64_t rb = stat_u (b, "stats.records_written");
+          CHECK_EQ_U64 (profile_stat_u (a, "stats.records_dropped"), 0);
+          CHECK_EQ_U64 (profile_stat_u (b, "stats.records_dropped"), 0);
+          uint64_t ra = profile_stat_u (a, "stats.records_written");
+          uint64_t rb = profile_stat_u (b, "stats.records_written");
           TEST_DIAG ("%s: %llu ring records one field per call, %llu with commits", what,
                      (unsigned long long)ra, (unsigned long long)rb);
           if (sizes[s] >= 64)

@@ -101,24 +101,6 @@ record (const char *path, uint32_t slots, int batch)
   CHECK_OK (emlat_stop ());
 }
 
-static struct emlat_profile *
-load (const char *path)
-{
-  const char *paths[] = { path };
-  struct emlat_profile *p = 0;
-  CHECK_OK (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p));
-  return p;
-}
-
-static uint64_t
-stat_u (const struct emlat_profile *p, const char *key)
-{
-  size_t n;
-  const struct emlat_kv *kv = emlat_profile_stats (p, &n);
-  const struct emlat_kv *e = emlat_kv_find (kv, n, key);
-  return e ? e->u : UINT64_MAX;
-}
-
 /* Every span of P has the counters span K was given (spans in order). */
 static void
 check_counters (const struct emlat_profile *p, const char *what)
@@ -188,7 +170,8 @@ main (void)
       char *bat = tu_strf ("%s/batch-%u.emlat", dir, sizes[s]);
       record (one, sizes[s], 0);
       record (bat, sizes[s], 1);
-      struct emlat_profile *a = load (one), *b = load (bat);
+      struct emlat_profile *a = profile_of (one, EMLAT_LOAD_SPANS);
+      struct emlat_profile *b = profile_of (bat, EMLAT_LOAD_SPANS);
       char what[64];
       if (a && b)
         {
@@ -196,8 +179,8 @@ main (void)
           check_counters (a, what);
           snprintf (what, sizeof what, "emlat_span_counts, ring of %u", sizes[s]);
           check_counters (b, what);
-          CHECK_EQ_U64 (stat_u (a, "stats.records_dropped"), 0);
-          CHECK_EQ_U64 (stat_u (b, "stats.records_dropped"), 0);
+          CHECK_EQ_U64 (profile_stat_u (a, "stats.records_dropped"), 0);
+          CHECK_EQ_U64 (profile_stat_u (b, "stats.records_dropped"), 0);
           /* Ring records written: a begin, an end, one per counter or one
              SPAN_COUNTS, and the value set before for every fifth span
              (a counter set twice is two records). */
@@ -207,9 +190,10 @@ main (void)
               want_a += 2 + (unsigned)__builtin_popcount (mask_of (k)) + (k % 5 == 0);
               want_b += 2 + 1 + (k % 5 == 0);
             }
-          CHECK_EQ_U64 (stat_u (a, "stats.records_written"), want_a);
-          CHECK_EQ_U64 (stat_u (b, "stats.records_written"), want_b);
-          uint64_t sa = stat_u (a, "stats.records_accepted"), sb = stat_u (b, "stats.records_accepted");
+          CHECK_EQ_U64 (profile_stat_u (a, "stats.records_written"), want_a);
+          CHECK_EQ_U64 (profile_stat_u (b, "stats.records_written"), want_b);
+          uint64_t sa = profile_stat_u (a, "stats.records_accepted");
+          uint64_t sb = profile_stat_u (b, "stats.records_accepted");
           TEST_DIAG ("ring of %u: ring slots %llu one per call, %llu batched", sizes[s],
                      (unsigned long long)sa, (unsigned long long)sb);
         }
@@ -232,7 +216,7 @@ main (void)
   emlat_span_end (s1, EMLAT_SPAN_OK, 0);
   emlat_span_counts (s1, 0x7u, v);              /* ended: the record lost */
   CHECK_OK (emlat_stop ());
-  struct emlat_profile *p = load (ign);
+  struct emlat_profile *p = profile_of (ign, EMLAT_LOAD_SPANS);
   if (p)
     {
       size_t n;
@@ -271,7 +255,7 @@ main (void)
   put_raw (3, 0, 2, id, 0x7u);      /* good: counters 0, 1, 2 = 4, 5, 6 */
   emlat_span_end (s2, EMLAT_SPAN_OK, 0);
   CHECK_OK (emlat_stop ());
-  p = load (bad);
+  p = profile_of (bad, EMLAT_LOAD_SPANS);
   if (p)
     {
       size_t n;

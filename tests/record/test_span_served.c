@@ -80,15 +80,6 @@ record (const char *path, uint32_t slots)
   CHECK_OK (emlat_stop ());
 }
 
-static struct emlat_profile *
-load (const char *path)
-{
-  const char *paths[] = { path };
-  struct emlat_profile *p = 0;
-  CHECK_OK (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p));
-  return p;
-}
-
 /* What interaction K's counter C must be; 0 with *HAS 0 when absent. */
 static uint64_t
 expected_ix (unsigned k, unsigned c, int *has)
@@ -159,15 +150,6 @@ check (const struct emlat_profile *p, const char *what)
   CHECK (bad == 0, "%s: spans carry exactly their counters (%zu wrong)", what, bad);
 }
 
-static uint64_t
-stat_u (const struct emlat_profile *p, const char *key)
-{
-  size_t n;
-  const struct emlat_kv *kv = emlat_profile_stats (p, &n);
-  const struct emlat_kv *e = emlat_kv_find (kv, n, key);
-  return e ? e->u : UINT64_MAX;
-}
-
 int
 main (void)
 {
@@ -177,13 +159,13 @@ main (void)
     {
       char *path = tu_strf ("%s/served-%u.emlat", dir, sizes[s]);
       record (path, sizes[s]);
-      struct emlat_profile *p = load (path);
+      struct emlat_profile *p = profile_of (path, EMLAT_LOAD_SPANS);
       if (p)
         {
           char what[64];
           snprintf (what, sizeof what, "ring of %u slots", sizes[s]);
           check (p, what);
-          CHECK_EQ_U64 (stat_u (p, "stats.records_dropped"), 0);
+          CHECK_EQ_U64 (profile_stat_u (p, "stats.records_dropped"), 0);
         }
       emlat_profile_free (p);
       free (path);
@@ -207,7 +189,7 @@ main (void)
   emlat_span_counts_served (s3, m, v);
   emlat_span_end (s3, EMLAT_SPAN_OK, 0);
   CHECK_OK (emlat_stop ());
-  struct emlat_profile *p = load (late);
+  struct emlat_profile *p = profile_of (late, EMLAT_LOAD_SPANS);
   if (p)
     {
       size_t nix, nsp;
