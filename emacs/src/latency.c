@@ -138,7 +138,9 @@ enum { LATENCY_BATCHES = 256 };
 static struct latency_batch latency_batches[LATENCY_BATCHES];
 
 /* Last time each terminal descriptor was found empty, and the first
-   time the main thread's poll saw it readable after that, or 0.  */
+   time the main thread's poll saw it readable after that, or 0.  Slot
+   I is in use, its descriptor known empty since T_EMPTY, while bit I
+   of latency_empty_used is set; a read frees it.  */
 enum { LATENCY_TTYS = 8 };
 static struct
 {
@@ -146,6 +148,7 @@ static struct
   uint64_t t_empty;
   uint64_t t_ready;
 } latency_empty[LATENCY_TTYS];
+static unsigned int latency_empty_used;
 
 /* The batch being stored by tty_read_avail_input and the offset of the
    byte about to be stored, or batch 0.  */
@@ -337,6 +340,7 @@ latency_reset (void)
 {
   memset (latency_batches, 0, sizeof latency_batches);
   memset (latency_empty, 0, sizeof latency_empty);
+  latency_empty_used = 0;
   memset (latency_slot_batch, 0, sizeof latency_slot_batch);
   memset (latency_slot_inserted, 0, sizeof latency_slot_inserted);
   latency_store_batch = latency_store_batch_pending = 0;
@@ -876,31 +880,46 @@ latency_tty_detach (int fd)
 /* ------------------------------------------------------------------ */
 /* Terminal input probes.  */
 
+/* The slot of latency_empty in use for terminal descriptor FD, or -1.
+   Visits only the slots in use: with one terminal, one or none.  */
+static int
+latency_empty_slot (int fd)
+{
+  int i = 0;
+  for (unsigned int used = latency_empty_used; used; used >>= 1, i++)
+    if ((used & 1) && latency_empty[i].fd == fd)
+      return i;
+  return -1;
+}
+
 /* Note that terminal descriptor FD had no bytes to read at NOW; a time
    older than the one known changes nothing.  */
 static void
 latency_tty_empty_at (int fd, uint64_t now)
 {
-  int free_slot = -1;
-  for (int i = 0; i < LATENCY_TTYS; i++)
+  int i = latency_empty_slot (fd);
+  if (i >= 0)
     {
-      if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
-	{
-	  if (now < latency_empty[i].t_empty)
-	    return;
-	  latency_empty[i].t_empty = now;
-	  latency_empty[i].t_ready = 0;
-	  free_slot = -1;
-	  break;
-	}
-      if (!latency_empty[i].t_empty && free_slot < 0)
-	free_slot = i;
+      if (now < latency_empty[i].t_empty)
+	return;
     }
-  if (free_slot >= 0)
+  else
     {
-      latency_empty[free_slot].fd = fd;
-      latency_empty[free_slot].t_empty = now;
-      latency_empty[free_slot].t_ready = 0;
+      /* The first free slot; none: more terminals known empty at once
+	 than there are slots, and this one is not noted.  */
+      i = 0;
+      while (i < LATENCY_TTYS && (latency_empty_used >> i & 1))
+	i++;
+      if (i < LATENCY_TTYS)
+	{
+	  latency_empty_used |= 1u << i;
+	  latency_empty[i].fd = fd;
+	}
+    }
+  if (i < LATENCY_TTYS)
+    {
+      latency_empty[i].t_empty = now;
+      latency_empty[i].t_ready = 0;
     }
   /* The drain found the descriptor empty: the observer may watch for
      the next byte.  */
@@ -949,13 +968,9 @@ latency_tty_polled_empty (int fd, int nfds)
 void
 latency_tty_ready (int fd)
 {
-  for (int i = 0; i < LATENCY_TTYS; i++)
-    if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
-      {
-	if (!latency_empty[i].t_ready)
-	  latency_empty[i].t_ready = emlat_now ();
-	return;
-      }
+  int i = latency_empty_slot (fd);
+  if (i >= 0 && !latency_empty[i].t_ready)
+    latency_empty[i].t_ready = emlat_now ();
 }
 
 /* Called from the SIGIO handler, and where Emacs runs that handler
@@ -994,36 +1009,36 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
   /* Relaxed: see latency_sigio_time.  */
   uint64_t t_signal = atomic_exchange_explicit (&latency_sigio_time, 0,
 						memory_order_relaxed);
-  for (int i = 0; i < LATENCY_TTYS; i++)
-    if (latency_empty[i].t_empty && latency_empty[i].fd == fd)
-      {
-	/* The bytes arrived after the descriptor was last seen empty.
-	   Once read, it is no longer known to be empty.  */
-	b.mask |= EMLAT_IB_KNOWN_EMPTY;
-	b.t_known_empty = latency_empty[i].t_empty;
-	latency_empty[i].t_empty = 0;
-	/* The first readable observation since then: by the observer
-	   thread, the main thread's poll or SIGIO, whichever came
-	   first and before the read.  */
-	uint64_t ready = latency_empty[i].t_ready;
-	if (t_signal >= b.t_known_empty && t_signal <= t_begin
-	    && (!ready || t_signal < ready))
-	  ready = t_signal;
-	b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
-	uint64_t observed = (latency_observer.running
-			     ? latency_observer_ready (fd) : 0);
-	if (observed >= b.t_known_empty && observed <= t_begin
-	    && (!ready || observed < ready))
-	  {
-	    ready = observed;
-	    b.ready_quality = EMLAT_Q_OBSERVER_READY;
-	  }
-	if (ready)
-	  {
-	    b.mask |= EMLAT_IB_FIRST_READY;
-	    b.t_first_ready = ready;
-	  }
-      }
+  int i = latency_empty_slot (fd);
+  if (i >= 0)
+    {
+      /* The bytes arrived after the descriptor was last seen empty.
+	 Once read, it is no longer known to be empty.  */
+      b.mask |= EMLAT_IB_KNOWN_EMPTY;
+      b.t_known_empty = latency_empty[i].t_empty;
+      latency_empty_used &= ~(1u << i);
+      /* The first readable observation since then: by the observer
+	 thread, the main thread's poll or SIGIO, whichever came
+	 first and before the read.  */
+      uint64_t ready = latency_empty[i].t_ready;
+      if (t_signal >= b.t_known_empty && t_signal <= t_begin
+	  && (!ready || t_signal < ready))
+	ready = t_signal;
+      b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
+      uint64_t observed = (latency_observer.running
+			   ? latency_observer_ready (fd) : 0);
+      if (observed >= b.t_known_empty && observed <= t_begin
+	  && (!ready || observed < ready))
+	{
+	  ready = observed;
+	  b.ready_quality = EMLAT_Q_OBSERVER_READY;
+	}
+      if (ready)
+	{
+	  b.mask |= EMLAT_IB_FIRST_READY;
+	  b.t_first_ready = ready;
+	}
+    }
   emlat_input_batch (&b);
 
   struct latency_batch *kept = &latency_batches[b.batch_id % LATENCY_BATCHES];
