@@ -420,6 +420,18 @@ EMLAT_API uint64_t emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t c
 EMLAT_API uint64_t emlat_span_end_timed (uint64_t span, enum emlat_span_status status,
                                          uint64_t detail);
 
+/* End span SPAN with STATUS and DETAIL and begin a span of KIND serving
+   CAUSE at the same instant: as emlat_span_end_timed then
+   emlat_span_begin_timed, except that both records carry one clock read,
+   stored in *T (T must not be NULL), and the call costs about one of
+   them.  For consecutive phases (a command's hooks, the command, its
+   after-hooks).  SPAN 0 ends nothing; a span begun with
+   emlat_span_begin_cpu reads the thread CPU clock at its end as usual.
+   Returns the new span's handle, or 0. */
+EMLAT_API uint64_t emlat_span_switch (uint64_t span, enum emlat_span_status status,
+                                      uint64_t detail, enum emlat_span_kind kind,
+                                      uint64_t cause, uint64_t *t);
+
 /* Attach counter C = V to span SPAN (a delta relevant to its kind).  Call
    before emlat_span_end. */
 EMLAT_API void emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v);

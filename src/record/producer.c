@@ -49,16 +49,18 @@ emlat_thread_cpu_now (void)
 
 /* The complete version of the span begins.  With T, the begin's time is
    stored there: the record's, or the clock read here when no record
-   carries one (emlat_span_begin_timed). */
+   carries one (emlat_span_begin_timed).  AT, when nonzero, is that time,
+   already read (emlat_span_switch), instead of a clock read here. */
 static __attribute__ ((noinline)) uint64_t
-span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu, uint64_t *t)
+span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu, uint64_t *t,
+                 uint64_t at)
 {
   unsigned n = cpu ? 2 : 1;
   struct emlat_ring *r = emlat_my_ring (n);
   if (EMLAT_UNLIKELY (!r))
     {
       if (t)
-        *t = emlat_clock_now ();
+        *t = at ? at : emlat_clock_now ();
       /* Relaxed: see emlat_g_active_gen in state.h. */
       return atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) ? SPAN_NO_RING
                                                                                : 0;
@@ -72,7 +74,7 @@ span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu, uint64
   if (!s)
     {
       if (t)
-        *t = emlat_clock_now ();
+        *t = at ? at : emlat_clock_now ();
       /* A dropped begin still returns a handle: its end is then an orphan
          end, reported by the reader, and the drop is in a LOSS record. */
       return id << 1 | cpu;
@@ -82,7 +84,7 @@ span_begin_slow (enum emlat_span_kind kind, uint64_t cause, unsigned cpu, uint64
   s->w[2] = cause;
   if (cpu)
     emlat_ring_next (r, s)->w[0] = emlat_thread_cpu_ns ();
-  uint64_t now = emlat_clock_now ();
+  uint64_t now = at ? at : emlat_clock_now ();
   s->w[3] = now;
   if (t)
     *t = now;
@@ -103,13 +105,13 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
   struct emlat_ring *r = emlat_tls.ring;
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
-    return gen ? span_begin_slow (kind, cause, 0, 0) : 0;
+    return gen ? span_begin_slow (kind, cause, 0, 0, 0) : 0;
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   /* Past the limit (high water or full): the slow path sees to it. */
   if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 > r->limit))
-    return span_begin_slow (kind, cause, 0, 0);
+    return span_begin_slow (kind, cause, 0, 0, 0);
   r->next_span_id = id + 1;
   struct emlat_slot *s = &r->slots[h & r->mask];
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, 0, 1);
@@ -123,7 +125,7 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
 uint64_t
 emlat_span_begin_cpu (enum emlat_span_kind kind, uint64_t cause)
 {
-  return span_begin_slow (kind, cause, 1, 0);
+  return span_begin_slow (kind, cause, 1, 0, 0);
 }
 
 /* As emlat_span_begin's fast path, the time handed back too. */
@@ -136,7 +138,7 @@ emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
   if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
     {
       if (gen)
-        return span_begin_slow (kind, cause, 0, t);
+        return span_begin_slow (kind, cause, 0, t, 0);
       *t = emlat_clock_now ();
       return 0;
     }
@@ -144,7 +146,7 @@ emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
   /* Relaxed: only this thread stores head. */
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   if (EMLAT_UNLIKELY (id == r->span_id_end || h + 1 > r->limit))
-    return span_begin_slow (kind, cause, 0, t);
+    return span_begin_slow (kind, cause, 0, t, 0);
   r->next_span_id = id + 1;
   struct emlat_slot *s = &r->slots[h & r->mask];
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, 0, 1);
@@ -245,6 +247,57 @@ emlat_span_end_timed (uint64_t span, enum emlat_span_status status, uint64_t det
   s->w[2] = t;
   emlat_ring_publish (r, h, 1);
   return t;
+}
+
+/* The complete version of emlat_span_switch: the end, then the begin at
+   the end's time. */
+static __attribute__ ((noinline)) uint64_t
+span_switch_slow (uint64_t span, enum emlat_span_status status, uint64_t detail,
+                  enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
+{
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  if (!atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed))
+    {
+      *t = emlat_clock_now ();
+      return 0;
+    }
+  uint64_t now;
+  span_end_slow (span, status, detail, &now);
+  return span_begin_slow (kind, cause, 0, t, now);
+}
+
+/* The end and the begin in two one-slot records reserved and published
+   together, filled before the one clock read that both carry (as the
+   fast paths above), else the complete version. */
+uint64_t
+emlat_span_switch (uint64_t span, enum emlat_span_status status, uint64_t detail,
+                   enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
+{
+  /* Relaxed: see emlat_g_active_gen in state.h. */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  struct emlat_ring *r = emlat_tls.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+    return span_switch_slow (span, status, detail, kind, cause, t);
+  uint64_t id = r->next_span_id;
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (id == r->span_id_end || h + 2 > r->limit))
+    return span_switch_slow (span, status, detail, kind, cause, t);
+  r->next_span_id = id + 1;
+  struct emlat_slot *e = &r->slots[h & r->mask];
+  struct emlat_slot *b = &r->slots[(h + 1) & r->mask];
+  e->w[0] = emlat_rr_head (EMLAT_RR_SPAN_END, status, 0, 1);
+  e->w[1] = span >> 1;
+  e->w[3] = detail;
+  b->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, kind, 0, 1);
+  b->w[1] = id;
+  b->w[2] = cause;
+  uint64_t now = emlat_clock_now ();
+  e->w[2] = now;
+  b->w[3] = now;
+  *t = now;
+  emlat_ring_publish (r, h, 2);
+  return id << 1;
 }
 
 /* A one-slot record.  T is the record's time, or 0 when it has none (the
