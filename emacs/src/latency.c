@@ -1339,56 +1339,70 @@ latency_key_sequence_done (int nkeys)
   return ix->serial;
 }
 
-/* Move interaction SERIAL to phase PHASE, whose span is of kind KIND
-   and whose time fields are T_BEGIN and T_END; BEGIN says whether the
-   phase begins or ends.  The command's span ends with the command's
-   name as its detail (0 unless names are recorded).  */
+/* Set the time field that ends the phase IX is in, if it has one, to
+   T.  */
 static void
-latency_phase (intmax_t serial, enum latency_phase phase,
-	       enum emlat_span_kind kind, enum emlat_time_field t_begin,
-	       enum emlat_time_field t_end, bool begin)
+latency_phase_ended (struct latency_interaction *ix, uint64_t t)
+{
+  if (ix->phase == LATENCY_PRE_COMMAND)
+    latency_ix_time (ix, EMLAT_T_PRE_COMMAND_END, t);
+  else if (ix->phase == LATENCY_COMMAND)
+    latency_ix_time (ix, EMLAT_T_COMMAND_END, t);
+  else if (ix->phase == LATENCY_POST_COMMAND)
+    latency_ix_time (ix, EMLAT_T_POST_COMMAND_END, t);
+}
+
+/* The detail of the span of the phase IX is in: the command's name for
+   the command (0 unless names are recorded), else 0.  */
+static uint64_t
+latency_phase_detail (struct latency_interaction *ix)
+{
+  return ix->phase == LATENCY_COMMAND ? ix->name : 0;
+}
+
+/* Move interaction SERIAL from the phase it is in to phase PHASE, whose
+   span is of kind KIND and whose begin is time field T_BEGIN, at one
+   instant: one clock read is the end of the phase left (its span's, with
+   status ok, and its time field's) and the begin of PHASE (its span's and
+   T_BEGIN).  The command loop moves from one phase to the next without
+   work in between.  */
+static void
+latency_enter_phase (intmax_t serial, enum latency_phase phase,
+		     enum emlat_span_kind kind, enum emlat_time_field t_begin)
 {
   int i = latency_find (serial);
   if (i < 0)
     return;
   latency_pop_above (i);
   struct latency_interaction *ix = &latency_stack[i];
-  if (begin)
-    {
-      if (ix->span)
-	emlat_span_end (ix->span, EMLAT_SPAN_THROW, 0);
-      ix->phase = phase;
-      /* The phase begins when its span does: one clock read.  */
-      uint64_t t;
-      ix->span = emlat_span_begin_timed (kind, ix->cause, &t);
-      latency_ix_time (ix, t_begin, t);
-    }
+  uint64_t t;
+  if (ix->span)
+    ix->span = emlat_span_switch (ix->span, EMLAT_SPAN_OK,
+				  latency_phase_detail (ix), kind, ix->cause,
+				  &t);
   else
-    {
-      /* It ends when its span does, if it has one.  */
-      uint64_t t = (ix->span
-		    ? emlat_span_end_timed (ix->span, EMLAT_SPAN_OK,
-					    (phase == LATENCY_COMMAND
-					     ? ix->name : 0))
-		    : emlat_now ());
-      ix->span = 0;
-      latency_ix_time (ix, t_end, t);
-    }
+    ix->span = emlat_span_begin_timed (kind, ix->cause, &t);
+  latency_phase_ended (ix, t);
+  ix->phase = phase;
+  latency_ix_time (ix, t_begin, t);
 }
 
+/* The pre-command hooks of interaction SERIAL begin.  */
 void
-latency_pre_command (intmax_t serial, bool begin)
+latency_pre_command (intmax_t serial)
 {
-  latency_phase (serial, LATENCY_PRE_COMMAND, EMLAT_SPAN_PRE_COMMAND,
-		 EMLAT_T_PRE_COMMAND_BEGIN, EMLAT_T_PRE_COMMAND_END, begin);
+  latency_enter_phase (serial, LATENCY_PRE_COMMAND, EMLAT_SPAN_PRE_COMMAND,
+		       EMLAT_T_PRE_COMMAND_BEGIN);
 }
 
+/* The pre-command hooks of interaction SERIAL ended; its command
+   begins.  */
 void
-latency_command (intmax_t serial, bool begin)
+latency_command (intmax_t serial)
 {
   /* The command is named by `real-this-command', the command the
      command loop calls (after remapping); nil runs `undefined'.  */
-  if (begin && latency_naming)
+  if (latency_naming)
     {
       int i = latency_find (serial);
       if (i >= 0)
@@ -1396,23 +1410,42 @@ latency_command (intmax_t serial, bool begin)
 	  = latency_name_of_function (NILP (Vreal_this_command)
 				      ? Qundefined : Vreal_this_command);
     }
-  latency_phase (serial, LATENCY_COMMAND, EMLAT_SPAN_COMMAND,
-		 EMLAT_T_COMMAND_BEGIN, EMLAT_T_COMMAND_END, begin);
+  latency_enter_phase (serial, LATENCY_COMMAND, EMLAT_SPAN_COMMAND,
+		       EMLAT_T_COMMAND_BEGIN);
   /* Events that the command reads itself are not part of the next key
      sequence.  */
-  if (begin)
-    latency_forget_sequence ();
+  latency_forget_sequence ();
 }
 
+/* The command of interaction SERIAL ended; its post-command hooks
+   begin.  */
 void
-latency_post_command (intmax_t serial, bool begin)
+latency_post_command (intmax_t serial)
 {
-  latency_phase (serial, LATENCY_POST_COMMAND, EMLAT_SPAN_POST_COMMAND,
-		 EMLAT_T_POST_COMMAND_BEGIN, EMLAT_T_POST_COMMAND_END, begin);
+  latency_enter_phase (serial, LATENCY_POST_COMMAND, EMLAT_SPAN_POST_COMMAND,
+		       EMLAT_T_POST_COMMAND_BEGIN);
 }
 
-/* Note that the command loop finished the work of interaction SERIAL;
-   it now awaits its redisplay.  */
+/* End the phase interaction IX is in, whose span ends with status
+   SPAN_STATUS, and its root work, at one instant.  */
+static void
+latency_leave_phase (struct latency_interaction *ix,
+		     enum emlat_span_status span_status)
+{
+  uint64_t t = (ix->span
+		? emlat_span_end_timed (ix->span, span_status,
+					latency_phase_detail (ix))
+		: emlat_now ());
+  ix->span = 0;
+  latency_phase_ended (ix, t);
+  ix->phase = LATENCY_FINISHED;
+  latency_output_settled = false;
+  latency_ix_time (ix, EMLAT_T_ROOT_WORK_END, t);
+}
+
+/* Note that the post-command hooks of interaction SERIAL ended, and
+   with them the command loop's work for it; it now awaits its
+   redisplay.  */
 void
 latency_command_finished (intmax_t serial)
 {
@@ -1421,35 +1454,8 @@ latency_command_finished (intmax_t serial)
     return;
   latency_pop_above (i);
   struct latency_interaction *ix = &latency_stack[i];
-  if (ix->phase == LATENCY_FINISHED)
-    return;
-  if (ix->span)
-    emlat_span_end (ix->span, EMLAT_SPAN_OK, 0);
-  ix->span = 0;
-  ix->phase = LATENCY_FINISHED;
-  latency_output_settled = false;
-  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
-}
-
-/* End the phase interaction IX is in, whose span ends with status
-   SPAN_STATUS, and its root work.  */
-static void
-latency_leave_phase (struct latency_interaction *ix,
-		     enum emlat_span_status span_status)
-{
-  if (ix->span)
-    emlat_span_end (ix->span, span_status,
-		    ix->phase == LATENCY_COMMAND ? ix->name : 0);
-  ix->span = 0;
-  if (ix->phase == LATENCY_COMMAND)
-    latency_ix_mark (ix, EMLAT_T_COMMAND_END);
-  else if (ix->phase == LATENCY_PRE_COMMAND)
-    latency_ix_mark (ix, EMLAT_T_PRE_COMMAND_END);
-  else if (ix->phase == LATENCY_POST_COMMAND)
-    latency_ix_mark (ix, EMLAT_T_POST_COMMAND_END);
-  ix->phase = LATENCY_FINISHED;
-  latency_output_settled = false;
-  latency_ix_mark (ix, EMLAT_T_ROOT_WORK_END);
+  if (ix->phase != LATENCY_FINISHED)
+    latency_leave_phase (ix, EMLAT_SPAN_OK);
 }
 
 /* Unwind function of the command loop: interaction SERIAL left the

@@ -57,9 +57,9 @@ extern void latency_event_reread (Lisp_Object);
 
 /* The command loop (keyboard.c).  */
 extern intmax_t latency_key_sequence_done (int);
-extern void latency_pre_command (intmax_t, bool);
-extern void latency_command (intmax_t, bool);
-extern void latency_post_command (intmax_t, bool);
+extern void latency_pre_command (intmax_t);
+extern void latency_command (intmax_t);
+extern void latency_post_command (intmax_t);
 extern void latency_command_finished (intmax_t);
 extern void latency_command_unwind (intmax_t);
 extern void latency_command_error (bool);
