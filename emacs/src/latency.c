@@ -1284,6 +1284,35 @@ latency_record_sources (struct latency_interaction *ix)
 /* ------------------------------------------------------------------ */
 /* Command-loop probes.  */
 
+/* The rows of text of window W: window_internal_height (W), its lines
+   less its mode, header and tab lines.  For a leaf window that is
+   neither a minibuffer nor a pseudo window and has no window
+   parameters, which is the window a key is typed in, computed here
+   from the buffer's formats and the window's height: what
+   window_wants_mode_line, window_wants_header_line and
+   window_wants_tab_line then decide, without their three look-ups of a
+   window parameter and their repeated tests (tests/emacs/
+   test_emacs_windows.sh compares the two).  Any other window:
+   window_internal_height.  */
+static int
+latency_window_rows (struct window *w)
+{
+  if (!NILP (w->window_parameters) || !WINDOW_LEAF_P (w)
+      || MINI_WINDOW_P (w) || WINDOW_PSEUDO_P (w))
+    return window_internal_height (w);
+  struct buffer *b = XBUFFER (WINDOW_BUFFER (w));
+  int height = WINDOW_PIXEL_HEIGHT (w);
+  int line = WINDOW_FRAME_LINE_HEIGHT (w);
+  /* The mode line prevails over the header line, and both over the
+     tab line, when the window is too low for all.  */
+  int lines = !NILP (BVAR (b, mode_line_format)) && height > line;
+  lines += (!NILP (BVAR (b, header_line_format))
+	    && height > (lines + 1) * line);
+  lines += (!NILP (BVAR (b, tab_line_format))
+	    && height > (lines + 1) * line);
+  return w->total_lines - lines;
+}
+
 /* Begin the interaction of a key sequence of NKEYS keys just read by
    the command loop.  Return its serial number, or 0.  */
 intmax_t
@@ -1331,7 +1360,7 @@ latency_key_sequence_done (int nkeys)
   if (FRAME_LIVE_P (f))
     {
       latency_ix_count (ix, EMLAT_C_WINDOW_ROWS,
-			window_internal_height (XWINDOW (selected_window)));
+			latency_window_rows (XWINDOW (selected_window)));
       latency_ix_count (ix, EMLAT_C_WINDOW_COLS,
 			window_body_width (XWINDOW (selected_window), false));
       latency_ix_value (ix, EMLAT_V_TERMINAL_ID, FRAME_TERMINAL (f)->id);
