@@ -140,7 +140,8 @@ static struct latency_batch latency_batches[LATENCY_BATCHES];
 /* Last time each terminal descriptor was found empty, and the first
    time the main thread's poll saw it readable after that, or 0.  Slot
    I is in use, its descriptor known empty since T_EMPTY, while bit I
-   of latency_empty_used is set; a read frees it.  */
+   of latency_empty_used is set; a read, or the descriptor's detach,
+   frees it.  */
 enum { LATENCY_TTYS = 8 };
 static struct
 {
@@ -149,6 +150,18 @@ static struct
   uint64_t t_ready;
 } latency_empty[LATENCY_TTYS];
 static unsigned int latency_empty_used;
+
+/* The slot of latency_empty in use for terminal descriptor FD, or -1.
+   Visits only the slots in use: with one terminal, one or none.  */
+static int
+latency_empty_slot (int fd)
+{
+  int i = 0;
+  for (unsigned int used = latency_empty_used; used; used >>= 1, i++)
+    if ((used & 1) && latency_empty[i].fd == fd)
+      return i;
+  return -1;
+}
 
 /* The batch being stored by tty_read_avail_input and the offset of the
    byte about to be stored, or batch 0.  */
@@ -838,11 +851,15 @@ latency_observer_ready (int fd)
 }
 
 /* Note that terminal descriptor FD is about to be closed or replaced:
-   detach it from the observer, and wait until the observer no longer
-   polls it.  */
+   it is no longer known empty (a terminal that reuses the number starts
+   unknown, and the slot is free for it); detach it from the observer,
+   and wait until the observer no longer polls it.  */
 void
 latency_tty_detach (int fd)
 {
+  int slot = latency_empty_slot (fd);
+  if (slot >= 0)
+    latency_empty_used &= ~(1u << slot);
   if (!latency_observer.running)
     return;
   bool found = false;
@@ -879,18 +896,6 @@ latency_tty_detach (int fd)
 
 /* ------------------------------------------------------------------ */
 /* Terminal input probes.  */
-
-/* The slot of latency_empty in use for terminal descriptor FD, or -1.
-   Visits only the slots in use: with one terminal, one or none.  */
-static int
-latency_empty_slot (int fd)
-{
-  int i = 0;
-  for (unsigned int used = latency_empty_used; used; used >>= 1, i++)
-    if ((used & 1) && latency_empty[i].fd == fd)
-      return i;
-  return -1;
-}
 
 /* Note that terminal descriptor FD had no bytes to read at NOW; a time
    older than the one known changes nothing.  */
