@@ -23,17 +23,7 @@
 # Exits 77 (SKIP) when the profiled Emacs has not been built.
 set -eu
 
-SRCDIR=${SRCDIR:-$(pwd)}
-EMLAT=${EMLAT:-build/emlat}
-case $EMLAT in /*) ;; *) EMLAT=$(pwd)/$EMLAT ;; esac
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
-EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
-
-if [ ! -x "$EMACS_BIN" ]; then
-  echo "SKIP: no profiled Emacs at $EMACS_BIN (run 'make emacs' first)"
-  exit 77
-fi
-[ -x "$EMLAT" ] || { echo "FAIL: no emlat binary at $EMLAT"; exit 1; }
+. "$(dirname "$0")/preamble.sh"
 
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT

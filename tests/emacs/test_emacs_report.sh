@@ -33,17 +33,8 @@
 # others still run).
 set -eu
 
-EMLAT=${EMLAT:-build/emlat}
+. "$(dirname "$0")/preamble.sh"
 BUILD=${BUILD:-build}
-SRCDIR=${SRCDIR:-.}
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
-EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
-
-if [ ! -x "$EMACS_BIN" ]; then
-  echo "SKIP: no profiled Emacs at $EMACS_BIN (run 'make emacs' first)"
-  exit 77
-fi
-[ -x "$EMLAT" ] || { echo "FAIL: no emlat binary at $EMLAT"; exit 1; }
 
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT

@@ -31,19 +31,11 @@
 # is missing.  Environment: EMLAT, EMACS_BIN, EMACS_VERSION.
 set -eu
 
-EMLAT=${EMLAT:-build/emlat}
-cache=${EMACS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emlat/emacs-${EMACS_VERSION:-30.1}}
-EMACS_BIN=${EMACS_BIN:-$cache/tree/src/emacs}
-
-if [ ! -x "$EMACS_BIN" ]; then
-  echo "SKIP: no profiled Emacs at $EMACS_BIN (run 'make emacs' first)"
-  exit 77
-fi
+. "$(dirname "$0")/preamble.sh"
 if ! command -v script >/dev/null 2>&1; then
   echo "SKIP: script(1) (util-linux) is not installed"
   exit 77
 fi
-[ -x "$EMLAT" ] || { echo "FAIL: no emlat binary at $EMLAT"; exit 1; }
 
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
