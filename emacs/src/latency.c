@@ -170,13 +170,18 @@ static uint64_t latency_store_batch_pending;
 static ptrdiff_t latency_store_offset;
 
 /* Provenance of each slot of kbd_buffer: batch (0 for an event that
-   did not come from terminal bytes), byte offset and insertion time.
-   Indexed like kbd_buffer.  */
+   did not come from terminal bytes), byte offset, insertion time and
+   the queue's depth then.  Indexed like kbd_buffer.  One entry of 24
+   bytes per slot, so that a keystroke's insertion and removal touch
+   one cache line instead of one page of each of four arrays.  */
 enum { LATENCY_QUEUE = 4096 };
-static uint64_t latency_slot_batch[LATENCY_QUEUE];
-static uint32_t latency_slot_offset[LATENCY_QUEUE];
-static uint64_t latency_slot_inserted[LATENCY_QUEUE];
-static uint32_t latency_slot_depth[LATENCY_QUEUE];
+static struct
+{
+  uint64_t batch;
+  uint64_t inserted;
+  uint32_t offset;
+  uint32_t depth;
+} latency_slots[LATENCY_QUEUE];
 
 /* Number of events in the ring from slot FROM up to slot TO.  */
 static uint32_t
@@ -354,8 +359,7 @@ latency_reset (void)
   memset (latency_batches, 0, sizeof latency_batches);
   memset (latency_empty, 0, sizeof latency_empty);
   latency_empty_used = 0;
-  memset (latency_slot_batch, 0, sizeof latency_slot_batch);
-  memset (latency_slot_inserted, 0, sizeof latency_slot_inserted);
+  memset (latency_slots, 0, sizeof latency_slots);
   latency_store_batch = latency_store_batch_pending = 0;
   memset (&latency_pending_event, 0, sizeof latency_pending_event);
   memset (&latency_first_event, 0, sizeof latency_first_event);
@@ -1075,10 +1079,10 @@ latency_queue_insert (ptrdiff_t slot, ptrdiff_t fetch)
 {
   if (slot < 0 || slot >= LATENCY_QUEUE)
     return;
-  latency_slot_batch[slot] = latency_store_batch;
-  latency_slot_offset[slot] = latency_store_offset;
-  latency_slot_inserted[slot] = emlat_now ();
-  latency_slot_depth[slot] = latency_queue_span (fetch, slot) + 1;
+  latency_slots[slot].batch = latency_store_batch;
+  latency_slots[slot].offset = latency_store_offset;
+  latency_slots[slot].inserted = emlat_now ();
+  latency_slots[slot].depth = latency_queue_span (fetch, slot) + 1;
   latency_store_batch = 0;
 }
 
@@ -1090,16 +1094,16 @@ latency_queue_remove (ptrdiff_t slot, ptrdiff_t store)
 {
   if (slot < 0 || slot >= LATENCY_QUEUE)
     return;
-  if (!latency_slot_batch[slot])
+  if (!latency_slots[slot].batch)
     {
       /* Not from terminal bytes: kept for a root that dispatches it,
 	 such as a file notification.  */
-      latency_event_t_insert = latency_slot_inserted[slot];
+      latency_event_t_insert = latency_slots[slot].inserted;
       latency_event_t_remove = latency_event_t_insert ? emlat_now () : 0;
       return;
     }
-  uint64_t batch = latency_slot_batch[slot];
-  uint32_t offset = latency_slot_offset[slot];
+  uint64_t batch = latency_slots[slot].batch;
+  uint32_t offset = latency_slots[slot].offset;
   struct latency_source *ev = &latency_pending_event;
   if (ev->batch == batch && ev->end == offset)
     ev->end = offset + 1;
@@ -1109,11 +1113,11 @@ latency_queue_remove (ptrdiff_t slot, ptrdiff_t store)
       ev->begin = offset;
       ev->end = offset + 1;
     }
-  ev->t_insert = latency_slot_inserted[slot];
+  ev->t_insert = latency_slots[slot].inserted;
   ev->t_remove = emlat_now ();
-  ev->depth_insert = latency_slot_depth[slot];
+  ev->depth_insert = latency_slots[slot].depth;
   ev->depth_remove = latency_queue_span (slot, store);
-  latency_slot_batch[slot] = 0;
+  latency_slots[slot].batch = 0;
 }
 
 /* True when the first event of the key sequence being read has no
