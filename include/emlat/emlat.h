@@ -83,11 +83,18 @@ EMLAT_API const char *emlat_version (void);
 #define EMLAT_OPT_MEMORY_RINGS 0x4u /* rings in anonymous memory, no ring
                                        file: what a crash loses is what the
                                        writer had not drained yet */
+#define EMLAT_OPT_NO_MAP_AHEAD 0x8u /* the writer does not map a ring's
+                                       first lap ahead of its thread
+                                       (docs/DESIGN.md 14): the thread takes
+                                       a page fault per 4 KiB of records,
+                                       and nothing is resident ahead */
 
 /* The default sizes of struct emlat_options (docs/PERFORMANCE.md says how
    they were chosen): 131072 slots of 32 bytes per recording thread, and
    128 rings, so that the sparse ring file stays at 512 MiB of address
-   space, of which only the pages threads touch take memory. */
+   space, of which only the pages threads touch take memory (and, in a
+   ring's first lap, at most 128 KiB that the writer maps ahead of its
+   thread so that the thread takes no page faults: docs/DESIGN.md 14). */
 #define EMLAT_DEFAULT_RING_SLOTS 131072u
 #define EMLAT_DEFAULT_MAX_THREADS 128u
 
@@ -119,7 +126,7 @@ struct emlat_options
      defaults were chosen. */
   uint32_t ring_slots;        /* per thread, power of two; default
                                  EMLAT_DEFAULT_RING_SLOTS (4 MiB, resident
-                                 only as it is used) */
+                                 only as it is used, and 128 KiB ahead) */
   uint32_t max_threads;       /* rings preallocated; default
                                  EMLAT_DEFAULT_MAX_THREADS (threads that
                                  come and go need rings while the writer

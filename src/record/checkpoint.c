@@ -88,6 +88,7 @@ emlat_ckpt_save (const struct emlat_session *s, const uint64_t *snaps, const int
   f->last_stats_t = s->last_stats_t;
   f->wakeups = s->wakeups;
   f->highwater_wakes = s->highwater_wakes;
+  f->ahead_wakes = s->ahead_wakes;
   f->nlosses = s->nlosses;
   f->nrings = nrings;
   f->nix = s->ix.nentries;
@@ -241,5 +242,6 @@ emlat_ckpt_restore (struct emlat_session *s, const void *buf, size_t len, uint64
   s->last_stats_t = fx.last_stats_t;
   s->wakeups = fx.wakeups;
   s->highwater_wakes = fx.highwater_wakes;
+  s->ahead_wakes = fx.ahead_wakes;
   return 0;
 }

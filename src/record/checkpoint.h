@@ -48,7 +48,7 @@ struct emlat_ckpt_fixed
   int64_t last_error, first_error;
   uint64_t noring_reported, noring_bytes_reported, retired_accepted;
   uint64_t strings_refused_reported, pass, last_stats_t;
-  uint64_t wakeups, highwater_wakes;
+  uint64_t wakeups, highwater_wakes, ahead_wakes;
   uint64_t nlosses, nrings, nix;
 };
 

@@ -270,6 +270,7 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
       s.writer_cpu_ns = atomic_load_explicit (&h->stop_writer_cpu_ns, memory_order_relaxed);
       s.wakeups = atomic_load_explicit (&h->stop_wakeups, memory_order_relaxed);
       s.highwater_wakes = atomic_load_explicit (&h->stop_highwater_wakes, memory_order_relaxed);
+      s.ahead_wakes = atomic_load_explicit (&h->stop_ahead_wakes, memory_order_relaxed);
     }
   prepare_rings (&s, &pool, tails, threads, retired);
   rc = reopen_profile (&s);

@@ -220,6 +220,8 @@ count_noring (struct emlat_shared_counters *c, unsigned n)
                              memory_order_relaxed);
 }
 
+static uint64_t ahead_limit (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t limit);
+
 struct emlat_ring *
 emlat_ring_claim_slow (unsigned n)
 {
@@ -255,9 +257,13 @@ emlat_ring_claim_slow (unsigned n)
          the writer's release of tail (and of FREE) covers it. */
       uint64_t t0 = atomic_load_explicit (&r->tail, memory_order_acquire);
       r->cached_tail = t0;
-      r->limit = t0 + emlat_ring_mark (r->nslots); /* the high-water mark of an empty ring */
-      /* Relaxed: a per-owner count, published by the release of OWNED. */
+      /* The high-water mark of an empty ring, or before it the first look
+         at the pages mapped ahead (the frontier, `mapped`, stays: it
+         counts on across owners as head does). */
+      r->limit = ahead_limit (r, t0, 0, t0 + emlat_ring_mark (r->nslots));
+      /* Relaxed: per-owner counts, published by the release of OWNED. */
       atomic_store_explicit (&r->hw_wakes, 0, memory_order_relaxed);
+      atomic_store_explicit (&r->ahead_wakes, 0, memory_order_relaxed);
       r->next_span_id = 0;
       r->span_id_end = 0;
       r->thread_id = atomic_fetch_add_explicit (&p->shared->next_thread, 1, memory_order_relaxed);
@@ -358,18 +364,54 @@ ring_drop (struct emlat_ring *r, unsigned n, uint64_t t)
   atomic_store_explicit (&r->drop_records, d + 1, memory_order_release);
 }
 
-/* Ring the doorbell for R's producer past the high-water mark, counting
-   the futex wake when it made one (only while the writer sleeps: the
-   cost contract's one exception). */
+/* Ring the doorbell for a ring's producer, counting the futex wake in
+   *WAKES when it made one (only while the writer sleeps: the cost
+   contract's one exception). */
 static void
-wake_writer (struct emlat_ring *r)
+ring_doorbell (_Atomic uint64_t *wakes)
 {
   if (emlat_doorbell_ring ())
     /* Relaxed: a count the writer reads for STATS; only this thread
        stores it. */
-    atomic_store_explicit (&r->hw_wakes,
-                           atomic_load_explicit (&r->hw_wakes, memory_order_relaxed) + 1,
+    atomic_store_explicit (wakes, atomic_load_explicit (wakes, memory_order_relaxed) + 1,
                            memory_order_relaxed);
+}
+
+/* Past the high-water mark. */
+static void
+wake_writer (struct emlat_ring *r)
+{
+  ring_doorbell (&r->hw_wakes);
+}
+
+/* The limit to use instead of LIMIT for a producer at head H reserving N
+   slots, during the first lap of a ring mapped ahead (ring.h): ring the
+   doorbell when the head comes within half a step of the writer's mapped
+   frontier, and look again at that point, or, having rung, a quarter of a
+   step later (a writer that has not mapped by then is rung again).  A
+   ring the writer has not looked at yet (frontier 0) is looked at every
+   half step without ringing: a thread's first records never ring. */
+static uint64_t
+ahead_limit (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t limit)
+{
+  uint64_t at = h + n;
+  if (!emlat_ring_maps_ahead (r->nslots) || at >= r->nslots)
+    return limit;
+  /* Relaxed: a hint of where this thread would take page faults. */
+  uint64_t mapped = atomic_load_explicit (&r->mapped, memory_order_relaxed);
+  if (mapped >= r->nslots)
+    return limit;
+  uint64_t next;
+  if (emlat_ring_ahead_due (r->nslots, at, mapped))
+    {
+      ring_doorbell (&r->ahead_wakes);
+      next = at + EMLAT_RING_AHEAD / 4;
+    }
+  else if (mapped == 0)
+    next = at + EMLAT_RING_AHEAD / 2;
+  else
+    next = mapped - EMLAT_RING_AHEAD / 2;
+  return next < limit ? next : limit;
 }
 
 int
@@ -403,11 +445,11 @@ emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
          right after a pass. */
       wake_writer (r);
       uint64_t end = tail + r->nslots;
-      r->limit = h + n + mark < end ? h + n + mark : end;
+      r->limit = ahead_limit (r, h, n, h + n + mark < end ? h + n + mark : end);
     }
   else
     {
-      r->limit = tail + mark;
+      r->limit = ahead_limit (r, h, n, tail + mark);
     }
   return 1;
 }

@@ -39,6 +39,11 @@
  *   state            claimer / exit /    writer, claimer    see registry.c
  *                    writer
  *   span ids         producer only       producer           plain
+ *   ahead_wakes      producer            writer             relaxed: a count
+ *   mapped           writer              producer, writer   relaxed: a hint of
+ *                                                           where the producer
+ *                                                           would fault; no
+ *                                                           data depends on it.
  *
  * The producer fast path is ring_reserve + stores + ring_publish: no lock,
  * no allocation, no system call; it compares head with `limit` only.  Past
@@ -46,7 +51,10 @@
  * finds room, wakes the writer when the fill passes the high-water mark (a
  * quarter of the ring; a futex wake, and only while the writer sleeps: the
  * named exception of the cost contract), or counts a drop
- * of a full ring (no lock, allocation or system call).
+ * of a full ring (no lock, allocation or system call).  During the ring's
+ * first lap it also rings when the head comes near the pages the writer
+ * has mapped ahead (EMLAT_RING_AHEAD below): the same exception, for the
+ * page faults it saves the producer.
  */
 #ifndef EMLAT_RING_H
 #define EMLAT_RING_H
@@ -87,6 +95,35 @@ emlat_ring_due (uint64_t nslots, uint64_t head, uint64_t tail)
   uint64_t fill = head - tail;
   uint64_t margin = nslots / 2 < EMLAT_RR_MAX_SLOTS ? nslots / 2 : EMLAT_RR_MAX_SLOTS;
   return fill != 0 && fill + margin > emlat_ring_mark (nslots);
+}
+
+/* Mapping ahead (docs/DESIGN.md section 14): during a ring's first lap
+   the writer maps the ring's pages before its producer reaches them, so
+   that the producer does not take the page faults.  It maps up to
+   EMLAT_RING_AHEAD slots (128 KiB) beyond the head it last saw, and the
+   producer rings the doorbell (a futex wake only while the writer sleeps,
+   counted in ahead_wakes) when it comes within half of that of the mapped
+   frontier.  Rings smaller than EMLAT_RING_AHEAD_MIN_SLOTS are not mapped
+   ahead: their producers never ring for it. */
+#ifndef EMLAT_RING_AHEAD
+#define EMLAT_RING_AHEAD 4096u
+#endif
+#define EMLAT_RING_AHEAD_MIN_SLOTS (4u * EMLAT_RING_AHEAD)
+_Static_assert (EMLAT_RING_AHEAD % 128u == 0, "a whole number of 4 KiB pages of slots");
+
+static inline int
+emlat_ring_maps_ahead (uint64_t nslots)
+{
+  return nslots >= EMLAT_RING_AHEAD_MIN_SLOTS;
+}
+
+/* Whether the writer should map more of a ring whose writer-mapped
+   frontier is MAPPED (0: not yet looked at) and published head HEAD: the
+   producer rings at this point (emlat_ring_room). */
+static inline int
+emlat_ring_ahead_due (uint64_t nslots, uint64_t head, uint64_t mapped)
+{
+  return mapped != 0 && mapped < nslots && head + EMLAT_RING_AHEAD / 2 > mapped;
 }
 
 #define EMLAT_LIKELY(x) __builtin_expect (!!(x), 1)
@@ -138,10 +175,16 @@ struct emlat_ring
   _Atomic uint64_t drop_bytes;
   _Atomic uint64_t drop_first_t;
   _Atomic uint64_t drop_last_t;
+  _Atomic uint64_t ahead_wakes; /* futex wakes made for mapping ahead */
 
   /* Writer line. */
   _Alignas (64) _Atomic uint64_t tail;
   _Atomic uint64_t drop_acked;
+  /* The ring's first lap is mapped below this slot index (counted from
+     the ring's first slot, at most nslots; 0 until the writer first maps
+     it): the writer's frontier (writer.c, map_ahead), kept across the
+     ring's owners. */
+  _Atomic uint64_t mapped;
 
   /* Set at claim, read-only while OWNED. */
   _Alignas (64) _Atomic int state;

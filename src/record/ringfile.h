@@ -91,7 +91,7 @@ struct emlat_rf_header
   /* The producers' shared counters (no_ring drops, thread ids). */
   struct emlat_shared_counters shared;
   /* At a deferred stop: the writer's CPU time and wake-ups until then. */
-  _Atomic uint64_t stop_writer_cpu_ns, stop_wakeups, stop_highwater_wakes;
+  _Atomic uint64_t stop_writer_cpu_ns, stop_wakeups, stop_highwater_wakes, stop_ahead_wakes;
 
   _Alignas (64) struct emlat_rf_ckpt_slot ckpt[2];
 

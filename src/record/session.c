@@ -149,6 +149,8 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   s->out.fd = -1;
   s->ring.fd = -1;
   s->ring_slots = slots;
+  long page = sysconf (_SC_PAGESIZE);
+  s->page_bytes = page > 0 ? (size_t)page : 4096u;
   s->max_threads = threads;
   s->chunk_bytes = chunk;
   s->rotate_bytes = opt->rotate_bytes;
@@ -157,6 +159,7 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   emlat_sampler_init (&s->sampler, opt->sample_interval_ms, s->stats_ms);
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
   s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
+  s->map_ahead = (opt->flags & EMLAT_OPT_NO_MAP_AHEAD) == 0;
   s->gen = ++g_generation;
   s->realtime0 = emlat_realtime_ns ();
   s->mono0 = emlat_clock_now ();
@@ -372,6 +375,7 @@ finish_ring_file (struct emlat_session *s)
       atomic_store_explicit (&h->stop_writer_cpu_ns, s->writer_cpu_ns, memory_order_relaxed);
       atomic_store_explicit (&h->stop_wakeups, s->wakeups, memory_order_relaxed);
       atomic_store_explicit (&h->stop_highwater_wakes, s->highwater_wakes, memory_order_relaxed);
+      atomic_store_explicit (&h->stop_ahead_wakes, s->ahead_wakes, memory_order_relaxed);
       atomic_store_explicit (&h->state, EMLAT_RF_STOPPED, memory_order_relaxed);
       emlat_out_close (&s->out);
       emlat_rf_detach (&s->ring, 0);

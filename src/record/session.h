@@ -55,6 +55,7 @@ struct emlat_ring_ws
   struct emlat_span_state spans;
   uint64_t drops_reported, drop_bytes_reported;
   uint64_t hw_seen;       /* the ring's hw_wakes already counted */
+  uint64_t ahead_seen;    /* the ring's ahead_wakes already counted */
 };
 
 struct emlat_session
@@ -114,6 +115,12 @@ struct emlat_session
   uint64_t ckpt_seq;        /* checkpoints written to the ring file */
   uint64_t wakeups;         /* the writer's returns from waiting */
   uint64_t highwater_wakes; /* of them, doorbell rings at high water */
+  uint64_t ahead_wakes;     /* futex wakes producers made for mapping ahead */
+  int populate_unsupported; /* MADV_POPULATE_WRITE refused (EINVAL): no
+                               mapping ahead (writer.c, map_pages) */
+  size_t page_bytes;        /* the system's page size */
+  int map_ahead;            /* the writer maps rings ahead (not
+                               EMLAT_OPT_NO_MAP_AHEAD) */
   uint64_t checkpoints_failed; /* the ring file was given up (writer.c) */
   uint64_t encodings_deferred; /* passes whose LOSS or STATS chunk could not be
                                   encoded for want of memory (writer.c) */

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 
@@ -459,6 +460,10 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   if (hw > ws->hw_seen)
     s->highwater_wakes += hw - ws->hw_seen;
   ws->hw_seen = hw;
+  uint64_t aw = atomic_load_explicit (&r->ahead_wakes, memory_order_relaxed);
+  if (aw > ws->ahead_seen)
+    s->ahead_wakes += aw - ws->ahead_seen;
+  ws->ahead_seen = aw;
 
   /* Ring-full drops (F-70).  Acquire pairs with the producer's release
      store of drop_records, making first/last/bytes visible. */
@@ -629,6 +634,7 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
   rc |= emlat_enc_kv_uint (&cb, "stats.write_errors", s->write_errors);
   rc |= emlat_enc_kv_uint (&cb, "stats.writer_wakeups", s->wakeups);
   rc |= emlat_enc_kv_uint (&cb, "stats.highwater_wakes", s->highwater_wakes);
+  rc |= emlat_enc_kv_uint (&cb, "stats.ahead_wakes", s->ahead_wakes);
   if (s->checkpoints_failed)
     rc |= emlat_enc_kv_uint (&cb, "stats.checkpoints_failed", s->checkpoints_failed);
   if (s->encodings_deferred)
@@ -897,6 +903,7 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
           emlat_spans_reset (&ws->spans, 0);
           ws->thread = 0;
           ws->hw_seen = 0;
+          ws->ahead_seen = 0;
         }
     }
 }
@@ -1127,6 +1134,115 @@ publish_status (struct emlat_session *s)
 }
 
 /* One pass, the five steps of the comment at the top of this file. */
+/* ------------------------------------------------------------------ */
+/* Mapping ahead (ring.h, DESIGN.md section 14)                        */
+
+/* Load one byte of the page at P and discard it.  A producer may be
+   storing into that page at the same moment (when it outran the writer):
+   the load is of a byte whose value is not used, made only so that the
+   processor's page tables -- and a hypervisor's shadow of them -- map the
+   page for this process before the producer's first store, and is kept
+   out of the thread sanitiser's view for that reason. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define EMLAT_NO_TSAN __attribute__ ((no_sanitize ("thread")))
+#endif
+#endif
+#if !defined(EMLAT_NO_TSAN) && defined(__SANITIZE_THREAD__)
+#define EMLAT_NO_TSAN __attribute__ ((no_sanitize_thread))
+#endif
+#ifndef EMLAT_NO_TSAN
+#define EMLAT_NO_TSAN
+#endif
+
+static EMLAT_NO_TSAN void
+touch_pages (const unsigned char *from, const unsigned char *to, size_t page)
+{
+  for (const unsigned char *p = from; p < to; p += page)
+    (void)*(const volatile unsigned char *)p;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value, for older headers */
+#endif
+
+/* Map the pages of [FROM, TO) (page-aligned) writable: MADV_POPULATE_WRITE
+   allocates them in the kernel without a fault per page, then a read of
+   each page fills the translation caches of this process.  Returns 0, or
+   -1 when the kernel refused (before Linux 5.14), or could not allocate
+   the pages (a full tmpfs: it reports what the producer's store would
+   have met as SIGBUS): the pages are then left to the producer, as
+   without mapping ahead, and nothing is read. */
+static int
+map_pages (struct emlat_session *s, unsigned char *from, unsigned char *to)
+{
+  if (s->populate_unsupported)
+    return -1;
+  if (madvise (from, (size_t)(to - from), MADV_POPULATE_WRITE) != 0)
+    {
+      if (errno == EINVAL)
+        s->populate_unsupported = 1;
+      return -1;
+    }
+  touch_pages (from, to, s->page_bytes);
+  return 0;
+}
+
+/* Ring I's first lap mapped to EMLAT_RING_AHEAD slots beyond HEAD (or its
+   end), from where it was mapped or HEAD's page, whichever is further. */
+static void
+map_ring_ahead (struct emlat_session *s, uint32_t i, uint64_t head)
+{
+  struct emlat_ring *r = &s->pool->rings[i];
+  uint64_t nslots = s->pool->nslots;
+  /* Relaxed: only this thread stores it (ring.h). */
+  uint64_t mapped = atomic_load_explicit (&r->mapped, memory_order_relaxed);
+  if (mapped >= nslots)
+    return;
+  /* A ring's slots are a whole number of pages (a power of two of at
+     least EMLAT_RING_AHEAD_MIN_SLOTS slots, page-aligned in the ring
+     file and in anonymous memory). */
+  const uint64_t page_slots = s->page_bytes / EMLAT_SLOT_BYTES;
+  uint64_t target = head + EMLAT_RING_AHEAD;
+  target = target >= nslots ? nslots : (target + page_slots - 1) / page_slots * page_slots;
+  if (target <= mapped)
+    return;
+  uint64_t from = head / page_slots * page_slots;
+  if (from < mapped)
+    from = mapped;
+  if (from < target)
+    {
+      unsigned char *base = (unsigned char *)(s->pool->slab + (size_t)i * nslots);
+      if (map_pages (s, base + from * EMLAT_SLOT_BYTES, base + target * EMLAT_SLOT_BYTES) != 0)
+        /* Not mapped: the producer maps its pages by its stores, and
+           rings for this no more. */
+        target = nslots;
+    }
+  /* Relaxed: a hint for the producer (ring.h); the pages are mapped
+     whether or not it sees the new value. */
+  atomic_store_explicit (&r->mapped, target, memory_order_relaxed);
+}
+
+/* Every owned ring in its first lap mapped ahead of its head: after each
+   pass, and when a producer rang for it. */
+static void
+map_ahead (struct emlat_session *s)
+{
+  if (!s->map_ahead || !emlat_ring_maps_ahead (s->pool->nslots))
+    return;
+  /* Acquire: see pass (). */
+  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  for (uint32_t i = 0; i < used; i++)
+    {
+      struct emlat_ring *r = &s->pool->rings[i];
+      /* Acquire: pairs with the claimer's release of OWNED. */
+      if (atomic_load_explicit (&r->state, memory_order_acquire) != EMLAT_RING_OWNED)
+        continue;
+      /* Relaxed: where the producer is, as a hint (its slots are not read). */
+      map_ring_ahead (s, i, atomic_load_explicit (&r->head, memory_order_relaxed));
+    }
+}
+
 static void
 pass (struct emlat_session *s, int final)
 {
@@ -1150,18 +1266,24 @@ pass (struct emlat_session *s, int final)
   checkpoint (s, &ps);
   release_rings (s, &ps);
   publish_status (s);
+  if (!final)
+    map_ahead (s);
 }
 
 /* Whether a ring needs the writer now: its owner exited, or it is filled
    past its high-water mark (emlat_ring_due).  ANY_PENDING: whether any
-   ring holds records not yet written. */
+   ring holds records not yet written.  AHEAD: whether a ring's producer
+   may have rung for mapping ahead (emlat_ring_ahead_due; the producer
+   rings while reserving a record, before publishing it, hence the margin
+   of a record). */
 static int
-rings_need_pass (struct emlat_session *s, int *any_pending)
+rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead)
 {
   /* Acquire: see pass (). */
   uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
   int need = 0;
   *any_pending = 0;
+  *ahead = 0;
   for (uint32_t i = 0; i < used && !need; i++)
     {
       struct emlat_ring *r = &s->pool->rings[i];
@@ -1181,6 +1303,11 @@ rings_need_pass (struct emlat_session *s, int *any_pending)
          mark's worth later). */
       if (emlat_ring_due (r->nslots, h, tl))
         need = 1;
+      /* Relaxed: only this thread stores it. */
+      uint64_t mapped = atomic_load_explicit (&r->mapped, memory_order_relaxed);
+      if (emlat_ring_maps_ahead (r->nslots)
+          && emlat_ring_ahead_due (r->nslots, h + EMLAT_RR_MAX_SLOTS, mapped))
+        *ahead = 1;
     }
   return need;
 }
@@ -1196,6 +1323,12 @@ emlat_writer_main (void *arg)
   prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
   /* The baseline resource sample (sample.h). */
   emlat_sampler_take (&s->sampler, emlat_clock_now ());
+  /* The first ring a thread will claim (claims take the lowest free
+     ring, registry.c): usually the thread that started the session, the
+     program's main thread, whose first records would otherwise fault in
+     the pages one by one. */
+  if (s->map_ahead && emlat_ring_maps_ahead (s->pool->nslots))
+    map_ring_ahead (s, 0, 0);
 
   for (;;)
     {
@@ -1208,8 +1341,8 @@ emlat_writer_main (void *arg)
       pthread_mutex_unlock (&s->lock);
       if (stop)
         break;
-      int pending;
-      int need = rings_need_pass (s, &pending);
+      int pending, ahead;
+      int need = rings_need_pass (s, &pending, &ahead);
       /* The optional period (drain_interval_us): a pass at most that long
          after the last one while records wait, and a look every period
          (producers below high water do not ring).  Off by default: a
@@ -1234,7 +1367,12 @@ emlat_writer_main (void *arg)
         timeout = st;
       if (asked || need)
         {
-          pass (s, 0);
+          pass (s, 0); /* maps ahead at its end */
+          continue;
+        }
+      if (ahead)
+        {
+          map_ahead (s);
           continue;
         }
       /* Nothing to do: sleep until the doorbell rings (high water, a
