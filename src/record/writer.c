@@ -1223,8 +1223,12 @@ map_ring_ahead (struct emlat_session *s, uint32_t i, uint64_t head)
   atomic_store_explicit (&r->mapped, target, memory_order_relaxed);
 }
 
+static int rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead);
+
 /* Every owned ring in its first lap mapped ahead of its head: after each
-   pass, and when a producer rang for it. */
+   pass, and when a producer rang for it.  Draining comes first: once a
+   ring is due for a pass (high water, a thread's exit), the rest waits
+   for the pass, which maps ahead again at its end. */
 static void
 map_ahead (struct emlat_session *s)
 {
@@ -1234,6 +1238,9 @@ map_ahead (struct emlat_session *s)
   uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
   for (uint32_t i = 0; i < used; i++)
     {
+      int pending, ahead;
+      if (i > 0 && rings_need_pass (s, &pending, &ahead))
+        return;
       struct emlat_ring *r = &s->pool->rings[i];
       /* Acquire: pairs with the claimer's release of OWNED. */
       if (atomic_load_explicit (&r->state, memory_order_acquire) != EMLAT_RING_OWNED)
