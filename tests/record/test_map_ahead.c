@@ -94,6 +94,25 @@ load (const char *path)
   return p;
 }
 
+/* Stop a session whose ring 0 must never have been mapped ahead, and
+   check that its profile counts no wake for it (WHY says which case);
+   frees PATH. */
+static void
+stop_unmapped (struct emlat_pool *pool, char *path, const char *why)
+{
+  CHECK_EQ_U64 (atomic_load_explicit (&pool->rings[0].mapped, memory_order_relaxed), 0);
+  CHECK_OK (emlat_stop ());
+  struct emlat_profile *p = load (path);
+  if (p)
+    {
+      const struct emlat_kv *aw = stat_of (p, "stats.ahead_wakes");
+      CHECK (aw && aw->u == 0, "%s: no wake to map ahead", why);
+      emlat_profile_free (p);
+    }
+  unlink (path);
+  free (path);
+}
+
 #define SLOTS 65536u                                 /* 2 MiB */
 #define PAGES (SLOTS * EMLAT_SLOT_BYTES / 4096u)     /* 512 */
 #define KEYS ((SLOTS + 2 * KEY_PAIRS - 1) / (2 * KEY_PAIRS))
@@ -123,17 +142,7 @@ unmapped_faults (const char *dir)
   struct emlat_pool *pool = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
   sleep_us (20000);
   uint64_t faults = type_keys ();
-  CHECK_EQ_U64 (atomic_load_explicit (&pool->rings[0].mapped, memory_order_relaxed), 0);
-  CHECK_OK (emlat_stop ());
-  struct emlat_profile *p = load (path);
-  if (p)
-    {
-      const struct emlat_kv *aw = stat_of (p, "stats.ahead_wakes");
-      CHECK (aw && aw->u == 0, "EMLAT_OPT_NO_MAP_AHEAD: no wake to map ahead");
-      emlat_profile_free (p);
-    }
-  unlink (path);
-  free (path);
+  stop_unmapped (pool, path, "EMLAT_OPT_NO_MAP_AHEAD");
   return faults;
 }
 
@@ -216,17 +225,7 @@ test_small_ring (const char *dir)
       if (k % 16 == 0)
         sleep_us (200);
     }
-  CHECK_EQ_U64 (atomic_load_explicit (&pool->rings[0].mapped, memory_order_relaxed), 0);
-  CHECK_OK (emlat_stop ());
-  struct emlat_profile *p = load (path);
-  if (p)
-    {
-      const struct emlat_kv *aw = stat_of (p, "stats.ahead_wakes");
-      CHECK (aw && aw->u == 0, "a small ring's producer never rings to map ahead");
-      emlat_profile_free (p);
-    }
-  unlink (path);
-  free (path);
+  stop_unmapped (pool, path, "a ring under EMLAT_RING_AHEAD_MIN_SLOTS");
 }
 
 int
