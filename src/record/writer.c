@@ -9,7 +9,9 @@
  * a ring passes its high-water mark (a quarter of the ring), a thread
  * exits, or a flush, rotation or stop asks for one -- never on a timer
  * while nothing happens (an optional period, drain_interval_us, is off by
- * default).
+ * default).  During a ring's first lap its producer also rings when it
+ * nears the pages the writer mapped ahead of it: the writer then maps
+ * more (step 8 below) without a pass.
  *
  * One pass:
  *   1. snapshot every live ring's head (acquire) -- records published before
@@ -29,7 +31,9 @@
  *   6. checkpoint: save the writer's state into the ring file, naming the
  *      profile's size and each ring's drained position (checkpoint.h);
  *   7. release the drained slots (tail, release store) and free the rings
- *      of exited threads.
+ *      of exited threads;
+ *   8. map the first lap of each ring ahead of its producer (map_ahead,
+ *      DESIGN.md section 14), unless a ring is due for another pass.
  * Until step 7 the drained records stay in the ring file, so a process that
  * dies at any point leaves a ring file from which a reader recovers exactly
  * what the profile lacks (recover.c).
@@ -1133,7 +1137,6 @@ publish_status (struct emlat_session *s)
   pthread_mutex_unlock (&s->lock);
 }
 
-/* One pass, the five steps of the comment at the top of this file. */
 /* ------------------------------------------------------------------ */
 /* Mapping ahead (ring.h, DESIGN.md section 14)                        */
 
@@ -1250,6 +1253,7 @@ map_ahead (struct emlat_session *s)
     }
 }
 
+/* One pass, the steps of the comment at the top of this file. */
 static void
 pass (struct emlat_session *s, int final)
 {
