@@ -12,7 +12,7 @@
  * profiled Emacs stores per keystroke), G microseconds apart, and stops.
  * Arms, in ABBA order per round: ahead (the default) and off
  * (EMLAT_OPT_NO_MAP_AHEAD).  Per run: the recording thread's CPU over the
- * keys (CLOCK_THREAD_CPUTIME_ID; the gaps are sleeps, not counted), its
+ * keys (emlat_thread_cpu_now; the gaps are sleeps, not counted), its
  * minor page faults (RUSAGE_THREAD), and the writer thread's CPU for the
  * whole session (emlat_status after stop).
  *
@@ -24,8 +24,9 @@
  * off - ahead, median over rounds, with _lo and _hi, a 95 % percentile
  * bootstrap over rounds).  docs/PERFORMANCE.md, "Mapping the ring ahead".
  *
- * Invariants: every profile lives in one mkdtemp directory, removed at the
- * end; a session that fails to start ends the program with status 1.
+ * Invariants: every profile lives in one mkdtemp directory under $TMPDIR
+ * (or /tmp), removed at the end; a session that fails to start ends the
+ * program with status 1.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,14 +50,6 @@ struct run
 };
 
 static uint64_t
-thread_cpu_ns (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
 thread_minflt (void)
 {
   struct rusage ru;
@@ -68,7 +61,12 @@ static int
 one_run (const char *dir, int arm, int n, unsigned keys, long gap_us, struct run *out)
 {
   char path[4096];
-  snprintf (path, sizeof path, "%s/%d-%s.emlat", dir, n, arm_name[arm]);
+  int len = snprintf (path, sizeof path, "%s/%d-%s.emlat", dir, n, arm_name[arm]);
+  if (len < 0 || (size_t)len >= sizeof path)
+    {
+      fprintf (stderr, "bench_map_ahead: %s: path too long\n", dir);
+      return -1;
+    }
   struct emlat_options o = { .path = path,
                              .flags = arm == ARM_OFF ? EMLAT_OPT_NO_MAP_AHEAD : 0 };
   if (emlat_start (&o) != 0)
@@ -84,10 +82,10 @@ one_run (const char *dir, int arm, int n, unsigned keys, long gap_us, struct run
   uint64_t cpu = 0, f0 = thread_minflt ();
   for (unsigned k = 0; k < keys; k++)
     {
-      uint64_t c0 = thread_cpu_ns ();
+      uint64_t c0 = emlat_thread_cpu_now ();
       for (int i = 0; i < KEY_PAIRS; i++)
         emlat_span_end (emlat_span_begin (EMLAT_SPAN_USER, 0), EMLAT_SPAN_OK, 0);
-      cpu += thread_cpu_ns () - c0;
+      cpu += emlat_thread_cpu_now () - c0;
       nanosleep (&gap, NULL);
     }
   uint64_t faults = thread_minflt () - f0;
@@ -167,7 +165,9 @@ main (int argc, char **argv)
                MAX_ROUNDS);
       return 2;
     }
-  char dir[] = "/tmp/emlat-bench-ahead.XXXXXX";
+  char dir[3072];
+  const char *tmp = getenv ("TMPDIR");
+  snprintf (dir, sizeof dir, "%s/emlat-bench-ahead-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp (dir))
     {
       perror ("bench_map_ahead: mkdtemp");

@@ -1314,10 +1314,10 @@ rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead)
          mark's worth later). */
       if (emlat_ring_due (r->nslots, h, tl))
         need = 1;
-      /* Relaxed: only this thread stores it. */
+      /* Relaxed: only this thread stores it (0, never due, for a ring not
+         mapped ahead). */
       uint64_t mapped = atomic_load_explicit (&r->mapped, memory_order_relaxed);
-      if (emlat_ring_maps_ahead (r->nslots)
-          && emlat_ring_ahead_due (r->nslots, h + EMLAT_RR_MAX_SLOTS, mapped))
+      if (emlat_ring_ahead_due (r->nslots, h + EMLAT_RR_MAX_SLOTS, mapped))
         *ahead = 1;
     }
   return need;
