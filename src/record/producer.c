@@ -642,7 +642,10 @@ fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm,
   return (unsigned)(p - w);
 }
 
-static void
+/* emlat_ix_commit for a ring too small to hold the record: one record per
+   field.  Out of line and cold (a ring that small is a test's), so that it
+   adds nothing to the lines emlat_ix_commit's common path spans. */
+static __attribute__ ((noinline, cold)) void
 commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
 {
   for (uint32_t b = f->tmask & EMLAT_T_FIELD_MASK; b; b &= b - 1)
@@ -664,6 +667,24 @@ commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix
     }
   if (status)
     emlat_ix_end (cause, status);
+}
+
+/* fill_fields for the N - 1 word slots of a record that wrap around the
+   ring's end at slot FIRST: gathered first, then copied in two runs.  Out
+   of line and cold, as it happens once per lap at most: emlat_ix_commit's
+   common path keeps one copy of fill_fields and no 700-byte stack buffer,
+   so it touches fewer lines of code and stack per call (a program calls
+   it once or twice per key with cold caches: docs/PERFORMANCE.md). */
+static __attribute__ ((noinline, cold)) void
+fill_fields_wrapped (struct emlat_ring *r, uint64_t first, unsigned n,
+                     const struct emlat_ix_fields *f, uint32_t tm, uint32_t vm, uint32_t cm,
+                     uint32_t qm, uint64_t t)
+{
+  uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
+  fill_fields (f, words, tm, vm, cm, qm, EMLAT_T_INTERACTION_END, t);
+  uint64_t run = r->nslots - first;
+  memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
+  memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
 }
 
 void
@@ -712,12 +733,6 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
     fill_fields (f, (uint64_t *)(void *)&r->slots[first], tm, vm, cm, qm,
                  EMLAT_T_INTERACTION_END, t);
   else
-    {
-      uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
-      fill_fields (f, words, tm, vm, cm, qm, EMLAT_T_INTERACTION_END, t);
-      uint64_t run = r->nslots - first;
-      memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
-      memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
-    }
+    fill_fields_wrapped (r, first, n, f, tm, vm, cm, qm, t);
   emlat_ring_publish (r, h, n);
 }
