@@ -34,9 +34,31 @@
 #          hooks write per key, from the profiles' stats.records_accepted;
 #          a ring line costs a keystroke more than a few instructions do,
 #          docs/PERFORMANCE.md)
+#   METRIC emacs_ir_writer_per_key X instructions (the recorder's writer
+#          thread, the thread that ran emlat_writer_main: draining,
+#          encoding, writing and mapping ahead for a key's records)
 # and, with --functions, the per-key difference of each hook with all it
 # calls, and of the self cost of each function of the hooks and libemlat,
-# largest first.  Emacs's own instructions per key move by about 10 %
+# largest first.  With --cache, callgrind also simulates the caches
+# (--cache-sim=yes; L1i 64 KiB 16-way, L1d 48 KiB 12-way, last level
+# 2 MiB 16-way, 64-byte lines: one core of the Xeon of 2026-12-03's runs,
+# given explicitly so that runs on other machines compare), and prints
+# the misses of the hooks' and libemlat's own code (self cost: the
+# functions counted as hooks above, without libc's memcpy and clock)
+# per key:
+#   METRIC emacs_hooks_l1i_misses_per_key X misses  (I1mr)
+#   METRIC emacs_hooks_l1d_misses_per_key X misses  (D1mr + D1mw)
+#   METRIC emacs_hooks_ll_misses_per_key X misses   (ILmr + DLmr + DLmw)
+#   METRIC emacs_main_l1_misses_per_key X misses    (the whole main thread)
+#   METRIC emacs_main_ll_misses_per_key X misses
+#   METRIC emacs_hooks_l1_miss_share X percent      (hooks / Emacs's own)
+#   METRIC emacs_hooks_ll_miss_share X percent
+# A hook runs between long stretches of Emacs's own work, which evicts
+# its lines from the first-level caches: its L1 misses are about the
+# lines of code and data it touches per key, what a keystroke pays in
+# misses on a real machine (docs/PERFORMANCE.md).  The simulation sees
+# neither the kernel nor other processes, so its last-level misses are a
+# lower bound.  Emacs's own instructions per key move by about 10 %
 # between runs (its timers and GC run on the clock): the share's
 # denominator is indicative; the hooks' count repeats within a few
 # percent.
@@ -51,10 +73,12 @@ EMACS_BIN=${EMACS_BIN:-}
 k1=${EMACS_IR_K1:-30}
 k2=${EMACS_IR_K2:-90}
 functions=0
+cache=0
 for a in "$@"; do
   case $a in
     --functions) functions=1 ;;
-    *) echo "usage: emacs_hooks_ir.sh [--functions]" >&2; exit 2 ;;
+    --cache) cache=1 ;;
+    *) echo "usage: emacs_hooks_ir.sh [--functions] [--cache]" >&2; exit 2 ;;
   esac
 done
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
@@ -75,6 +99,10 @@ if [ "$k2" -le "$k1" ]; then
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/emlat-emacs-ir-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+cachesim=
+if [ "$cache" = 1 ]; then
+  cachesim="--cache-sim=yes --I1=65536,16,64 --D1=49152,12,64 --LL=2097152,16,64"
+fi
 
 # run K: Emacs under callgrind types K keys; the main thread's callgrind
 # file is $tmp/cg-K.main.
@@ -87,7 +115,7 @@ run () {
   } >"$tmp/k$1.script" || return 1
   "$EMLAT" replay --script "$tmp/k$1.script" --settle 2s --settle-max 120s --linger 60s \
     --grace 30s --timeout 1200 -o "$tmp/drv-$1.emlat" -- \
-    valgrind --tool=callgrind --separate-threads=yes --dump-instr=no \
+    valgrind --tool=callgrind --separate-threads=yes --dump-instr=no $cachesim \
     --callgrind-out-file="$tmp/cg-$1" "$EMACS_BIN" -Q -nw \
     --latency-profile="$tmp/emacs-$1.emlat" >"$tmp/replay-$1.out" 2>&1
   if ! grep -q 'cmd: *exited with status 0' "$tmp/replay-$1.out"; then
@@ -102,12 +130,26 @@ run () {
     return 1
   fi
   mv "$main" "$tmp/cg-$1.main"
+  # The writer thread: the file whose thread ran emlat_writer_main.
+  for f in "$tmp"/cg-"$1"-* "$tmp"/cg-"$1".*-*; do
+    [ -f "$f" ] || continue
+    if grep -q 'emlat_writer_main' "$f"; then
+      mv "$f" "$tmp/cg-$1.writer"
+      break
+    fi
+  done
 }
 
-# selfcost FILE: "class function count" lines, class hooks (the files of
-# the hooks and of libemlat, and the functions latency_*), clock or emacs.
+# total FILE: the instructions of the whole thread of callgrind file FILE.
+total () {
+  awk '/^(summary|totals):/ { print $2; exit }' "$1"
+}
+
+# selfcost FILE [EVENT]: "class function count" lines, class hooks (the
+# files of the hooks and of libemlat, and the functions latency_*), clock
+# or emacs; the count is of EVENT (default Ir, instructions).
 selfcost () {
-  callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null \
+  callgrind_annotate --auto=no --inclusive=no --threshold=100 --show="${2:-Ir}" "$1" 2>/dev/null \
     | awk '/^ *[0-9,]+ .*:/ {
              c = $1; gsub(",", "", c); f = $0
              sub(/^ *[0-9,]+ +(\([ 0-9.]+%\) +)?/, "", f); sub(/ \[.*$/, "", f)
@@ -160,6 +202,21 @@ entries () {
 for k in "$k1" "$k2"; do
   run "$k" || exit 1
   selfcost "$tmp/cg-$k.main" >"$tmp/self-$k"
+  if [ -f "$tmp/cg-$k.writer" ]; then
+    total "$tmp/cg-$k.writer" >"$tmp/writer-$k"
+  else
+    echo "emacs_hooks_ir.sh: no callgrind output of the writer thread ($k keys)" >&2
+    exit 1
+  fi
+  if [ "$cache" = 1 ]; then
+    for ev in I1mr D1mr D1mw ILmr DLmr DLmw; do
+      selfcost "$tmp/cg-$k.main" "$ev" | awk -v ev="$ev" '$1 == "hooks" { print ev, $3, $2 }'
+    done >"$tmp/misses-$k"
+    # The whole main thread's misses, "all<EVENT> count" (its totals line).
+    awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i }
+         /^(summary|totals):/ { for (i = 2; i <= NF; i++) print "all" ev[i], $i, "(all)"; exit }' \
+      "$tmp/cg-$k.main" >>"$tmp/misses-$k"
+  fi
   entries "$tmp/cg-$k.main" >"$tmp/entries-$k"
   # The ring slots the session took (stats.records_accepted counts slots:
   # FORMAT.md), from its last STATS.
@@ -214,3 +271,40 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
             printf "%10.0f  %s\n", per[f] / d, f | "sort -rn"
       }
   }' "$tmp/self-$k1" "$tmp/self-$k2" "$tmp/entries-$k1" "$tmp/entries-$k2"
+
+# The writer thread's instructions per key: what it drains, encodes,
+# writes and maps for a key's records, start-up and exit cancelled.
+awk -v k1="$k1" -v k2="$k2" 'FNR == 1 { run++ } { v[run] = $1 }
+  END { printf "METRIC emacs_ir_writer_per_key %.0f instructions\n", (v[2] - v[1]) / (k2 - k1) }' \
+  "$tmp/writer-$k1" "$tmp/writer-$k2"
+
+# The misses per key of the hooks' own code (--cache).
+if [ "$cache" = 1 ]; then
+  awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
+    FNR == 1 { run++ }
+    { v = (run == 1 ? -1 : 1) * $2 }
+    $1 == "I1mr" { i1 += v; per[$3] += v; pi[$3] += v }
+    $1 == "D1mr" || $1 == "D1mw" { d1 += v; per[$3] += v }
+    $1 == "ILmr" || $1 == "DLmr" || $1 == "DLmw" { ll += v }
+    $1 == "allI1mr" || $1 == "allD1mr" || $1 == "allD1mw" { all1 += v }
+    $1 == "allILmr" || $1 == "allDLmr" || $1 == "allDLmw" { allll += v }
+    END {
+      d = k2 - k1
+      printf "METRIC emacs_hooks_l1i_misses_per_key %.1f misses\n", i1 / d
+      printf "METRIC emacs_hooks_l1d_misses_per_key %.1f misses\n", d1 / d
+      printf "METRIC emacs_hooks_ll_misses_per_key %.1f misses\n", ll / d
+      printf "METRIC emacs_main_l1_misses_per_key %.0f misses\n", all1 / d
+      printf "METRIC emacs_main_ll_misses_per_key %.0f misses\n", allll / d
+      if (all1 - i1 - d1 > 0)
+        printf "METRIC emacs_hooks_l1_miss_share %.2f percent\n", 100 * (i1 + d1) / (all1 - i1 - d1)
+      if (allll - ll > 0)
+        printf "METRIC emacs_hooks_ll_miss_share %.2f percent\n", 100 * ll / (allll - ll)
+      if (fn)
+        {
+          print "# per key, the first-level misses (of which instructions) of each function of the hooks and libemlat:"
+          for (f in per)
+            if (per[f] / d >= 0.5)
+              printf "%8.1f %8.1f  %s\n", per[f] / d, pi[f] / d, f | "sort -rn"
+        }
+    }' "$tmp/misses-$k1" "$tmp/misses-$k2"
+fi
