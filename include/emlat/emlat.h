@@ -168,9 +168,10 @@ EMLAT_API int emlat_start (const struct emlat_options *opt);
    file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
    ~/.local/state/emlat; the directory is created (mode 0700) if needed.
    BASE (may be NULL) gives the other options (sizes, flags, metadata);
-   its path and dir are ignored.  EMLAT_FINISH=reader adds
-   EMLAT_OPT_DEFER_FINISH (`emlat replay` and `emlat record` set it: they
-   finish the profile once the program exited, emlat_recover_process).
+   its path and dir are ignored.  EMLAT_FINISH adds
+   EMLAT_OPT_DEFER_FINISH when emlat_finish_requested says so (`emlat
+   replay` and `emlat record` set it: they finish the profile once the
+   program exited, emlat_recover_process).
    Returns 1 when a session started, 0 when
    tracing is off, or a negative errno of emlat_start (-EALREADY when a
    session is active).  These are the only environment variables the
@@ -183,11 +184,15 @@ EMLAT_API int emlat_start_from_env (const struct emlat_options *base);
 /* 1 when EMLAT_TRACE is exactly "1" or "true". */
 EMLAT_API int emlat_trace_requested (void);
 
-/* 1 when EMLAT_FINISH is exactly "reader": the program's parent finishes
-   its profile once it exited (emlat_recover_process), so a recorder that
-   starts a session of its own should pass EMLAT_OPT_DEFER_FINISH, as
+/* 1 when EMLAT_FINISH is "reader:PID" and PID is this process's parent,
+   or exactly "reader": the program's parent finishes its profile once it
+   exited (emlat_recover_process, by this process's id), so a recorder
+   that starts a session of its own should pass EMLAT_OPT_DEFER_FINISH, as
    emlat_start_from_env, the interposition library and the profiled Emacs
-   do. */
+   do.  `emlat replay` and `emlat record` set "reader:" and their own
+   process id: a process that a wrapper started (a shell, strace,
+   valgrind), whose ring file they would not find, gets 0 and finishes
+   its profile itself.  Any other value: 0. */
 EMLAT_API int emlat_finish_requested (void);
 
 /* emlat_start_from_env (NULL) once per process, and emlat_stop at exit

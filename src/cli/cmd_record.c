@@ -55,7 +55,7 @@ record_usage (FILE *f)
            "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
            "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE,\n"
-           "EMLAT_FINISH=reader, LD_PRELOAD (EMLAT_TRACE_CHILDREN=1 with\n"
+           "EMLAT_FINISH=reader:PID, LD_PRELOAD (EMLAT_TRACE_CHILDREN=1 with\n"
            "--follow-children).  Set EMLAT_OBSERVER=1 for the readiness\n"
            "observer thread and EMLAT_LOG=FILE to have the library's own\n"
            "messages written there (it never writes to the terminal).\n"
@@ -350,6 +350,7 @@ record_run (int argc, char **argv)
   ign.sa_handler = SIG_IGN;
   sigaction (SIGINT, &ign, &old_int);
   sigaction (SIGQUIT, &ign, &old_quit);
+  pid_t self = getpid ();
   pid_t pid = fork ();
   if (pid < 0)
     {
@@ -372,8 +373,10 @@ record_run (int argc, char **argv)
       setenv ("LD_PRELOAD", val ? val : lib, 1);
       setenv ("EMLAT_TRACE", "1", 1);
       setenv ("EMLAT_FILE", path, 1);
-      /* We finish the profile ourselves once CMD exited. */
-      setenv ("EMLAT_FINISH", "reader", 1);
+      /* We finish the profile ourselves once CMD, our child, exited. */
+      char finish[32];
+      snprintf (finish, sizeof finish, "reader:%ld", (long)self);
+      setenv ("EMLAT_FINISH", finish, 1);
       if (follow)
         setenv ("EMLAT_TRACE_CHILDREN", "1", 1);
       else

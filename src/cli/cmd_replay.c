@@ -294,8 +294,8 @@ static char *tty_profile (const char *file)
 
 /* The environment of CMD: ours without TERM, COLUMNS and LINES (a real
    terminal window sets neither of the last two) plus TERM and
-   EMLAT_FINISH=reader (a recorder in CMD leaves its last records to us:
-   drive finishes its profiles once it exited), and with --interpose the
+   EMLAT_FINISH=reader:OUR_PID (a recorder in CMD leaves its last records
+   to us: drive finishes its profiles once it exited), and with --interpose the
    preload variables. */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
@@ -327,8 +327,10 @@ static char **child_env (const char *term, const char *preload,
     }
   if (asprintf (&env[k++], "TERM=%s", term) < 0)
     return NULL;
-  /* We finish CMD's profiles ourselves once it exited (drive). */
-  env[k++] = (char *)"EMLAT_FINISH=reader";
+  /* We finish CMD's profiles ourselves once it exited (drive): a
+     recorder in CMD, whose parent we are, leaves them to us. */
+  if (asprintf (&env[k++], "EMLAT_FINISH=reader:%ld", (long)getpid ()) < 0)
+    return NULL;
   if (preload)
     {
       if (old_preload && old_preload[0])
@@ -641,8 +643,7 @@ static void run_env_free (struct run_env *e)
         i++;
       size_t own = 2 + (e->preload ? 3 : 0);
       for (size_t k = i - own; k < i; k++)
-        if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0
-            && strncmp (e->env[k], "EMLAT_FINISH=", 13) != 0)
+        if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0)
           free (e->env[k]);
       free (e->env);
     }
@@ -747,7 +748,7 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
   replay_pty_hangup (&pty);
   int stop_rc = emlat_stop ();
   /* CMD's own profiles (--interpose, or a profiled Emacs): the recorder
-     left its last records in the ring file (EMLAT_FINISH=reader, or CMD
+     left its last records in the ring file (EMLAT_FINISH=reader:PID, or CMD
      was killed); write them into the profiles now, here rather than in
      CMD.  The tty profile by its name (its ring file may be beside it),
      any other by CMD's process id. */

@@ -9,10 +9,15 @@
  * On, the profile goes to EMLAT_FILE (that exact file, never replaced),
  * else to a new file in EMLAT_DIR, else in the state directory
  * ($XDG_STATE_HOME/emlat or ~/.local/state/emlat, statedir.h); a directory
- * is created (mode 0700) only then.  EMLAT_FINISH=reader (set by `emlat
- * replay` and `emlat record` for the program they run) adds
- * EMLAT_OPT_DEFER_FINISH: the caller finishes the profile once the program
- * exited (emlat_recover_process), so the program pays nothing at its stop.
+ * is created (mode 0700) only then.  EMLAT_FINISH=reader:PID (set by `emlat
+ * replay` and `emlat record`, PID their own process id) adds
+ * EMLAT_OPT_DEFER_FINISH in the program they run, whose parent PID is:
+ * the caller finishes the profile once the program exited
+ * (emlat_recover_process, by the program's process id), so the program
+ * pays nothing at its stop.  A process further down (the program under a
+ * wrapper such as a shell, strace or valgrind, which passes the variable
+ * on) finishes its profile itself: nobody would look for its ring file by
+ * its process id.  EMLAT_FINISH=reader alone defers in any process.
  * These are the only environment variables the library reads, and only
  * when the program calls one of these two functions.
  */
@@ -23,6 +28,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/statedir.h"
 
@@ -77,7 +83,21 @@ int
 emlat_finish_requested (void)
 {
   const char *v = getenv ("EMLAT_FINISH");
-  return v && strcmp (v, "reader") == 0;
+  if (!v || strncmp (v, "reader", 6) != 0)
+    return 0;
+  if (v[6] == 0)
+    return 1;
+  if (v[6] != ':' || v[7] < '1' || v[7] > '9')
+    return 0;
+  /* reader:PID: only a child of process PID defers. */
+  unsigned long long pid = 0;
+  for (const char *c = v + 7; *c; c++)
+    {
+      if (*c < '0' || *c > '9' || pid > (unsigned long long)INT_MAX / 10)
+        return 0;
+      pid = pid * 10 + (unsigned)(*c - '0');
+    }
+  return pid <= (unsigned long long)INT_MAX && (pid_t)pid == getppid ();
 }
 
 static void

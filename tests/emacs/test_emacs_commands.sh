@@ -34,7 +34,7 @@
 #   C-x <1 s> C-f  the pause is prefix dwell (prefix_dwell_min >= 0.8 s)
 #             and the decisive key's arrival bounds start after it;
 # and C-x C-c.  Then:
-#   - Emacs left its last records to the replay (EMLAT_FINISH=reader),
+#   - Emacs left its last records to the replay (EMLAT_FINISH=reader:PID),
 #     which finished the profile after Emacs exited: read as it is, it
 #     ends with the final STATS of a recovery;
 #   - the profile is valid, stopped cleanly, and no interaction is open;
@@ -117,7 +117,7 @@ cat replay.out
 [ "$rc" -eq 0 ] || fail "emlat replay exited $rc"
 grep -q 'cmd: *exited with status 0' replay.out || fail "Emacs did not exit by itself"
 
-# Emacs ran with EMLAT_FINISH=reader: it left its last records in the ring
+# Emacs ran with EMLAT_FINISH=reader:PID: it left its last records in the ring
 # file and the replay finished the profile after Emacs exited.  Read as it
 # is (from standard input: no recovery by this reader), the profile ends
 # with a final STATS written by a recovery.

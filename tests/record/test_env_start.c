@@ -21,6 +21,11 @@
  * process.build_id, process.executable) is the library's whatever the
  * caller's metadata says; a program built with EMLAT_AUTOSTART traces from
  * its constructor and its profile is complete at exit.
+ *
+ * EMLAT_FINISH (emlat_finish_requested): "reader" defers in any process;
+ * "reader:PID" only in a child of PID (not in a grandchild: a program
+ * under a wrapper finishes its own profile); any other value, a malformed
+ * or overflowing PID included, does not.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -284,6 +289,72 @@ test_autostart (const char *tmp)
   free (prog);
 }
 
+/* emlat_finish_requested () in a child (GRANDCHILD: in a child of a
+   child) whose environment has EMLAT_FINISH=VALUE (unset for NULL). */
+static int
+finish_requested_in_child (const char *value, int grandchild)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      if (value)
+        setenv ("EMLAT_FINISH", value, 1);
+      else
+        unsetenv ("EMLAT_FINISH");
+      if (grandchild)
+        {
+          pid_t g = fork ();
+          if (g < 0)
+            _exit (9);
+          if (g == 0)
+            _exit (emlat_finish_requested ());
+          int st = 0;
+          waitpid (g, &st, 0);
+          _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 9);
+        }
+      _exit (emlat_finish_requested ());
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 9;
+}
+
+static void
+test_finish (void)
+{
+  long self = (long)getpid ();
+  char *mine = tu_strf ("reader:%ld", self);
+  char *other = tu_strf ("reader:%ld", self + 1);
+  char *zero = tu_strf ("reader:0%ld", self);
+  char *trail = tu_strf ("reader:%ldx", self);
+  char *space = tu_strf ("reader: %ld", self);
+  char *huge = tu_strf ("reader:%ld00000000000000000000", self);
+  char *wrap = tu_strf ("reader:%lld", (long long)self + 4294967296ll);
+  const struct { const char *value; int want; } cases[] = {
+    { NULL, 0 }, { "", 0 }, { "reader", 1 }, { "Reader", 0 }, { "readers", 0 },
+    { "reader:", 0 }, { "reader:1", 0 }, { "never", 0 }, { mine, 1 }, { other, 0 },
+    { zero, 0 }, { trail, 0 }, { space, 0 }, { huge, 0 }, { wrap, 0 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      int got = finish_requested_in_child (cases[i].value, 0);
+      CHECK (got == cases[i].want, "EMLAT_FINISH=%s: finish requested %d (want %d)",
+             cases[i].value ? cases[i].value : "(unset)", got, cases[i].want);
+    }
+  /* A grandchild of the process named: a program under a wrapper. */
+  CHECK (finish_requested_in_child (mine, 1) == 0,
+         "EMLAT_FINISH=%s in a grandchild: not requested", mine);
+  CHECK (finish_requested_in_child ("reader", 1) == 1,
+         "EMLAT_FINISH=reader in a grandchild: requested");
+  free (wrap);
+  free (huge);
+  free (space);
+  free (trail);
+  free (zero);
+  free (other);
+  free (mine);
+}
+
 int
 main (void)
 {
@@ -293,5 +364,6 @@ main (void)
   test_values (tmp);
   test_places (tmp);
   test_autostart (tmp);
+  test_finish ();
   TEST_DONE ();
 }
