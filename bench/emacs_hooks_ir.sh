@@ -28,6 +28,12 @@
 # the session's start and exit.  Prints
 #   METRIC emacs_ir_hooks_per_key X instructions
 #   METRIC emacs_ir_clock_per_key X instructions
+#   METRIC emacs_clock_reads_per_key X reads   (the calls into
+#          clock_gettime of the monotonic clock from the hooks and
+#          libemlat: each a vDSO read that valgrind does not run, so
+#          that no instruction count above includes it)
+#   METRIC emacs_thread_cpu_reads_per_key X reads  (the calls for the
+#          thread CPU clock: each a system call, likewise uncounted)
 #   METRIC emacs_ir_main_per_key X instructions
 #   METRIC emacs_ir_hooks_share X percent      (hooks / (all - hooks))
 #   METRIC emacs_ring_slots_per_key X slots    (32 bytes each: what the
@@ -175,7 +181,7 @@ selfcost () {
 # does not run the vDSO) from hooks or libemlat.
 entries () {
   callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$1" 2>/dev/null \
-    | awk 'function fn_of(f) { sub(/ \[.*$/, "", f); sub(/ \([0-9]+x\)$/, "", f); sub(/^.*:/, "", f); return f }
+    | awk 'function fn_of(f) { sub(/ \[.*$/, "", f); sub(/ \([0-9,]+x\)$/, "", f); sub(/^.*:/, "", f); return f }
            function ours(f,   fn, file) {
              fn = fn_of(f); file = f; sub(/:[^:]*$/, "", file)
              return fn ~ /^F?latency_/ || file ~ /(^|\/)src\/(record|common|format)\// \
@@ -190,8 +196,14 @@ entries () {
              for (i = 0; i < n; i++)
                if (fn ~ /^F?latency_/ && fn_of(caller[i]) !~ /^F?latency_/)
                  print "entry", fn, cost[i]
-               else if (fn ~ /clock_gettime/ && ours(caller[i]))
+               else if (fn ~ /clock_gettime/ && ours(caller[i])) {
                  print "clock", fn_of(caller[i]), cost[i]
+                 calls = 0
+                 if (match(caller[i], /\([0-9,]+x\)/)) {
+                   calls = substr(caller[i], RSTART + 1, RLENGTH - 3); gsub(",", "", calls)
+                 }
+                 print (fn_of(caller[i]) ~ /thread_cpu/ ? "cpureads" : "clockreads"), fn_of(caller[i]), calls + 0
+               }
                else if (fn ~ /^(_IO_)?fflush(_unlocked)?$/ && fn_of(caller[i]) ~ /^latency_/)
                  print "wrapped", fn_of(caller[i]), cost[i]
              n = 0; next
@@ -245,6 +257,8 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   $1 == "entry" { entry += v; per_entry[$2] += v; next }
   $1 == "wrapped" { entry -= v; per_entry[$2] -= v; next }
   $1 == "clock" { clock += v; next }
+  $1 == "clockreads" { clockreads += v; next }
+  $1 == "cpureads" { cpureads += v; next }
   $1 == "slots" { slots += v; next }
   END {
     d = k2 - k1
@@ -252,6 +266,8 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
     own = main - hooks
     printf "METRIC emacs_ir_hooks_per_key %.0f instructions\n", hooks
     printf "METRIC emacs_ir_clock_per_key %.0f instructions\n", clock / d
+    printf "METRIC emacs_clock_reads_per_key %.1f reads\n", clockreads / d
+    printf "METRIC emacs_thread_cpu_reads_per_key %.1f reads\n", cpureads / d
     printf "METRIC emacs_ir_main_per_key %.0f instructions\n", main
     share = 0
     if (own > 0)
