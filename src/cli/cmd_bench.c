@@ -4,7 +4,8 @@
  * a few seconds, for a user deciding whether to leave profiling on.
  *
  * Measures through the public producer API, in a scratch directory that is
- * removed afterwards: the profiler clock's read cost, one span record
+ * removed afterwards: the profiler clock's read cost, the thread CPU
+ * clock's (a system call), one span record
  * (timed, median of runs), bytes per span on disk, and the highest rate of
  * span records the writer sustains without loss (bisection over short
  * trials with the library's default ring and drain interval).  The
@@ -112,6 +113,24 @@ clock_cost (void)
   return median (v, RUNS);
 }
 
+/* ns per reading of the calling thread's CPU clock (emlat_thread_cpu_now:
+   a system call), the reading a profiled Emacs takes twice per
+   interaction unless `latency-profile-thread-cpu' is nil. */
+static double
+thread_cpu_cost (void)
+{
+  enum { RUNS = 9, READS = 10000 };
+  double v[RUNS];
+  for (int r = 0; r < RUNS; r++)
+    {
+      uint64_t t0 = emlat_now ();
+      for (int i = 0; i < READS; i++)
+        (void)emlat_thread_cpu_now ();
+      v[r] = (double)(emlat_now () - t0) / READS;
+    }
+  return median (v, RUNS);
+}
+
 static int
 bytes_per_span (struct bench_ctx *b, double *out)
 {
@@ -206,10 +225,10 @@ usage (FILE *f)
   fputs ("usage: emlat bench [--json] [--quick]\n"
          "\n"
          "Measure what recording costs on this machine (a few seconds):\n"
-         "the profiler clock's read cost, one span record, bytes per span\n"
-         "on disk, and the highest span-record rate the writer sustains\n"
-         "without loss.  Files go to a scratch directory under $TMPDIR that\n"
-         "is removed.  `make bench` measures more (docs/PERFORMANCE.md).\n"
+         "the profiler clock's read cost, the thread CPU clock's, one span\n"
+         "record, bytes per span on disk, and the highest span-record rate\n"
+         "the writer sustains without loss.  Files go to a scratch\n"
+         "directory under $TMPDIR that is removed.  `make bench` measures more (docs/PERFORMANCE.md).\n"
          "\n"
          "  --json       one JSON object on stdout\n"
          "  --quick      fewer bisection steps for the writer rate\n"
@@ -254,7 +273,7 @@ cmd_bench (int argc, char **argv)
                        strerror (errno));
       return EMLAT_EXIT_FAIL;
     }
-  double clk = clock_cost (), span = 0, bps = 0, rate = 0;
+  double clk = clock_cost (), cpu = thread_cpu_cost (), span = 0, bps = 0, rate = 0;
   int failed = 0;
   if (!json)
     emlat_cli_error (NULL, UINT64_MAX, "measuring (a few seconds)...");
@@ -272,19 +291,21 @@ cmd_bench (int argc, char **argv)
     }
   if (json)
     {
-      printf ("{\"clock_read_ns\":%.2f,\"span_record_ns\":%.2f,\"bytes_per_span\":%.2f,"
-              "\"writer_zero_loss_records_per_s\":%.0f}\n",
-              clk, span, bps, rate);
+      printf ("{\"clock_read_ns\":%.2f,\"thread_cpu_read_ns\":%.2f,\"span_record_ns\":%.2f,"
+              "\"bytes_per_span\":%.2f,\"writer_zero_loss_records_per_s\":%.0f}\n",
+              clk, cpu, span, bps, rate);
       return EMLAT_EXIT_OK;
     }
   printf ("profiler clock read          %8.1f ns\n", clk);
+  printf ("thread CPU clock read        %8.1f ns (a system call)\n", cpu);
   printf ("one span record (with clock) %8.1f ns\n", span);
   printf ("bytes per span on disk       %8.2f\n", bps);
   printf ("writer, zero loss            %8.1f M records/s (lower bound of the bisection)\n",
           rate / 1e6);
   printf ("\nA terminal command in Emacs records about 30-100 records; at these costs\n"
-          "that is %.1f-%.1f us of the recording thread per interaction.\n",
-          30 * span / 1000, 100 * span / 1000);
+          "that is %.1f-%.1f us of the recording thread per interaction, plus\n"
+          "%.1f us for its two thread CPU readings (latency-profile-thread-cpu).\n",
+          30 * span / 1000, 100 * span / 1000, 2 * cpu / 1000);
   return EMLAT_EXIT_OK;
 }
 

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 out=$(TMPDIR=$tmp "$EMLAT" bench --json --quick) || fail "emlat bench exited $?"
 echo "$out"
-for key in clock_read_ns span_record_ns bytes_per_span writer_zero_loss_records_per_s; do
+for key in clock_read_ns thread_cpu_read_ns span_record_ns bytes_per_span writer_zero_loss_records_per_s; do
   v=$(printf '%s\n' "$out" | sed -n "s/.*\"$key\":\([0-9.]*\).*/\1/p")
   [ -n "$v" ] || { fail "no $key"; continue; }
   awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "$key is not positive ($v)"
