@@ -21,7 +21,7 @@ void emlat_clock_init (void);
 const char *emlat_clock_name (void);
 uint64_t emlat_clock_resolution_ns (void);
 /* Median cost of one emlat_clock_now() in ns, measured once (short
-   calibration: 9 runs of 1000 reads). */
+   calibration: 9 runs of 32 reads). */
 uint64_t emlat_clock_read_cost_ns (void);
 
 static inline uint64_t
