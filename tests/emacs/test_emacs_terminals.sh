@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # test_emacs_terminals.sh -- terminals opened and closed while the profile
-# runs (emacs/README.md, "Terminals"): a descriptor is known empty only
+# runs (emacs/README.md, "What is recorded"): a descriptor is known empty only
 # for the terminal that was seen empty on it, and closed terminals give
 # back their place among the eight that the profile tracks at once.
 #
