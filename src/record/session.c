@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -86,9 +87,15 @@ session_free (struct emlat_session *s)
     free (s->strings[i].s);
   free (s->strings);
   if (s->ws)
-    for (uint32_t i = 0; i < s->max_threads; i++)
-      emlat_spans_free (&s->ws[i].spans);
-  free (s->ws);
+    {
+      /* Only the rings ever claimed have writer state: the others' pages
+         were never touched.  Acquire: as the writer's own reads of USED
+         (a ring claimed after the writer's last pass has zero state). */
+      uint32_t used = s->pool ? atomic_load_explicit (&s->pool->used, memory_order_acquire) : 0;
+      for (uint32_t i = 0; i < used && i < s->max_threads; i++)
+        emlat_spans_free (&s->ws[i].spans);
+      munmap (s->ws, (size_t)s->max_threads * sizeof *s->ws);
+    }
   emlat_ixtable_free (&s->ix);
   emlat_arena_free (&s->arena);
   emlat_chunk_list_free (&s->chunks);
@@ -240,7 +247,14 @@ resolve_path (struct emlat_session *s, const struct emlat_options *opt)
 static int
 session_buffers (struct emlat_session *s, const struct emlat_options *opt, size_t *meta_cap)
 {
-  s->ws = calloc (s->max_threads, sizeof *s->ws);
+  /* The writer's state of each ring in anonymous memory, zero until the
+     writer first touches a ring's entry (rings are claimed from index 0
+     up): with the default 128 rings, calloc would zero and fault in
+     68 KiB at every session's start for the one or two rings a program
+     uses (docs/PERFORMANCE.md). */
+  void *ws = mmap (0, (size_t)s->max_threads * sizeof *s->ws, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  s->ws = ws == MAP_FAILED ? 0 : ws;
   s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
   s->losses_cap = EMLAT_LOSSES_MIN;
   if (!s->ws || !s->losses)
