@@ -89,12 +89,18 @@
                  (emlat-test-terminals-close fb)
                  (emlat-test-terminals-cycle 9)))))))))))
 
+(defun emlat-test-terminals-new (label)
+  "A frame on a new pseudo-terminal, its descriptor noted after LABEL.
+Returns (PROCESS . FRAME)."
+  (let* ((p (emlat-test-terminals-pty))
+         (f (emlat-test-terminals-open (cdr p))))
+    (emlat-test-terminals-note "%s %d" label (emlat-test-terminals-fd (cdr p)))
+    (cons (car p) f)))
+
 (defun emlat-test-terminals-cycle (n)
   (if (= n 0)
       (emlat-test-terminals-last)
-    (let* ((p (emlat-test-terminals-pty))
-           (f (emlat-test-terminals-open (cdr p))))
-      (emlat-test-terminals-note "cycle %d" (emlat-test-terminals-fd (cdr p)))
+    (let ((f (cdr (emlat-test-terminals-new "cycle"))))
       (emlat-test-terminals-then
        0.1
        (lambda ()
@@ -102,17 +108,15 @@
          (emlat-test-terminals-cycle (1- n)))))))
 
 (defun emlat-test-terminals-last ()
-  (let* ((p (emlat-test-terminals-pty))
-         (f (emlat-test-terminals-open (cdr p))))
-    (emlat-test-terminals-note "last %d" (emlat-test-terminals-fd (cdr p)))
+  (let ((pf (emlat-test-terminals-new "last")))
     (emlat-test-terminals-then
      0.4
      (lambda ()
-       (process-send-string (car p) "cde")
+       (process-send-string (car pf) "cde")
        (emlat-test-terminals-then
         0.5
         (lambda ()
-          (emlat-test-terminals-close f)
+          (emlat-test-terminals-close (cdr pf))
           (mapc #'delete-process emlat-test-terminals-procs)
           (emlat-test-terminals-note "done")))))))
 
