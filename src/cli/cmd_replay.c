@@ -295,8 +295,8 @@ static char *tty_profile (const char *file)
 /* The environment of CMD: ours without TERM, COLUMNS and LINES (a real
    terminal window sets neither of the last two) plus TERM and
    EMLAT_FINISH=reader:OUR_PID (a recorder in CMD leaves its last records
-   to us: drive finishes its profiles once it exited), and with --interpose the
-   preload variables. */
+   to us: drive finishes its profiles once it exited), and with
+   --interpose the preload variables. */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
 {
