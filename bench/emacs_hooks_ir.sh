@@ -176,9 +176,12 @@ selfcost () {
 # is not one (what the hooks cost with everything they call: libemlat,
 # memcpy, the clock, the Emacs functions they ask); "wrapped caller count"
 # lines, the fflush that latency_tty_flush makes for Emacs (Emacs's own
-# work, which it would do unprofiled: not the hooks'); and "clock caller
-# count" lines, the calls into clock_gettime (its libc part: valgrind
-# does not run the vDSO) from hooks or libemlat.
+# work, which it would do unprofiled: not the hooks'); "clock caller
+# count" lines, the cost of the calls into clock_gettime (its libc part:
+# valgrind does not run the vDSO) from hooks or libemlat; and for each
+# such caller a "clockreads caller calls" (the monotonic clock) or
+# "cpureads caller calls" line (the thread CPU clock), the number of
+# calls.
 entries () {
   callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$1" 2>/dev/null \
     | awk 'function fn_of(f) { sub(/ \[.*$/, "", f); sub(/ \([0-9,]+x\)$/, "", f); sub(/^.*:/, "", f); return f }

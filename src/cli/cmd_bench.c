@@ -98,35 +98,19 @@ span_cost (struct bench_ctx *b, double *out)
   return dropped ? -1 : 0;
 }
 
+/* ns per call of READ (a clock): the median of 9 runs of CALLS calls,
+   each run timed with the profiler clock. */
 static double
-clock_cost (void)
+read_cost (uint64_t (*read) (void), int calls)
 {
-  enum { RUNS = 9, READS = 100000 };
-  double v[RUNS];
-  for (int r = 0; r < RUNS; r++)
-    {
-      uint64_t t0 = emlat_now (), t1 = t0;
-      for (int i = 0; i < READS; i++)
-        t1 = emlat_now ();
-      v[r] = (double)(t1 - t0) / READS;
-    }
-  return median (v, RUNS);
-}
-
-/* ns per reading of the calling thread's CPU clock (emlat_thread_cpu_now:
-   a system call), the reading a profiled Emacs takes twice per
-   interaction unless `latency-profile-thread-cpu' is nil. */
-static double
-thread_cpu_cost (void)
-{
-  enum { RUNS = 9, READS = 10000 };
+  enum { RUNS = 9 };
   double v[RUNS];
   for (int r = 0; r < RUNS; r++)
     {
       uint64_t t0 = emlat_now ();
-      for (int i = 0; i < READS; i++)
-        (void)emlat_thread_cpu_now ();
-      v[r] = (double)(emlat_now () - t0) / READS;
+      for (int i = 0; i < calls; i++)
+        (void)read ();
+      v[r] = (double)(emlat_now () - t0) / calls;
     }
   return median (v, RUNS);
 }
@@ -274,7 +258,11 @@ cmd_bench (int argc, char **argv)
                        strerror (errno));
       return EMLAT_EXIT_FAIL;
     }
-  double clk = clock_cost (), cpu = thread_cpu_cost (), span = 0, bps = 0, rate = 0;
+  /* The profiler clock, and the thread CPU clock (a system call), which a
+     profiled Emacs reads twice per interaction unless
+     `latency-profile-thread-cpu' is nil. */
+  double clk = read_cost (emlat_now, 100000), cpu = read_cost (emlat_thread_cpu_now, 10000);
+  double span = 0, bps = 0, rate = 0;
   int failed = 0;
   if (!json)
     emlat_cli_error (NULL, UINT64_MAX, "measuring (a few seconds)...");
