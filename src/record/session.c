@@ -219,8 +219,9 @@ session_meta (struct emlat_session *s, const struct emlat_options *opt, size_t *
 }
 
 /* The profile's path in OPT's directory when no path was given: a new
-   name, reserved by creating the file (removed again: the first file is
-   written by emlat_writer_open_first). */
+   name, reserved by creating the file, which stays open for
+   emlat_writer_open_first to write (one create in the directory, not a
+   create, an unlink and a second create: docs/PERFORMANCE.md). */
 static int
 resolve_path (struct emlat_session *s, const struct emlat_options *opt)
 {
@@ -235,8 +236,6 @@ resolve_path (struct emlat_session *s, const struct emlat_options *opt)
   if (rc != 0)
     return rc;
   snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
-  emlat_out_close (&s->out);
-  unlink (s->base_path);
   s->overwrite = 0;
   return 0;
 }
@@ -357,7 +356,13 @@ emlat_start (const struct emlat_options *opt)
     rc = start_writer (s);
   if (rc != 0)
     {
-      /* The pool stays mapped (never used); everything else goes. */
+      /* The pool stays mapped (never used); everything else goes,
+         the file reserved by resolve_path included. */
+      if (s->out.fd >= 0)
+        {
+          emlat_out_close (&s->out);
+          unlink (s->base_path);
+        }
       emlat_rf_detach (&s->ring, 1);
       session_free (s);
       pthread_mutex_unlock (&g_control);

@@ -100,17 +100,29 @@ push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <sys/platform/x86.h>
+/* 1 when CPUID leaf 1 says a hypervisor runs this CPU (ECX bit 31), from
+   the copy glibc took at its start: no CPUID instruction of ours. */
+static int
+under_hypervisor (void)
+{
+  return CPU_FEATURE_PRESENT (INDEX_1_ECX_31);
+}
+#else
+static int under_hypervisor (void) { return 0; }
+#endif
+
 /* The processor's brand string (CPUID leaves 0x80000002..4, what the
-   kernel shows as "model name"), trimmed, into OUT; 0 when there is none.
-   No file to open: a session start stays cheap. */
+   kernel shows as "model name"), trimmed, into OUT; 0 when there is none,
+   or when a hypervisor runs this CPU: there each CPUID is a trip out of
+   the guest (about 8 us each on a nested guest, 2026-12-03), and
+   /proc/cpuinfo's model name costs less than the four (docs/PERFORMANCE.md). */
 static int
 cpu_brand (char *out, size_t cap)
 {
   unsigned r[12], a, b, c, d;
-  /* Four CPUID instructions, not the eight of __get_cpuid (which asks
-     for the highest leaf each time): under a hypervisor each one is a
-     trip out of the guest, microseconds. */
-  if (cap < 49)
+  if (cap < 49 || under_hypervisor ())
     return 0;
   __cpuid (0x80000000u, a, b, c, d);
   if (a < 0x80000004u)

@@ -740,8 +740,10 @@ start_file (struct emlat_session *s)
 int
 emlat_writer_open_first (struct emlat_session *s)
 {
-  int rc = s->base_path[0] ? emlat_out_open (&s->out, s->base_path, s->overwrite)
-                           : -EINVAL;
+  /* Already open when emlat_start reserved a name in a directory. */
+  int rc = s->out.fd >= 0      ? 0
+           : s->base_path[0] ? emlat_out_open (&s->out, s->base_path, s->overwrite)
+                             : -EINVAL;
   if (rc != 0)
     return rc;
   emlat_arena_reset (&s->arena);

@@ -7,9 +7,12 @@
  * fork child that does not record into its parent's session, directory
  * mode naming, strings and SESSION metadata filtering.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,6 +205,60 @@ main (void)
   CHECK (strcmp (st.path, first) != 0, "a second session gets another name");
   CHECK_EQ_I64 (emlat_stop (), 0);
   free (first);
+
+  /* A directory-mode start that fails after the name was reserved (the
+     file size limit refuses the header) leaves nothing in the directory.
+     In a child: the limit and the ignored SIGXFSZ stay there. */
+  char *faildir = tu_strf ("%s/fail", dir);
+  CHECK_EQ_I64 (mkdir (faildir, 0700), 0);
+  pid = fork ();
+  if (pid == 0)
+    {
+      signal (SIGXFSZ, SIG_IGN);
+      struct rlimit lim = { 16, 16 };
+      int ok = setrlimit (RLIMIT_FSIZE, &lim) == 0
+               && emlat_start (&(struct emlat_options){ .dir = faildir }) == -EFBIG;
+      _exit (ok ? 0 : 1);
+    }
+  waitpid (pid, &wst, 0);
+  CHECK (WIFEXITED (wst) && WEXITSTATUS (wst) == 0,
+         "a start whose header cannot be written fails with EFBIG");
+  DIR *d = opendir (faildir);
+  int entries = 0;
+  for (struct dirent *e; d && (e = readdir (d));)
+    entries += strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0;
+  if (d)
+    closedir (d);
+  CHECK (d && entries == 0, "a failed directory-mode start leaves no file (%d)", entries);
+
+  /* The same when the rings cannot be mapped (an address-space limit a
+     few MiB above the current size): the start fails after the name was
+     reserved, before the first file is written. */
+  pid = fork ();
+  if (pid == 0)
+    {
+      unsigned long pages = 0;
+      FILE *statm = fopen ("/proc/self/statm", "r");
+      if (!statm || fscanf (statm, "%lu", &pages) != 1)
+        _exit (2);
+      fclose (statm);
+      rlim_t cap = (rlim_t)pages * (rlim_t)sysconf (_SC_PAGESIZE) + (8u << 20);
+      struct rlimit lim = { cap, cap };
+      int rc = setrlimit (RLIMIT_AS, &lim) == 0 ? emlat_start (&(struct emlat_options){ .dir = faildir }) : 1;
+      _exit (rc == -ENOMEM ? 0 : 3);
+    }
+  waitpid (pid, &wst, 0);
+  CHECK (WIFEXITED (wst) && WEXITSTATUS (wst) == 0,
+         "a start whose rings cannot be mapped fails with ENOMEM (%d)",
+         WIFEXITED (wst) ? WEXITSTATUS (wst) : -1);
+  d = opendir (faildir);
+  entries = 0;
+  for (struct dirent *e; d && (e = readdir (d));)
+    entries += strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0;
+  if (d)
+    closedir (d);
+  CHECK (d && entries == 0, "a start that cannot map its rings leaves no file (%d)", entries);
+  free (faildir);
   free (path);
   free (link);
   free (target);
