@@ -88,6 +88,14 @@ EMLAT_API const char *emlat_version (void);
                                        (docs/DESIGN.md 14): the thread takes
                                        a page fault per 4 KiB of records,
                                        and nothing is resident ahead */
+#define EMLAT_OPT_ADOPT_EMPTY 0x10u /* with path: an empty regular file of
+                                       this user already there is written
+                                       into instead of refused (the one
+                                       `emlat record` and `emlat replay
+                                       --interpose` create for the program
+                                       they run, so that the program pays
+                                       no file creation); a file with
+                                       bytes in it is still refused */
 
 /* The default sizes of struct emlat_options (docs/PERFORMANCE.md says how
    they were chosen): 131072 slots of 32 bytes per recording thread, and
@@ -116,7 +124,8 @@ struct emlat_meta
 struct emlat_options
 {
   /* Where to write.  If path is set, exactly that file (created with mode
-     0600, O_EXCL unless EMLAT_OPT_OVERWRITE, O_NOFOLLOW always).  Else if
+     0600, O_EXCL unless EMLAT_OPT_OVERWRITE or EMLAT_OPT_ADOPT_EMPTY,
+     O_NOFOLLOW always).  Else if
      dir is set, a new file named emlat-YYYYmmdd-HHMMSS-PID.emlat in it.
      One of the two is required. */
   const char *path;
@@ -156,7 +165,8 @@ struct emlat_options
 
 /* Start a session.  Returns 0, or a negative errno value: -EALREADY when a
    session is active, -EINVAL for bad options, -EEXIST when the file exists
-   (and EMLAT_OPT_OVERWRITE is not set), -ELOOP for a symlink, or the error
+   (and EMLAT_OPT_OVERWRITE is not set; with EMLAT_OPT_ADOPT_EMPTY, when it
+   is not an empty regular file of this user), -ELOOP for a symlink, or the error
    of open(2)/mmap(2)/pthread_create(3).  On error nothing is left behind. */
 EMLAT_API int emlat_start (const struct emlat_options *opt);
 
@@ -164,7 +174,9 @@ EMLAT_API int emlat_start (const struct emlat_options *opt);
    11.4), the way every emlat layer is switched on: only when EMLAT_TRACE
    is exactly "1" or "true".  For any other value, or none, it returns 0
    and creates nothing: no file, no directory, no thread.  On, the profile
-   is EMLAT_FILE (that file, created new: -EEXIST if it exists), else a new
+   is EMLAT_FILE (that file, created new: -EEXIST if it exists, unless it
+   is empty and EMLAT_FINISH=reader:PID names this process's parent, which
+   made it: EMLAT_OPT_ADOPT_EMPTY), else a new
    file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
    ~/.local/state/emlat; the directory is created (mode 0700) if needed.
    BASE (may be NULL) gives the other options (sizes, flags, metadata);

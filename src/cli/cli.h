@@ -103,6 +103,16 @@ int emlat_cli_opt_u64 (const char *verb, const char *opt, const char *arg, uint6
 FILE *emlat_cli_create_output (const char *path, int force, mode_t mode, int *created);
 /* After a failure: close F and remove PATH if this run created it. */
 void emlat_cli_discard (FILE *f, const char *path, int created);
+/* The profile of the program `emlat record` and `emlat replay --interpose`
+   run: PATH created empty (O_EXCL, O_NOFOLLOW, mode 0600) for the program's
+   recorder to write into (EMLAT_OPT_ADOPT_EMPTY), so that the program pays
+   no file creation.  Returns 0 or a negative errno (-EEXIST: never
+   replaced). */
+int emlat_cli_reserve_profile (const char *path);
+/* After the program exited: 1 when PATH holds a profile; when it is
+   missing or still empty (nothing recorded into it: a statically linked
+   program, or one that never started), 0, and the empty file is removed. */
+int emlat_cli_profile_written (const char *path);
 /* The permission bits of what a verb derives from the profile at PATH: the
    profile's own read and write bits (a private profile gives a private
    report), 0600 for standard input or a file that cannot be read. */

@@ -309,6 +309,30 @@ emlat_cli_discard (FILE *f, const char *path, int created)
     unlink (path);
 }
 
+int
+emlat_cli_reserve_profile (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0)
+    return -errno;
+  close (fd);
+  return 0;
+}
+
+int
+emlat_cli_profile_written (const char *path)
+{
+  struct stat st;
+  if (lstat (path, &st) != 0)
+    return 0;
+  if (S_ISREG (st.st_mode) && st.st_size == 0)
+    {
+      unlink (path);
+      return 0;
+    }
+  return 1;
+}
+
 mode_t
 emlat_cli_output_mode (const char *path)
 {

@@ -100,7 +100,8 @@ record_find_lib (char *out, size_t n)
   return -1;
 }
 
-/* A new default profile path.  0 or -errno. */
+/* A new default profile path, created empty (emlat_cli_reserve_profile).
+   0 or -errno. */
 static int
 record_default_path (char *out, size_t n)
 {
@@ -123,9 +124,9 @@ record_default_path (char *out, size_t n)
                             (long)getpid ());
       if (w < 0 || (size_t)w >= n)
         return -ENAMETOOLONG;
-      struct stat st;
-      if (lstat (out, &st) != 0 && errno == ENOENT)
-        return 0;
+      rc = emlat_cli_reserve_profile (out);
+      if (rc != -EEXIST)
+        return rc;
     }
   return -EEXIST;
 }
@@ -319,19 +320,26 @@ record_run (int argc, char **argv)
   char path[PATH_MAX];
   if (out_file)
     {
-      struct stat st;
-      if (lstat (out_file, &st) == 0)
-        {
-          emlat_cli_error (out_file, UINT64_MAX,
-                           "exists; emlat record never overwrites");
-          return EMLAT_EXIT_USAGE;
-        }
       if (strlen (out_file) >= sizeof path)
         {
           emlat_cli_error (out_file, UINT64_MAX, "name too long");
           return EMLAT_EXIT_USAGE;
         }
       strcpy (path, out_file);
+      /* Created here, empty: CMD's recorder writes into it and pays no
+         file creation (EMLAT_OPT_ADOPT_EMPTY). */
+      int rc = emlat_cli_reserve_profile (path);
+      if (rc == -EEXIST)
+        {
+          emlat_cli_error (out_file, UINT64_MAX,
+                           "exists; emlat record never overwrites");
+          return EMLAT_EXIT_USAGE;
+        }
+      if (rc != 0)
+        {
+          emlat_cli_error (out_file, UINT64_MAX, "cannot create: %s", strerror (-rc));
+          return EMLAT_EXIT_USAGE;
+        }
     }
   else
     {
@@ -355,6 +363,7 @@ record_run (int argc, char **argv)
   if (pid < 0)
     {
       emlat_cli_error (NULL, UINT64_MAX, "cannot fork: %s", strerror (errno));
+      unlink (path);
       return EMLAT_EXIT_FAIL;
     }
   if (pid == 0)
@@ -398,8 +407,7 @@ record_run (int argc, char **argv)
      found by CMD's process id. */
   emlat_recover_process (pid, NULL);
 
-  struct stat pst;
-  if (stat (path, &pst) != 0)
+  if (!emlat_cli_profile_written (path))
     {
       /* 127: CMD could not be run, and the child said so. */
       if (code != 127)

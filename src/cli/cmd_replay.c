@@ -730,11 +730,25 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
 {
   struct replay_pty pty;
   char err[256];
+  /* --interpose: CMD's profile is created here, empty, and CMD's
+     recorder writes into it (EMLAT_OPT_ADOPT_EMPTY): CMD pays no file
+     creation in the profile's directory. */
+  int rc = o->interpose ? emlat_cli_reserve_profile (e->tty_file) : 0;
+  if (rc)
+    {
+      emlat_cli_error (e->tty_file, UINT64_MAX, "cannot create the command's profile: %s",
+                       rc == -EEXIST ? "it exists (never overwritten)" : strerror (-rc));
+      emlat_stop ();
+      unlink (e->profile);
+      return EMLAT_EXIT_USAGE;
+    }
   if (replay_pty_spawn (&pty, cmd, e->env, o->rows, o->cols, err, sizeof err))
     {
       emlat_cli_error (NULL, UINT64_MAX, "%s", err);
       emlat_stop ();
       unlink (e->profile);
+      if (o->interpose)
+        unlink (e->tty_file);
       return EMLAT_EXIT_USAGE;
     }
 
@@ -769,7 +783,13 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
         }
     }
   if (o->interpose)
-    printf ("  cmd profile:   %s\n", e->tty_file);
+    {
+      if (emlat_cli_profile_written (e->tty_file))
+        printf ("  cmd profile:   %s\n", e->tty_file);
+      else
+        printf ("  cmd profile:   none (the command recorded nothing: is it dynamically "
+                "linked?)\n");
+    }
   replay_measure_free (&m);
   return exit_code;
 }

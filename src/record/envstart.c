@@ -6,8 +6,9 @@
  * The one switch is EMLAT_TRACE, on for exactly "1" or "true" and off for
  * every other value or none.  Off means nothing at all: this file reads
  * EMLAT_TRACE and returns, creating no file, no directory and no thread.
- * On, the profile goes to EMLAT_FILE (that exact file, never replaced),
- * else to a new file in EMLAT_DIR, else in the state directory
+ * On, the profile goes to EMLAT_FILE (that exact file, never replaced; an
+ * empty one is written into when EMLAT_FINISH names the parent, which
+ * created it), else to a new file in EMLAT_DIR, else in the state directory
  * ($XDG_STATE_HOME/emlat or ~/.local/state/emlat, statedir.h); a directory
  * is created (mode 0700) only then.  EMLAT_FINISH=reader:PID (set by `emlat
  * replay` and `emlat record`, PID their own process id) adds
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/statedir.h"
+#include "record/envstart.h"
 
 int
 emlat_trace_requested (void)
@@ -58,7 +60,12 @@ emlat_start_from_env (const struct emlat_options *base)
   const char *edir = getenv ("EMLAT_DIR");
   int rc = 0;
   if (file && *file)
-    opt.path = file;
+    {
+      opt.path = file;
+      /* The parent that finishes the profile created it for us. */
+      if (emlat_finish_by_parent ())
+        opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
+    }
   else
     {
       if (edir && *edir)
@@ -79,25 +86,42 @@ emlat_start_from_env (const struct emlat_options *base)
   return rc == 0 ? 1 : rc;
 }
 
-int
-emlat_finish_requested (void)
+/* What EMLAT_FINISH says: FINISH_NONE, FINISH_ANYWHERE ("reader") or
+   FINISH_BY_PARENT ("reader:PID", PID this process's parent). */
+enum finish_mode { FINISH_NONE, FINISH_ANYWHERE, FINISH_BY_PARENT };
+
+static enum finish_mode
+finish_mode (void)
 {
   const char *v = getenv ("EMLAT_FINISH");
   if (!v || strncmp (v, "reader", 6) != 0)
-    return 0;
+    return FINISH_NONE;
   if (v[6] == 0)
-    return 1;
+    return FINISH_ANYWHERE;
   if (v[6] != ':' || v[7] < '1' || v[7] > '9')
-    return 0;
+    return FINISH_NONE;
   /* reader:PID: only a child of process PID defers. */
   unsigned long long pid = 0;
   for (const char *c = v + 7; *c; c++)
     {
       if (*c < '0' || *c > '9' || pid > (unsigned long long)INT_MAX / 10)
-        return 0;
+        return FINISH_NONE;
       pid = pid * 10 + (unsigned)(*c - '0');
     }
-  return pid <= (unsigned long long)INT_MAX && (pid_t)pid == getppid ();
+  return pid <= (unsigned long long)INT_MAX && (pid_t)pid == getppid () ? FINISH_BY_PARENT
+                                                                        : FINISH_NONE;
+}
+
+int
+emlat_finish_requested (void)
+{
+  return finish_mode () != FINISH_NONE;
+}
+
+int
+emlat_finish_by_parent (void)
+{
+  return finish_mode () == FINISH_BY_PARENT;
 }
 
 static void

@@ -14,17 +14,26 @@
 #include <unistd.h>
 
 int
-emlat_out_open (struct emlat_out *o, const char *path, int overwrite)
+emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode)
 {
   memset (o, 0, sizeof *o);
   o->fd = -1;
   if (strlen (path) >= sizeof o->path)
     return -ENAMETOOLONG;
+  int overwrite = mode == EMLAT_OUT_OVERWRITE;
   /* O_NONBLOCK: opening a FIFO for writing must not wait for a reader; the
      type is checked right after, and the flag cleared for a file. */
   int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
               | (overwrite ? 0 : O_EXCL);
   int fd = open (path, flags, 0600);
+  int adopted = 0;
+  if (fd < 0 && errno == EEXIST && mode == EMLAT_OUT_ADOPT_EMPTY)
+    {
+      /* The file the caller's finisher created for us: opened without
+         O_CREAT, kept only if it is an empty regular file of ours. */
+      fd = open (path, flags & ~(O_CREAT | O_EXCL));
+      adopted = 1;
+    }
   if (fd < 0)
     return -errno;
   struct stat st;
@@ -33,6 +42,11 @@ emlat_out_open (struct emlat_out *o, const char *path, int overwrite)
       int e = fstat (fd, &st) == 0 ? EINVAL : errno;
       close (fd);
       return -e;
+    }
+  if (adopted && (st.st_size != 0 || st.st_uid != geteuid ()))
+    {
+      close (fd);
+      return -EEXIST;
     }
   if ((overwrite && ftruncate (fd, 0) != 0)
       || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
@@ -79,7 +93,7 @@ emlat_out_open_in_dir (struct emlat_out *o, const char *dir)
                                  (long)getpid (), i);
       if (r < 0 || (size_t)r >= sizeof name)
         return -ENAMETOOLONG;
-      int e = emlat_out_open (o, name, 0);
+      int e = emlat_out_open (o, name, EMLAT_OUT_NEW);
       if (e != -EEXIST)
         return e;
     }

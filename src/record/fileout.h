@@ -4,7 +4,8 @@
  * appending with writev (FORMAT.md F-24, F-80).
  *
  * Invariants: the file is created with mode 0600, O_NOFOLLOW|O_CLOEXEC and
- * O_EXCL unless overwriting was asked for, and is never a symlink.  Bytes
+ * O_EXCL unless overwriting (or adopting an empty file) was asked for, and
+ * is never a symlink.  Bytes
  * are only appended; after a failed or short write the file is truncated back
  * to the last complete chunk, so a later successful write never follows a
  * partial chunk.  Before each write the descriptor is checked to still be the
@@ -29,8 +30,17 @@ struct emlat_out
   char path[4096];
 };
 
+/* How emlat_out_open treats an existing PATH. */
+enum emlat_out_mode
+{
+  EMLAT_OUT_NEW,         /* refused: -EEXIST (O_EXCL) */
+  EMLAT_OUT_OVERWRITE,   /* a regular file is truncated and reused */
+  EMLAT_OUT_ADOPT_EMPTY, /* an empty regular file of this user is reused
+                            (created by the process that will finish the
+                            profile); any other: -EEXIST */
+};
 /* Open PATH for a new file; returns 0 or a negative errno. */
-int emlat_out_open (struct emlat_out *o, const char *path, int overwrite);
+int emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode);
 /* Name of rotated file SEQ (>= 1) for BASE (F-80) into OUT. */
 int emlat_out_rotated_name (char *out, size_t cap, const char *base, uint64_t seq);
 /* A new file name in DIR: DIR/emlat-YYYYmmdd-HHMMSS-PID[-N].emlat opened

@@ -165,6 +165,7 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   s->stats_ms = opt->stats_interval_ms ? opt->stats_interval_ms : 1000;
   emlat_sampler_init (&s->sampler, opt->sample_interval_ms, s->stats_ms);
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
+  s->adopt_empty = (opt->flags & EMLAT_OPT_ADOPT_EMPTY) != 0;
   s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
   s->map_ahead = (opt->flags & EMLAT_OPT_NO_MAP_AHEAD) == 0;
   s->gen = ++g_generation;
@@ -237,6 +238,7 @@ resolve_path (struct emlat_session *s, const struct emlat_options *opt)
     return rc;
   snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
   s->overwrite = 0;
+  s->adopt_empty = 0;
   return 0;
 }
 

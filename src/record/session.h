@@ -72,6 +72,7 @@ struct emlat_session
   uint32_t ring_slots, max_threads, chunk_bytes, drain_us, stats_ms;
   uint64_t rotate_bytes;
   int overwrite;
+  int adopt_empty;          /* EMLAT_OPT_ADOPT_EMPTY (the first file only) */
   int defer_finish;         /* EMLAT_OPT_DEFER_FINISH */
   struct emlat_ringfile ring; /* fd -1: rings in anonymous memory */
   char base_path[4096];

@@ -100,7 +100,7 @@ push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#if __has_include(<sys/platform/x86.h>)
 #include <sys/platform/x86.h>
 /* 1 when CPUID leaf 1 says a hypervisor runs this CPU (ECX bit 31), from
    the copy glibc took at its start: no CPUID instruction of ours. */

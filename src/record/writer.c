@@ -741,8 +741,11 @@ int
 emlat_writer_open_first (struct emlat_session *s)
 {
   /* Already open when emlat_start reserved a name in a directory. */
+  enum emlat_out_mode mode = s->overwrite      ? EMLAT_OUT_OVERWRITE
+                             : s->adopt_empty ? EMLAT_OUT_ADOPT_EMPTY
+                                              : EMLAT_OUT_NEW;
   int rc = s->out.fd >= 0      ? 0
-           : s->base_path[0] ? emlat_out_open (&s->out, s->base_path, s->overwrite)
+           : s->base_path[0] ? emlat_out_open (&s->out, s->base_path, mode)
                              : -EINVAL;
   if (rc != 0)
     return rc;
@@ -764,7 +767,8 @@ rotate (struct emlat_session *s)
   if (emlat_out_rotated_name (name, sizeof name, s->base_path, s->rotation + 1) != 0)
     return -ENAMETOOLONG;
   struct emlat_out next;
-  int rc = emlat_out_open (&next, name, s->overwrite);
+  /* A rotated file is always new (nobody creates it for us). */
+  int rc = emlat_out_open (&next, name, s->overwrite ? EMLAT_OUT_OVERWRITE : EMLAT_OUT_NEW);
   if (rc != 0)
     return rc;
   struct emlat_out prev = s->out;

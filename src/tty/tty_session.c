@@ -25,6 +25,7 @@
  */
 #include "tty.h"
 #include "common/statedir.h"
+#include "record/envstart.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -253,6 +254,11 @@ tty_init (void)
   if (file && *file)
     {
       opt.path = file;
+      /* `emlat record` and `emlat replay --interpose` create the file,
+         empty, for the program they run (its parent): it pays no
+         creation in the file's directory (docs/PERFORMANCE.md). */
+      if (emlat_finish_by_parent ())
+        opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
       rc = emlat_start (&opt);
       if (rc == -EEXIST && children)
         {
@@ -267,7 +273,7 @@ tty_init (void)
             {
               opt.path = dir;
               /* Nobody finishes a child's profile for it. */
-              opt.flags &= ~EMLAT_OPT_DEFER_FINISH;
+              opt.flags &= ~(EMLAT_OPT_DEFER_FINISH | EMLAT_OPT_ADOPT_EMPTY);
               rc = emlat_start (&opt);
             }
         }

@@ -22,6 +22,10 @@
  * caller's metadata says; a program built with EMLAT_AUTOSTART traces from
  * its constructor and its profile is complete at exit.
  *
+ * EMLAT_FILE made empty by the parent that EMLAT_FINISH=reader:PID names
+ * (as `emlat record` does) is written into; a file with bytes, a symlink,
+ * a directory, a FIFO, or an empty file without that word, is refused.
+ *
  * EMLAT_FINISH (emlat_finish_requested): "reader" defers in any process;
  * "reader:PID" only in a child of PID (not in a grandchild: a program
  * under a wrapper finishes its own profile); any other value, a malformed
@@ -289,6 +293,107 @@ test_autostart (const char *tmp)
   free (prog);
 }
 
+/* emlat_start_from_env in a child with EMLAT_TRACE=1, EMLAT_FILE=FILE and
+   EMLAT_FINISH=FINISH (unset for NULL): 100 + its return value; a session
+   records one section and stops. */
+static int
+child_adopt (const char *file, const char *finish)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      setenv ("EMLAT_TRACE", "1", 1);
+      setenv ("EMLAT_FILE", file, 1);
+      unsetenv ("EMLAT_DIR");
+      if (finish)
+        setenv ("EMLAT_FINISH", finish, 1);
+      else
+        unsetenv ("EMLAT_FINISH");
+      int rc = emlat_start_from_env (NULL);
+      if (rc == 1)
+        {
+          uint64_t s = EMLAT_SECTION_BEGIN ("adopted");
+          emlat_section_end (s);
+          emlat_stop ();
+        }
+      _exit (100 + rc);
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) - 100 : -1000;
+}
+
+static long long
+file_size (const char *path)
+{
+  struct stat st;
+  return lstat (path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* EMLAT_FILE created empty by the parent named in EMLAT_FINISH (what
+   `emlat record` and `emlat replay --interpose` do): the child writes
+   into it; any other file, or another EMLAT_FINISH, is refused. */
+static void
+test_adopt (const char *tmp)
+{
+  char *root = tu_strf ("%s/adopt", tmp);
+  mkdir (root, 0700);
+  char *mine = tu_strf ("reader:%ld", (long)getpid ());
+  char *file = tu_strf ("%s/made-by-parent.emlat", root);
+  tu_write_file (file, "", 0);
+  CHECK_EQ_I64 (child_adopt (file, mine), 1);
+  struct emlat_recovery rec;
+  CHECK_OK (emlat_recover (file, &rec));
+  const char *paths[] = { file };
+  struct emlat_profile *p = NULL;
+  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
+  if (p)
+    {
+      CHECK (emlat_profile_totals (p)->clean_stop, "the adopted profile is finished");
+      size_t n;
+      emlat_profile_named_spans (p, &n);
+      CHECK_EQ_U64 (n, 1);
+      emlat_profile_free (p);
+    }
+  /* The same file, now a profile: refused, untouched. */
+  long long full = file_size (file);
+  CHECK_EQ_I64 (child_adopt (file, mine), -EEXIST);
+  CHECK_EQ_I64 (file_size (file), full);
+  /* An empty file nobody said was made for us: refused. */
+  char *empty = tu_strf ("%s/empty.emlat", root);
+  tu_write_file (empty, "", 0);
+  CHECK_EQ_I64 (child_adopt (empty, NULL), -EEXIST);
+  CHECK_EQ_I64 (child_adopt (empty, "reader"), -EEXIST);
+  char *other = tu_strf ("reader:%ld", (long)getpid () + 1);
+  CHECK_EQ_I64 (child_adopt (empty, other), -EEXIST);
+  CHECK_EQ_I64 (file_size (empty), 0);
+  /* A file with bytes, a symlink to an empty file, a directory, a FIFO
+     (never waited on): refused, with the parent's word or without. */
+  char *bytes = tu_strf ("%s/bytes.emlat", root);
+  tu_write_file (bytes, "keep", 4);
+  CHECK_EQ_I64 (child_adopt (bytes, mine), -EEXIST);
+  CHECK_EQ_I64 (file_size (bytes), 4);
+  char *link = tu_strf ("%s/link.emlat", root);
+  CHECK_EQ_I64 (symlink (empty, link), 0);
+  CHECK_EQ_I64 (child_adopt (link, mine), -ELOOP);
+  CHECK_EQ_I64 (file_size (empty), 0);
+  char *sub = tu_strf ("%s/dir.emlat", root);
+  CHECK_EQ_I64 (mkdir (sub, 0700), 0);
+  CHECK (child_adopt (sub, mine) < 0, "a directory is not adopted");
+  char *fifo = tu_strf ("%s/fifo.emlat", root);
+  CHECK_EQ_I64 (mkfifo (fifo, 0600), 0);
+  CHECK (child_adopt (fifo, mine) < 0, "a FIFO is not adopted");
+  free (fifo);
+  free (sub);
+  free (link);
+  free (bytes);
+  free (other);
+  free (empty);
+  free (file);
+  free (mine);
+  free (root);
+}
+
 /* emlat_finish_requested () in a child (GRANDCHILD: in a child of a
    child) whose environment has EMLAT_FINISH=VALUE (unset for NULL). */
 static int
@@ -364,6 +469,7 @@ main (void)
   test_values (tmp);
   test_places (tmp);
   test_autostart (tmp);
+  test_adopt (tmp);
   test_finish ();
   TEST_DONE ();
 }

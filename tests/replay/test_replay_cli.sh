@@ -5,7 +5,8 @@
 # --help, script errors named "FILE: line N:" with exit 2, bad options and an
 # unknown workload exit 2, --print-script prints a script that --script
 # accepts with the same keystroke count, --make-file writes the requested
-# lines and never overwrites.
+# lines and never overwrites; --interpose names the command's profile and
+# never replaces an existing one.
 
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -70,6 +71,22 @@ run --make-file "$tmp/big.txt" --lines 1234
 run --make-file "$tmp/big.txt" --lines 5
 [ $rc -eq 2 ] || fail "--make-file never overwrites (got $rc)"
 [ "$(wc -l <"$tmp/big.txt")" -eq 1234 ] || fail "the existing file is untouched"
+
+# --interpose: the command's profile, created by the driver and written by
+# the command, is named in the summary; an existing one is refused before
+# anything runs, untouched, and no profile of the run is left.
+run --keys 2 --interpose -o "$tmp/ip.emlat" -- "$ECHO_PROG"
+[ $rc -eq 0 ] || fail "--interpose exits 0 (got $rc: $(cat "$tmp/err"))"
+grep -q "cmd profile:   $tmp/ip.tty.emlat" "$tmp/out" || fail "the summary names the command's profile"
+[ -s "$tmp/ip.tty.emlat" ] || fail "the command wrote its profile"
+"$EMLAT" check "$tmp/ip.tty.emlat" >/dev/null 2>&1 || fail "the command's profile is valid"
+echo keep >"$tmp/taken.tty.emlat"
+run --keys 2 --interpose -o "$tmp/taken.emlat" -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "an existing command profile exits 2 (got $rc)"
+grep -q "taken.tty.emlat: cannot create the command's profile: it exists" "$tmp/err" \
+  || fail "the error names the existing file ($(cat "$tmp/err"))"
+[ "$(cat "$tmp/taken.tty.emlat")" = keep ] || fail "the existing command profile is untouched"
+[ ! -e "$tmp/taken.emlat" ] || fail "the refused run leaves no profile"
 
 if [ $fails -ne 0 ]; then
   echo "$fails failed"

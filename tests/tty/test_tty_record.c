@@ -3,7 +3,8 @@
  * test_tty_record.c -- `emlat record`: runs the command on the terminal
  * with the library preloaded, propagates its exit status, prints the
  * profile's path and a five-line summary whose command count matches the
- * keys typed, and refuses to overwrite an existing file.
+ * keys typed, and refuses to overwrite an existing file; a program it
+ * cannot enter (statically linked) leaves no empty file.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -51,6 +52,26 @@ main (void)
   CHECK_EQ_I64 (res.exit_code, 2);
   CHECK_CONTAINS (res.err, "never overwrites");
   tu_result_free (&res);
+
+  /* A program the library cannot enter (Debian's ldconfig is statically
+     linked): said so, and the empty file made for it is gone. */
+  char *stat_file = tu_strf ("%s/static.emlat", dir);
+  char *argv3[] = { emlat, (char *)"record", (char *)"-o", stat_file, (char *)"--",
+                    (char *)"/sbin/ldconfig", (char *)"--version", NULL };
+  struct tu_cmd cmd3 = { .argv = argv3 };
+  if (access ("/sbin/ldconfig", X_OK) == 0)
+    {
+      CHECK_OK (tu_run (&cmd3, &res));
+      CHECK_EQ_I64 (res.exit_code, 0);
+      struct stat st;
+      if (strstr (res.err, "no profile was written"))
+        CHECK (access (stat_file, F_OK) != 0, "no empty profile is left behind");
+      else /* an ldconfig linked dynamically: then a real profile */
+        CHECK (stat (stat_file, &st) == 0 && st.st_size > 0,
+               "either no profile, or one with bytes (%s)", res.err);
+      tu_result_free (&res);
+    }
+  free (stat_file);
 
   /* The command's exit status comes back; the default file lands in
      $XDG_STATE_HOME/emlat. */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * envstart.h -- what the recording layers (emlat_start_from_env, the
+ * interposition library) ask of EMLAT_FINISH beyond emlat.h's
+ * emlat_finish_requested.  Internal: not exported from the libraries.
+ */
+#ifndef EMLAT_RECORD_ENVSTART_H
+#define EMLAT_RECORD_ENVSTART_H
+
+/* 1 when EMLAT_FINISH is "reader:PID" and PID is this process's parent:
+   that parent (`emlat record`, `emlat replay --interpose`) created
+   EMLAT_FILE, empty, for this process to write into, so the session is
+   started with EMLAT_OPT_ADOPT_EMPTY as well as EMLAT_OPT_DEFER_FINISH.
+   0 otherwise, "reader" alone included (nobody created the file). */
+int emlat_finish_by_parent (void);
+
+#endif
