@@ -251,6 +251,24 @@ test_places (const char *tmp)
   free (root);
 }
 
+/* FILE is a finished profile (its final STATS written) with SPANS named
+   spans; WHAT names the case. */
+static void
+check_finished (const char *file, size_t spans, const char *what)
+{
+  const char *paths[] = { file };
+  struct emlat_profile *p = NULL;
+  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
+  if (p)
+    {
+      CHECK (emlat_profile_totals (p)->clean_stop, "%s: finished (final STATS)", what);
+      size_t n;
+      emlat_profile_named_spans (p, &n);
+      CHECK (n == spans, "%s: %zu named spans (want %zu)", what, n, spans);
+      emlat_profile_free (p);
+    }
+}
+
 /* EMLAT_AUTOSTART: tests/progs/autostart traces from its constructor
    when EMLAT_TRACE says so and finishes its profile at exit. */
 static void
@@ -278,17 +296,7 @@ test_autostart (const char *tmp)
       struct stat st;
       CHECK ((stat (file, &st) == 0) == on, "autostart: a profile exactly when on (%d)", on);
     }
-  const char *paths[] = { file };
-  struct emlat_profile *p = NULL;
-  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
-  if (p)
-    {
-      CHECK (emlat_profile_totals (p)->clean_stop, "stopped at exit: final STATS");
-      size_t n;
-      emlat_profile_named_spans (p, &n);
-      CHECK_EQ_U64 (n, 3);
-      emlat_profile_free (p);
-    }
+  check_finished (file, 3, "autostart");
   free (file);
   free (prog);
 }
@@ -344,17 +352,7 @@ test_adopt (const char *tmp)
   CHECK_EQ_I64 (child_adopt (file, mine), 1);
   struct emlat_recovery rec;
   CHECK_OK (emlat_recover (file, &rec));
-  const char *paths[] = { file };
-  struct emlat_profile *p = NULL;
-  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
-  if (p)
-    {
-      CHECK (emlat_profile_totals (p)->clean_stop, "the adopted profile is finished");
-      size_t n;
-      emlat_profile_named_spans (p, &n);
-      CHECK_EQ_U64 (n, 1);
-      emlat_profile_free (p);
-    }
+  check_finished (file, 1, "adopted");
   /* The same file, now a profile: refused, untouched. */
   long long full = file_size (file);
   CHECK_EQ_I64 (child_adopt (file, mine), -EEXIST);
