@@ -103,11 +103,14 @@ push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint
 #if __has_include(<sys/platform/x86.h>)
 #include <sys/platform/x86.h>
 /* 1 when CPUID leaf 1 says a hypervisor runs this CPU (ECX bit 31), from
-   the copy glibc took at its start: no CPUID instruction of ours. */
+   the copy glibc took at its start: no CPUID instruction of ours.  The
+   leaf is read directly: the header's CPU_FEATURE_PRESENT shifts a signed
+   1 by the bit number, undefined for bit 31. */
 static int
 under_hypervisor (void)
 {
-  return CPU_FEATURE_PRESENT (INDEX_1_ECX_31);
+  const struct cpuid_feature *leaf = __x86_get_cpuid_feature_leaf (CPUID_INDEX_1);
+  return leaf && (leaf->cpuid_array[cpuid_register_index_ecx] >> 31) & 1u;
 }
 #else
 static int under_hypervisor (void) { return 0; }
