@@ -234,7 +234,9 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
   pool.slab = emlat_rf_slots (rf, 0);
   pool.shared = &h->shared;
   pool.file_backed = 1;
-  atomic_init (&pool.used, h->nrings);
+  /* Every ring is looked at (relaxed: this process holds the file's lock,
+     nobody else reads it). */
+  atomic_store_explicit (&h->shared.used, h->nrings, memory_order_relaxed);
   s.pool = &pool;
   s.ws = calloc (h->nrings, sizeof *s.ws);
   s.losses = calloc (EMLAT_LOSSES_MIN, sizeof *s.losses);

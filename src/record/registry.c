@@ -42,8 +42,6 @@ _Atomic uint64_t emlat_g_next_cause;
 _Atomic uint64_t emlat_g_next_span_block;
 _Atomic uint64_t emlat_g_next_batch;
 struct emlat_shared_counters *_Atomic emlat_g_shared;
-_Atomic uint32_t emlat_g_doorbell;
-_Atomic uint32_t emlat_g_doorbell_sleepers;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
   = { 0, EMLAT_GEN_NONE, 0 };
@@ -62,16 +60,17 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static void
 wait_if_rings_low (struct emlat_pool *pool, struct emlat_ring *r)
 {
+  struct emlat_shared_counters *c = pool->shared;
   /* Relaxed: a count that only decides whether to wait. */
-  if (atomic_load_explicit (&pool->free_rings, memory_order_relaxed) >= pool->nrings / 4)
+  if (atomic_load_explicit (&c->free_rings, memory_order_relaxed) >= pool->nrings / 4)
     return;
   uint64_t deadline = emlat_clock_now () + EMLAT_EXIT_WAIT_NS;
   /* Seq_cst (see state.h): the writer that frees R after our read of its
      state below sees this count and wakes us. */
-  atomic_fetch_add (&pool->exit_waiters, 1);
+  atomic_fetch_add (&c->exit_waiters, 1);
   for (;;)
     {
-      uint32_t seq = atomic_load (&pool->freed_seq);
+      uint32_t seq = atomic_load (&c->freed_seq);
       /* Relaxed is enough for the generation: a stopped session ends the
          wait at the next wake-up or timeout anyway. */
       if (atomic_load (&r->state) != EMLAT_RING_RETIRING
@@ -82,9 +81,9 @@ wait_if_rings_low (struct emlat_pool *pool, struct emlat_ring *r)
         break;
       uint64_t left = deadline - now;
       struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-      syscall (SYS_futex, &pool->freed_seq, FUTEX_WAIT_PRIVATE, seq, &ts, 0, 0);
+      syscall (SYS_futex, &c->freed_seq, FUTEX_WAIT | pool->futex_private, seq, &ts, 0, 0);
     }
-  atomic_fetch_sub (&pool->exit_waiters, 1);
+  atomic_fetch_sub (&c->exit_waiters, 1);
 }
 
 /* Thread-exit destructor: hand the ring to the writer for the final drain. */
@@ -171,8 +170,9 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
   /* The ring blocks are zero (FREE, ring.h) in a new ring file or after
      the memset above; a claim fills in the rest, so that a session
      touches the pages of the rings its threads use, not of all of them. */
+  p->futex_private = p->file_backed ? 0 : FUTEX_PRIVATE_FLAG;
   /* Relaxed: not yet published (the session's release of the pool). */
-  atomic_store_explicit (&p->free_rings, nrings, memory_order_relaxed);
+  atomic_store_explicit (&p->shared->free_rings, nrings, memory_order_relaxed);
   p->older = all_pools;
   all_pools = p;
   return p;
@@ -181,30 +181,48 @@ emlat_pool_create (uint32_t nrings, uint64_t nslots, struct emlat_ringfile *rf)
 int
 emlat_doorbell_ring (void)
 {
+  /* Acquire: the pool (and its shared words) was published before the
+     generation that let the ringer record; a ringer without a pool has
+     nobody to ring. */
+  struct emlat_pool *pool = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
+  if (!pool)
+    return 0;
+  struct emlat_shared_counters *c = pool->shared;
   /* Seq_cst, as the sleepers' count below and in emlat_doorbell_wait (a
      store-load pattern on both sides): either this load sees the writer
      counted as a sleeper and wakes it, or the writer's futex wait, which
      compares the doorbell after counting itself, sees the new value and
      does not sleep.  The increment is also a release for whatever the
      ringer published before (ring slots, a request flag): the writer
-     acquire-loads the doorbell before it looks. */
-  atomic_fetch_add (&emlat_g_doorbell, 1);
-  if (atomic_load (&emlat_g_doorbell_sleepers) == 0)
+     acquire-loads the doorbell before it looks.  The same holds between
+     processes: the words are in a shared mapping. */
+  atomic_fetch_add (&c->doorbell, 1);
+  if (atomic_load (&c->doorbell_sleepers) == 0)
     return 0; /* the writer is awake and will look again before sleeping */
-  syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+  syscall (SYS_futex, &c->doorbell, FUTEX_WAKE | pool->futex_private, 1, 0, 0, 0);
   return 1;
 }
 
 void
-emlat_doorbell_wait (uint32_t seen, uint64_t timeout_ns)
+emlat_doorbell_wait (struct emlat_pool *pool, uint32_t seen, uint64_t timeout_ns)
 {
+  struct emlat_shared_counters *c = pool->shared;
   struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
   /* Seq_cst: see emlat_doorbell_ring. */
-  atomic_fetch_add (&emlat_g_doorbell_sleepers, 1);
-  syscall (SYS_futex, &emlat_g_doorbell, FUTEX_WAIT_PRIVATE, seen, timeout_ns ? &ts : 0, 0, 0);
+  atomic_fetch_add (&c->doorbell_sleepers, 1);
+  syscall (SYS_futex, &c->doorbell, FUTEX_WAIT | pool->futex_private, seen,
+           timeout_ns ? &ts : 0, 0, 0);
   /* Relaxed: a ringer that still sees the count only makes a spare
      wake-up system call. */
-  atomic_fetch_sub_explicit (&emlat_g_doorbell_sleepers, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&c->doorbell_sleepers, 1, memory_order_relaxed);
+}
+
+uint32_t
+emlat_pool_used (const struct emlat_pool *pool)
+{
+  /* Acquire: pairs with the claimers' release of the bound. */
+  uint32_t used = atomic_load_explicit (&pool->shared->used, memory_order_acquire);
+  return used < pool->nrings ? used : pool->nrings;
 }
 
 static void
@@ -243,7 +261,7 @@ emlat_ring_claim_slow (unsigned n)
                                                     memory_order_acq_rel, memory_order_relaxed))
         continue;
       /* Relaxed: a count (state.h). */
-      atomic_fetch_sub_explicit (&p->free_rings, 1, memory_order_relaxed);
+      atomic_fetch_sub_explicit (&p->shared->free_rings, 1, memory_order_relaxed);
       /* Plain stores: published by the release store of OWNED below (the
          same values for every owner of the ring). */
       r->slots = p->slab + (size_t)i * p->nslots;
@@ -272,9 +290,9 @@ emlat_ring_claim_slow (unsigned n)
       atomic_store_explicit (&r->state, EMLAT_RING_OWNED, memory_order_release);
       /* Make sure the writer scans this ring: raise the used bound
          (release; the writer acquires it before loading states). */
-      uint32_t used = atomic_load_explicit (&p->used, memory_order_relaxed);
+      uint32_t used = atomic_load_explicit (&p->shared->used, memory_order_relaxed);
       while (used < i + 1
-             && !atomic_compare_exchange_weak_explicit (&p->used, &used, i + 1,
+             && !atomic_compare_exchange_weak_explicit (&p->shared->used, &used, i + 1,
                                                         memory_order_release,
                                                         memory_order_relaxed))
         ;
@@ -292,19 +310,19 @@ void
 emlat_rings_freed (struct emlat_pool *pool, uint32_t n)
 {
   /* Relaxed: a count (state.h). */
-  atomic_fetch_add_explicit (&pool->free_rings, n, memory_order_relaxed);
+  struct emlat_shared_counters *c = pool->shared;
+  atomic_fetch_add_explicit (&c->free_rings, n, memory_order_relaxed);
   /* Seq_cst: a thread waiting at its exit either sees its ring FREE or
      is counted in exit_waiters here (wait_if_rings_low). */
-  atomic_fetch_add (&pool->freed_seq, 1);
-  if (atomic_load (&pool->exit_waiters))
-    syscall (SYS_futex, &pool->freed_seq, FUTEX_WAKE_PRIVATE, INT_MAX, 0, 0, 0);
+  atomic_fetch_add (&c->freed_seq, 1);
+  if (atomic_load (&c->exit_waiters))
+    syscall (SYS_futex, &c->freed_seq, FUTEX_WAKE | pool->futex_private, INT_MAX, 0, 0, 0);
 }
 
 uint64_t
 emlat_rings_accepted (struct emlat_pool *p)
 {
-  /* Acquire: pairs with the claimers' release of the bound. */
-  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
+  uint32_t used = emlat_pool_used (p);
   uint64_t n = 0;
   for (uint32_t i = 0; i < used; i++)
     /* Relaxed: a count; head only grows within a session. */
@@ -315,8 +333,7 @@ emlat_rings_accepted (struct emlat_pool *p)
 uint64_t
 emlat_rings_dropped (struct emlat_pool *p)
 {
-  /* Acquire: as emlat_rings_accepted. */
-  uint32_t used = atomic_load_explicit (&p->used, memory_order_acquire);
+  uint32_t used = emlat_pool_used (p);
   /* Relaxed: counts that only grow within a session. */
   uint64_t n = atomic_load_explicit (&p->shared->noring_records, memory_order_relaxed);
   for (uint32_t i = 0; i < used; i++)

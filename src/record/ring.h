@@ -154,6 +154,35 @@ struct emlat_shared_counters
   _Atomic uint64_t noring_records, noring_bytes, noring_first_t, noring_last_t;
   /* The next thread id a claim hands out (F-5: from 1). */
   _Atomic uint64_t next_thread;
+
+  /* The ring pool's coordination words (state.h, registry.c), here rather
+     than in the process's memory so that a writer in another process
+     (the driver of DESIGN.md section 8.7) takes part: the futex words are
+     waited on and woken with shared (not process-private) futex
+     operations when this structure lives in the ring file. */
+  /* One past the highest ring index ever claimed: the writer scans only
+     rings below it.  Raised by claimers with a CAS loop (release), read
+     by the writer with acquire before it looks at those rings' state; a
+     writer in another process clamps it to the ring count it mapped. */
+  _Atomic uint32_t used;
+  /* Rings in state FREE: claims decrement it, the writer's frees
+     increment it (relaxed: a count that only steers the wait below).
+     While fewer than a quarter are left, a thread that exits waits -- at
+     most EMLAT_EXIT_WAIT_NS -- for the writer to drain and free its ring
+     (registry.c), so that threads that come and go faster than the
+     writer is scheduled are held at their exit, not left without a
+     ring. */
+  _Atomic uint32_t free_rings;
+  /* Bumped by the writer after a pass freed rings; exiting threads that
+     wait (counted in exit_waiters) sleep on it (futex).  Both seq_cst:
+     the waiter's increment of exit_waiters and read of its ring's state
+     against the writer's store of FREE, bump and read of exit_waiters. */
+  _Atomic uint32_t freed_seq;
+  _Atomic uint32_t exit_waiters;
+  /* The writer's doorbell and its sleepers (state.h,
+     emlat_doorbell_ring). */
+  _Atomic uint32_t doorbell;
+  _Atomic uint32_t doorbell_sleepers;
 };
 
 struct emlat_ring

@@ -89,9 +89,9 @@ session_free (struct emlat_session *s)
   if (s->ws)
     {
       /* Only the rings ever claimed have writer state: the others' pages
-         were never touched.  Acquire: as the writer's own reads of USED
-         (a ring claimed after the writer's last pass has zero state). */
-      uint32_t used = s->pool ? atomic_load_explicit (&s->pool->used, memory_order_acquire) : 0;
+         were never touched (a ring claimed after the writer's last pass
+         has zero state). */
+      uint32_t used = s->pool ? emlat_pool_used (s->pool) : 0;
       for (uint32_t i = 0; i < used && i < s->max_threads; i++)
         emlat_spans_free (&s->ws[i].spans);
       munmap (s->ws, (size_t)s->max_threads * sizeof *s->ws);

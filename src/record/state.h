@@ -35,23 +35,10 @@ struct emlat_pool
   int file_backed;          /* rings and slab live in the ring file */
   struct emlat_shared_counters *shared; /* in the ring file, or heap */
   struct emlat_pool *older; /* every pool stays reachable from the newest */
-  /* One past the highest ring index ever claimed: the writer scans only
-     rings below it.  Raised by claimers with a CAS loop (release), read by
-     the writer with acquire before it looks at those rings' state. */
-  _Atomic uint32_t used;
-  /* Rings in state FREE: claims decrement it, the writer's frees
-     increment it (relaxed: a count that only steers the wait below).
-     While fewer than a quarter are left, a thread that exits waits --
-     at most EMLAT_EXIT_WAIT_NS -- for the writer to drain and free its
-     ring (registry.c), so that threads that come and go faster than the
-     writer is scheduled are held at their exit, not left without a ring. */
-  _Atomic uint32_t free_rings;
-  /* Bumped by the writer after a pass freed rings; exiting threads that
-     wait (counted in exit_waiters) sleep on it (futex).  Both seq_cst:
-     the waiter's increment of exit_waiters and read of its ring's state
-     against the writer's store of FREE, bump and read of exit_waiters. */
-  _Atomic uint32_t freed_seq;
-  _Atomic uint32_t exit_waiters;
+  /* FUTEX_PRIVATE_FLAG for rings in anonymous memory, 0 (shared futex
+     operations) for rings in the ring file, whose coordination words
+     (shared) a writer in another process may wait on. */
+  int futex_private;
 };
 
 /* The longest a thread's exit waits for its ring to be freed. */
@@ -79,19 +66,19 @@ extern EMLAT_HIDDEN struct emlat_shared_counters *_Atomic emlat_g_shared;
 
 /* The writer's doorbell: producers ring it when a ring passes its
    high-water mark, exiting threads when their ring retires, the setup
-   calls for flush, rotation and stop.  A counter the writer futex-waits on
-   (emlat_doorbell_wait); ringing adds one and wakes it -- with a system
-   call only while a writer sleeps (emlat_g_doorbell_sleepers).  Returns 1
-   when it made that call. */
-extern EMLAT_HIDDEN _Atomic uint32_t emlat_g_doorbell;
-/* Writers inside emlat_doorbell_wait (0 or 1; a count in case an old
-   session's writer and a new one's overlap). */
-extern EMLAT_HIDDEN _Atomic uint32_t emlat_g_doorbell_sleepers;
+   calls for flush, rotation and stop.  A counter in the active pool's
+   shared words (ring.h) the writer futex-waits on (emlat_doorbell_wait);
+   ringing adds one and wakes it -- with a system call only while a writer
+   sleeps (doorbell_sleepers).  Returns 1 when it made that call. */
 EMLAT_HIDDEN int emlat_doorbell_ring (void);
-/* Wait until the doorbell differs from SEEN (a value loaded before the
+/* Wait until POOL's doorbell differs from SEEN (a value loaded before the
    caller checked for work), or TIMEOUT_NS passed (0: no timeout).  Returns
    after a spurious wake too: the caller re-checks. */
-EMLAT_HIDDEN void emlat_doorbell_wait (uint32_t seen, uint64_t timeout_ns);
+EMLAT_HIDDEN void emlat_doorbell_wait (struct emlat_pool *pool, uint32_t seen,
+                                       uint64_t timeout_ns);
+/* The rings of POOL a writer must look at: the claimed bound, at most the
+   pool's ring count (acquire: pairs with the claimers' release). */
+EMLAT_HIDDEN uint32_t emlat_pool_used (const struct emlat_pool *pool);
 
 #define EMLAT_SPAN_ID_BLOCK 4096
 

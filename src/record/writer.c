@@ -278,9 +278,9 @@ add_served (struct emlat_session *s, struct emlat_span_state *ss)
    0 otherwise (an unknown cause is counted here, as for one field). */
 static int
 drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
-                 const struct emlat_ring *r, uint64_t at, unsigned ns)
+                 const struct emlat_slot *slots, uint64_t mask, uint64_t at, unsigned ns)
 {
-  const struct emlat_slot *a = &r->slots[at & r->mask];
+  const struct emlat_slot *a = &slots[at & mask];
   unsigned status = EMLAT_RR_A (h), has_q = EMLAT_RR_B (h);
   uint64_t tm = a->w[2] & 0xffffffffu, vm = a->w[2] >> 32, cm = a->w[3];
   if (ns < 2 || has_q > 1 || status > EMLAT_STATUS_MAX || (tm >> EMLAT_T_FIELD_COUNT)
@@ -293,7 +293,7 @@ drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
     return -1;
   uint64_t w[4 * (EMLAT_RR_MAX_SLOTS - 1)];
   for (unsigned i = 0; i < ns - 1; i++)
-    memcpy (&w[4 * i], r->slots[(at + 1 + i) & r->mask].w, 32);
+    memcpy (&w[4 * i], slots[(at + 1 + i) & mask].w, 32);
   /* Nibble f of the quality pair: the quality of time field f (the
      nibbles of fields the record does not carry are 0). */
   unsigned k = has_q ? 2 : 0;
@@ -380,9 +380,14 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
   if (snap - tail > s->ring_high_water)
     s->ring_high_water = snap - tail;
   uint64_t thread = ws->thread;
-  /* In locals: the stores of the drain cannot change them. */
-  const struct emlat_slot *slots = r->slots;
-  uint64_t mask = r->mask;
+  /* The ring's slots in this process's mapping of the pool, from the
+     pool's own sizes: not from the ring's slots, mask and nslots, which
+     its producer wrote for its own address space (a writer in another
+     process, DESIGN.md section 8.7, maps the ring file elsewhere, and
+     trusts nothing a producer wrote but the records it validates). */
+  size_t ring_index = (size_t)(r - s->pool->rings);
+  const struct emlat_slot *slots = s->pool->slab + ring_index * s->pool->nslots;
+  uint64_t mask = s->pool->nslots - 1;
   while (tail < snap)
     {
       const struct emlat_slot *a = &slots[tail & mask];
@@ -435,7 +440,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           drain_input (s, thread, h, a, SLOT_B);
           break;
         case EMLAT_RR_IX_FIELDS:
-          if (drain_ix_fields (s, thread, h, r, tail, ns) != 0)
+          if (drain_ix_fields (s, thread, h, slots, mask, tail, ns) != 0)
             goto invalid;
           break;
         case EMLAT_RR_APP:
@@ -1243,8 +1248,7 @@ map_ahead (struct emlat_session *s)
 {
   if (!s->map_ahead || !emlat_ring_maps_ahead (s->pool->nslots))
     return;
-  /* Acquire: see pass (). */
-  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  uint32_t used = emlat_pool_used (s->pool);
   for (uint32_t i = 0; i < used; i++)
     {
       int pending, ahead;
@@ -1263,9 +1267,9 @@ map_ahead (struct emlat_session *s)
 static void
 pass (struct emlat_session *s, int final)
 {
-  /* Acquire: pairs with the claimer's release of the bound; rings above it
-     were never claimed (their state would read FREE anyway). */
-  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  /* Rings above the bound were never claimed (their state would read FREE
+     anyway). */
+  uint32_t used = emlat_pool_used (s->pool);
   uint64_t snaps[used ? used : 1];
   int states[used ? used : 1];
   struct pass_state ps = { .final = final, .used = used, .snaps = snaps, .states = states };
@@ -1296,8 +1300,7 @@ pass (struct emlat_session *s, int final)
 static int
 rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead)
 {
-  /* Acquire: see pass (). */
-  uint32_t used = atomic_load_explicit (&s->pool->used, memory_order_acquire);
+  uint32_t used = emlat_pool_used (s->pool);
   int need = 0;
   *any_pending = 0;
   *ahead = 0;
@@ -1318,12 +1321,12 @@ rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead)
       /* Within a record of the mark (ring.h; should this look still
          miss a ring, the producer rings again at its next look, a
          mark's worth later). */
-      if (emlat_ring_due (r->nslots, h, tl))
+      if (emlat_ring_due (s->pool->nslots, h, tl))
         need = 1;
       /* Relaxed: only this thread stores it (0, never due, for a ring not
          mapped ahead). */
       uint64_t mapped = atomic_load_explicit (&r->mapped, memory_order_relaxed);
-      if (emlat_ring_ahead_due (r->nslots, h + EMLAT_RR_MAX_SLOTS, mapped))
+      if (emlat_ring_ahead_due (s->pool->nslots, h + EMLAT_RR_MAX_SLOTS, mapped))
         *ahead = 1;
     }
   return need;
@@ -1351,7 +1354,7 @@ emlat_writer_main (void *arg)
     {
       /* Acquire: pairs with the ringers' release (state.h); loaded before
          looking for work, so a ring after the look ends the wait. */
-      uint32_t seen = atomic_load_explicit (&emlat_g_doorbell, memory_order_acquire);
+      uint32_t seen = atomic_load_explicit (&s->pool->shared->doorbell, memory_order_acquire);
       pthread_mutex_lock (&s->lock);
       int stop = s->stop_req;
       int asked = s->rotate_req || s->passes_started < s->flush_target;
@@ -1394,7 +1397,7 @@ emlat_writer_main (void *arg)
         }
       /* Nothing to do: sleep until the doorbell rings (high water, a
          thread exit, flush, rotation, stop) -- no timer while idle. */
-      emlat_doorbell_wait (seen, timeout);
+      emlat_doorbell_wait (s->pool, seen, timeout);
       s->wakeups++;
     }
   if (s->defer_finish && s->ring.fd >= 0)
