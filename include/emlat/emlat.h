@@ -96,6 +96,19 @@ EMLAT_API const char *emlat_version (void);
                                        they run, so that the program pays
                                        no file creation); a file with
                                        bytes in it is still refused */
+#define EMLAT_OPT_DRIVER_DRAINS 0x20u /* with EMLAT_OPT_DEFER_FINISH: the
+                                       process that created the profile
+                                       drains the rings while this one
+                                       records (`emlat record`, `emlat
+                                       replay --interpose`: docs/DESIGN.md
+                                       8.7), so the session starts no
+                                       writer thread.  Ignored (a writer
+                                       thread as usual) without a ring
+                                       file or with rotate_bytes.  Without
+                                       a driver, nothing drains: records
+                                       beyond the rings are lost (LOSS
+                                       ring_full) and the next reader
+                                       writes the rest */
 
 /* The default sizes of struct emlat_options (docs/PERFORMANCE.md says how
    they were chosen): 131072 slots of 32 bytes per recording thread, and
@@ -175,8 +188,9 @@ EMLAT_API int emlat_start (const struct emlat_options *opt);
    is exactly "1" or "true".  For any other value, or none, it returns 0
    and creates nothing: no file, no directory, no thread.  On, the profile
    is EMLAT_FILE (that file, created new: -EEXIST if it exists, unless it
-   is empty and EMLAT_FINISH=reader:PID names this process's parent, which
-   made it: EMLAT_OPT_ADOPT_EMPTY), else a new
+   is empty and EMLAT_FINISH=reader:PID or drain:PID names this process's
+   parent, which made it: EMLAT_OPT_ADOPT_EMPTY, and with drain:PID also
+   EMLAT_OPT_DRIVER_DRAINS), else a new
    file in EMLAT_DIR, else in $XDG_STATE_HOME/emlat or
    ~/.local/state/emlat; the directory is created (mode 0700) if needed.
    BASE (may be NULL) gives the other options (sizes, flags, metadata);
@@ -196,15 +210,17 @@ EMLAT_API int emlat_start_from_env (const struct emlat_options *base);
 /* 1 when EMLAT_TRACE is exactly "1" or "true". */
 EMLAT_API int emlat_trace_requested (void);
 
-/* 1 when EMLAT_FINISH is "reader:PID" and PID is this process's parent,
-   or exactly "reader": the program's parent finishes its profile once it
-   exited (emlat_recover_process, by this process's id), so a recorder
-   that starts a session of its own should pass EMLAT_OPT_DEFER_FINISH, as
-   emlat_start_from_env, the interposition library and the profiled Emacs
-   do.  `emlat replay` and `emlat record` set "reader:" and their own
-   process id: a process that a wrapper started (a shell, strace,
-   valgrind), whose ring file they would not find, gets 0 and finishes
-   its profile itself.  Any other value: 0. */
+/* 1 when EMLAT_FINISH is "reader:PID" or "drain:PID" and PID is this
+   process's parent, or exactly "reader": the program's parent finishes its
+   profile once it exited (emlat_recover_process, by this process's id), so
+   a recorder that starts a session of its own should pass
+   EMLAT_OPT_DEFER_FINISH, as emlat_start_from_env, the interposition
+   library and the profiled Emacs do.  `emlat replay` and `emlat record`
+   set "drain:" and their own process id ("drain": they also drain the
+   rings of a session that writes the EMLAT_FILE they created, while the
+   program records: EMLAT_OPT_DRIVER_DRAINS); a process that a wrapper
+   started (a shell, strace, valgrind), whose ring file they would not
+   find, gets 0 and finishes its profile itself.  Any other value: 0. */
 EMLAT_API int emlat_finish_requested (void);
 
 /* emlat_start_from_env (NULL) once per process, and emlat_stop at exit
@@ -232,12 +248,15 @@ EMLAT_API int emlat_autostart (void);
 EMLAT_API int emlat_stop (void);
 
 /* Finish the current file and continue in the next rotated file of the same
-   session.  Returns 0 or a negative errno. */
+   session.  Returns 0 or a negative errno (-ENOTSUP in a session a driver
+   drains: EMLAT_OPT_DRIVER_DRAINS). */
 EMLAT_API int emlat_rotate (void);
 
 /* The flush contract: when emlat_flush returns 0, every record that any
    thread recorded before the call started is in the file (write(2) returned;
-   no fsync).  Returns -ENOENT without a session, or a negative errno. */
+   no fsync).  Returns -ENOENT without a session, or a negative errno; in a
+   session a driver drains (EMLAT_OPT_DRIVER_DRAINS), -ETIMEDOUT when the
+   driver did not answer within 5 s. */
 EMLAT_API int emlat_flush (void);
 
 struct emlat_status

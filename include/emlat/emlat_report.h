@@ -469,6 +469,10 @@ struct emlat_report_overhead
   int final_stats;       /* stats.final = 1: the session stopped cleanly */
   int has_writer_share;
   double writer_share;   /* writer CPU / session time (one core = 1.0) */
+  int writer_in_driver;  /* stats.writer_in_driver = 1: the writer's passes
+                            ran in the driver that ran the program (`emlat
+                            record`, `emlat replay --interpose`), so its
+                            CPU was not the program's */
 };
 
 /* The JSON key of field F ("writer_cpu_ns"). */

@@ -59,6 +59,8 @@ emlat_report_overhead_of (const struct emlat_profile *p, struct emlat_report_ove
     o->mask |= 1u << EMLAT_OVH_CLOCK_READ_NS;
   uint64_t fin, when;
   o->final_stats = uint_entry (st, ns, "stats.final", &fin) && fin == 1;
+  uint64_t in_driver;
+  o->writer_in_driver = uint_entry (st, ns, "stats.writer_in_driver", &in_driver) && in_driver == 1;
   const struct emlat_file_header *h = emlat_profile_header (p);
   if (h && uint_entry (st, ns, "stats.time", &when) && when >= h->monotonic_start)
     {

@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "emlat/emlat_reader.h"
 #include "common/statedir.h"
+#include "record/drain.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -382,9 +383,10 @@ record_run (int argc, char **argv)
       setenv ("LD_PRELOAD", val ? val : lib, 1);
       setenv ("EMLAT_TRACE", "1", 1);
       setenv ("EMLAT_FILE", path, 1);
-      /* We finish the profile ourselves once CMD, our child, exited. */
+      /* We drain CMD's rings while it runs, and finish the profile
+         ourselves once CMD, our child, exited. */
       char finish[32];
-      snprintf (finish, sizeof finish, "reader:%ld", (long)self);
+      snprintf (finish, sizeof finish, "drain:%ld", (long)self);
       setenv ("EMLAT_FINISH", finish, 1);
       if (follow)
         setenv ("EMLAT_TRACE_CHILDREN", "1", 1);
@@ -394,9 +396,16 @@ record_run (int argc, char **argv)
       emlat_cli_error (argv[i], UINT64_MAX, "cannot run: %s", strerror (errno));
       _exit (127);
     }
+  /* CMD's rings are drained here while it runs (src/record/drain.h):
+     CMD runs no writer thread.  Started after the fork: the child of a
+     process with threads may only exec. */
+  struct emlat_drainer *drainer = NULL;
+  if (pid > 0 && emlat_drainer_start (path, pid, &drainer) != 0)
+    drainer = NULL; /* then CMD's rings keep its records until it exits */
   int st = 0;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
+  emlat_drainer_stop (drainer, NULL);
   sigaction (SIGINT, &old_int, NULL);
   sigaction (SIGQUIT, &old_quit, NULL);
   int code = WIFEXITED (st) ? WEXITSTATUS (st)

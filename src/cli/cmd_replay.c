@@ -41,6 +41,7 @@
 #include "replay/replay_workload.h"
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
+#include "record/drain.h"
 
 extern char **environ;
 
@@ -296,7 +297,9 @@ static char *tty_profile (const char *file)
    terminal window sets neither of the last two) plus TERM and
    EMLAT_FINISH=reader:OUR_PID (a recorder in CMD leaves its last records
    to us: drive finishes its profiles once it exited), and with
-   --interpose the preload variables. */
+   --interpose the preload variables and EMLAT_FINISH=drain:OUR_PID
+   instead (drive also drains the rings of the profile it created for
+   CMD while CMD runs: src/record/drain.h). */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
 {
@@ -329,7 +332,9 @@ static char **child_env (const char *term, const char *preload,
     return NULL;
   /* We finish CMD's profiles ourselves once it exited (drive): a
      recorder in CMD, whose parent we are, leaves them to us. */
-  if (asprintf (&env[k++], "EMLAT_FINISH=reader:%ld", (long)getpid ()) < 0)
+  if (asprintf (&env[k++], "EMLAT_FINISH=%s:%ld", preload ? "drain" : "reader",
+                (long)getpid ())
+      < 0)
     return NULL;
   if (preload)
     {
@@ -758,8 +763,15 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
   replay_term_init (&term, o->rows, o->cols);
   replay_measure_init (&m, o->cfg.quiet_ns);
   pid_t child = pty.pid;
+  /* --interpose: CMD's rings are drained here while it runs (EMLAT_FINISH=
+     drain:OUR_PID): CMD runs no writer thread.  Started after the spawn:
+     the child of a process with threads may only exec. */
+  struct emlat_drainer *drainer = NULL;
+  if (o->interpose && emlat_drainer_start (e->tty_file, child, &drainer) != 0)
+    drainer = NULL; /* then CMD's rings keep its records until it exits */
   replay_run (&o->cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
+  emlat_drainer_stop (drainer, NULL);
   int stop_rc = emlat_stop ();
   /* CMD's own profiles (--interpose, or a profiled Emacs): the recorder
      left its last records in the ring file (EMLAT_FINISH=reader:PID, or CMD

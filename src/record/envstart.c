@@ -15,7 +15,10 @@
  * EMLAT_OPT_DEFER_FINISH in the program they run, whose parent PID is:
  * the caller finishes the profile once the program exited
  * (emlat_recover_process, by the program's process id), so the program
- * pays nothing at its stop.  A process further down (the program under a
+ * pays nothing at its stop.  EMLAT_FINISH=drain:PID (what they set now)
+ * says the same and that the parent drains the rings while the program
+ * records (drain.h): with EMLAT_FILE, EMLAT_OPT_DRIVER_DRAINS too, and
+ * the program starts no writer thread.  A process further down (the program under a
  * wrapper such as a shell, strace or valgrind, which passes the variable
  * on) finishes its profile itself: nobody would look for its ring file by
  * its process id.  EMLAT_FINISH=reader alone defers in any process.
@@ -62,9 +65,12 @@ emlat_start_from_env (const struct emlat_options *base)
   if (file && *file)
     {
       opt.path = file;
-      /* The parent that finishes the profile created it for us. */
+      /* The parent that finishes the profile created it for us, and may
+         drain it while we record. */
       if (emlat_finish_by_parent ())
         opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
+      if (emlat_drain_by_parent ())
+        opt.flags |= EMLAT_OPT_DRIVER_DRAINS;
     }
   else
     {
@@ -86,29 +92,44 @@ emlat_start_from_env (const struct emlat_options *base)
   return rc == 0 ? 1 : rc;
 }
 
-/* What EMLAT_FINISH says: FINISH_NONE, FINISH_ANYWHERE ("reader") or
-   FINISH_BY_PARENT ("reader:PID", PID this process's parent). */
-enum finish_mode { FINISH_NONE, FINISH_ANYWHERE, FINISH_BY_PARENT };
+/* What EMLAT_FINISH says: FINISH_NONE, FINISH_ANYWHERE ("reader"),
+   FINISH_BY_PARENT ("reader:PID", PID this process's parent) or
+   DRAIN_BY_PARENT ("drain:PID": the parent also drains the rings while
+   this process records, drain.h). */
+enum finish_mode { FINISH_NONE, FINISH_ANYWHERE, FINISH_BY_PARENT, DRAIN_BY_PARENT };
 
 static enum finish_mode
 finish_mode (void)
 {
   const char *v = getenv ("EMLAT_FINISH");
-  if (!v || strncmp (v, "reader", 6) != 0)
+  if (!v)
     return FINISH_NONE;
-  if (v[6] == 0)
-    return FINISH_ANYWHERE;
-  if (v[6] != ':' || v[7] < '1' || v[7] > '9')
+  enum finish_mode by_parent;
+  if (strncmp (v, "reader", 6) == 0)
+    {
+      if (v[6] == 0)
+        return FINISH_ANYWHERE;
+      v += 6;
+      by_parent = FINISH_BY_PARENT;
+    }
+  else if (strncmp (v, "drain", 5) == 0)
+    {
+      v += 5;
+      by_parent = DRAIN_BY_PARENT;
+    }
+  else
     return FINISH_NONE;
-  /* reader:PID: only a child of process PID defers. */
+  if (v[0] != ':' || v[1] < '1' || v[1] > '9')
+    return FINISH_NONE;
+  /* WORD:PID: only a child of process PID defers. */
   unsigned long long pid = 0;
-  for (const char *c = v + 7; *c; c++)
+  for (const char *c = v + 1; *c; c++)
     {
       if (*c < '0' || *c > '9' || pid > (unsigned long long)INT_MAX / 10)
         return FINISH_NONE;
       pid = pid * 10 + (unsigned)(*c - '0');
     }
-  return pid <= (unsigned long long)INT_MAX && (pid_t)pid == getppid () ? FINISH_BY_PARENT
+  return pid <= (unsigned long long)INT_MAX && (pid_t)pid == getppid () ? by_parent
                                                                         : FINISH_NONE;
 }
 
@@ -121,7 +142,14 @@ emlat_finish_requested (void)
 int
 emlat_finish_by_parent (void)
 {
-  return finish_mode () == FINISH_BY_PARENT;
+  enum finish_mode m = finish_mode ();
+  return m == FINISH_BY_PARENT || m == DRAIN_BY_PARENT;
+}
+
+int
+emlat_drain_by_parent (void)
+{
+  return finish_mode () == DRAIN_BY_PARENT;
 }
 
 static void

@@ -7,11 +7,18 @@
 #ifndef EMLAT_RECORD_ENVSTART_H
 #define EMLAT_RECORD_ENVSTART_H
 
-/* 1 when EMLAT_FINISH is "reader:PID" and PID is this process's parent:
+/* 1 when EMLAT_FINISH is "reader:PID" or "drain:PID" and PID is this
+   process's parent:
    that parent (`emlat record`, `emlat replay --interpose`) created
    EMLAT_FILE, empty, for this process to write into, so the session is
    started with EMLAT_OPT_ADOPT_EMPTY as well as EMLAT_OPT_DEFER_FINISH.
    0 otherwise, "reader" alone included (nobody created the file). */
 int emlat_finish_by_parent (void);
+
+/* 1 when EMLAT_FINISH is "drain:PID" and PID is this process's parent:
+   that parent also drains the rings while this process records
+   (drain.h), so a session writing EMLAT_FILE is started with
+   EMLAT_OPT_DRIVER_DRAINS as well. */
+int emlat_drain_by_parent (void);
 
 #endif

@@ -35,12 +35,13 @@
 #include "format/format.h"
 #include "record/checkpoint.h"
 #include "record/app.h"
+#include "record/rfsession.h"
 #include "record/session.h"
 
 /* The profile file header's UUID and rotation (F-11), read directly: the
    profile may be damaged beyond its header, which is all recovery needs. */
-static int
-profile_identity (const char *path, uint8_t uuid[16], uint64_t *rotation)
+int
+emlat_rfs_profile_identity (const char *path, uint8_t uuid[16], uint64_t *rotation)
 {
   uint8_t h[EMLAT_FILE_HEADER_SIZE];
   struct stat st;
@@ -108,8 +109,8 @@ take_string (void *ctx, uint64_t id, const void *bytes, uint32_t len)
   s->nstrings++;
 }
 
-static void
-session_release (struct emlat_session *s)
+void
+emlat_rfs_release (struct emlat_session *s)
 {
   for (size_t i = 0; i < s->nstrings; i++)
     free (s->strings[i].s);
@@ -179,8 +180,8 @@ prepare_rings (struct emlat_session *s, struct emlat_pool *pool, const uint64_t 
 
 /* Open the profile file the checkpoint names, cut back to its size, and
    remove later rotated files (created by a pass that never checkpointed). */
-static int
-reopen_profile (struct emlat_session *s)
+int
+emlat_rfs_reopen_profile (struct emlat_session *s)
 {
   char name[4096];
   for (uint64_t k = s->rotation + 1;; k++)
@@ -197,6 +198,84 @@ reopen_profile (struct emlat_session *s)
   return emlat_out_reopen (&s->out, name, s->out.size);
 }
 
+/* A writer session S over ring file RF (of the set BASE) that this process
+   did not create, with POOL over its rings: the sizes and clock origins
+   from its header, per-ring state, the newest checkpoint restored (each
+   ring's drained position in CK, allocated here and freed by
+   emlat_rfs_release's caller with free) and the strings of its log.
+   Returns 0; -ENOMEM; or another negative errno when no checkpoint could
+   be restored (S is still set up and must be released). */
+int
+emlat_rfs_init (struct emlat_session *s, struct emlat_pool *pool, struct emlat_ringfile *rf,
+                const char *base, struct emlat_rfs_checkpoint *ck)
+{
+  struct emlat_rf_header *h = rf->h;
+  memset (s, 0, sizeof *s);
+  memset (pool, 0, sizeof *pool);
+  memset (ck, 0, sizeof *ck);
+  pthread_mutex_init (&s->lock, 0);
+  pthread_cond_init (&s->done, 0);
+  s->out.fd = -1;
+  s->ring.fd = -1;
+  s->max_threads = h->nrings;
+  s->ring_slots = (uint32_t)h->nslots;
+  s->chunk_bytes = h->chunk_bytes;
+  s->stats_ms = 1000;
+  s->rotate_bytes = h->rotate_bytes;
+  memcpy (s->uuid, h->uuid, 16);
+  s->mono0 = h->mono0;
+  s->realtime0 = h->realtime0;
+  long page = sysconf (_SC_PAGESIZE);
+  s->page_bytes = page > 0 ? (size_t)page : 4096u;
+  snprintf (s->base_path, sizeof s->base_path, "%s", base);
+  pool->nrings = h->nrings;
+  pool->nslots = h->nslots;
+  pool->rings = emlat_rf_ring (rf, 0);
+  pool->slab = emlat_rf_slots (rf, 0);
+  pool->slab_bytes = (size_t)h->nrings * h->nslots * EMLAT_SLOT_BYTES;
+  pool->shared = &h->shared;
+  pool->file_backed = 1;
+  pool->futex_private = 0; /* the words are shared with the recording process */
+  s->pool = pool;
+  s->ws = calloc (h->nrings, sizeof *s->ws);
+  s->losses = calloc (EMLAT_LOSSES_MIN, sizeof *s->losses);
+  s->losses_cap = EMLAT_LOSSES_MIN;
+  ck->tails = calloc (h->nrings, sizeof *ck->tails);
+  ck->threads = calloc (h->nrings, sizeof *ck->threads);
+  ck->retired = calloc (h->nrings, 1);
+  if (!s->ws || !s->losses || !ck->tails || !ck->threads || !ck->retired)
+    return -ENOMEM;
+  void *buf = 0;
+  size_t len = 0;
+  int rc = emlat_rf_ckpt_read (rf, &buf, &len, &ck->seq);
+  if (rc == 0)
+    {
+      rc = emlat_ckpt_restore (s, buf, len, ck->tails, ck->threads, ck->retired);
+      free (buf);
+    }
+  if (rc != 0)
+    return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+  emlat_rf_strings (rf, 1, take_string, s);
+  return 0;
+}
+
+/* The strings RF's log holds beyond those S has (a live recording process
+   adds to it). */
+void
+emlat_rfs_take_strings (struct emlat_session *s, const struct emlat_ringfile *rf)
+{
+  emlat_rf_strings (rf, s->nstrings + 1, take_string, s);
+}
+
+static void
+keep_max (uint64_t *v, _Atomic uint64_t *stored)
+{
+  /* Relaxed: see the caller. */
+  uint64_t x = atomic_load_explicit (stored, memory_order_relaxed);
+  if (x > *v)
+    *v = x;
+}
+
 static int
 recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery *res)
 {
@@ -211,51 +290,19 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
       return 0;
     }
   struct emlat_session s;
-  memset (&s, 0, sizeof s);
-  pthread_mutex_init (&s.lock, 0);
-  pthread_cond_init (&s.done, 0);
-  s.out.fd = -1;
-  s.ring.fd = -1;
+  struct emlat_pool pool;
+  struct emlat_rfs_checkpoint ck;
+  int rc = emlat_rfs_init (&s, &pool, rf, base, &ck);
   s.recovering = 1;
   s.recovered_stopped = state == EMLAT_RF_STOPPED;
-  s.max_threads = h->nrings;
-  s.ring_slots = (uint32_t)h->nslots;
-  s.chunk_bytes = h->chunk_bytes;
-  s.stats_ms = 1000;
   s.rotate_bytes = 0; /* the last records go into the last file */
-  memcpy (s.uuid, h->uuid, 16);
-  s.mono0 = h->mono0;
-  s.realtime0 = h->realtime0;
-  snprintf (s.base_path, sizeof s.base_path, "%s", base);
-  struct emlat_pool pool = { 0 };
-  pool.nrings = h->nrings;
-  pool.nslots = h->nslots;
-  pool.rings = emlat_rf_ring (rf, 0);
-  pool.slab = emlat_rf_slots (rf, 0);
-  pool.shared = &h->shared;
-  pool.file_backed = 1;
   /* Every ring is looked at (relaxed: this process holds the file's lock,
      nobody else reads it). */
   atomic_store_explicit (&h->shared.used, h->nrings, memory_order_relaxed);
-  s.pool = &pool;
-  s.ws = calloc (h->nrings, sizeof *s.ws);
-  s.losses = calloc (EMLAT_LOSSES_MIN, sizeof *s.losses);
-  s.losses_cap = EMLAT_LOSSES_MIN;
-  uint64_t *tails = calloc (h->nrings, sizeof *tails);
-  uint64_t *threads = calloc (h->nrings, sizeof *threads);
-  uint8_t *retired = calloc (h->nrings, 1);
-  int rc = -ENOMEM;
-  if (!s.ws || !s.losses || !tails || !threads || !retired)
+  uint64_t *tails = ck.tails, *threads = ck.threads;
+  uint8_t *retired = ck.retired;
+  if (rc == -ENOMEM)
     goto out;
-  void *ck = 0;
-  size_t cklen = 0;
-  uint64_t seq = 0;
-  rc = emlat_rf_ckpt_read (rf, &ck, &cklen, &seq);
-  if (rc == 0)
-    {
-      rc = emlat_ckpt_restore (&s, ck, cklen, tails, threads, retired);
-      free (ck);
-    }
   if (rc != 0)
     {
       /* No checkpoint at all (the process died inside emlat_start) or an
@@ -265,17 +312,20 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
       rc = 0;
       goto out;
     }
-  emlat_rf_strings (rf, 1, take_string, &s);
-  if (s.recovered_stopped)
+  if (s.recovered_stopped || (h->flags & EMLAT_RF_DRIVEN))
     {
-      /* Relaxed: the dead process stored them before releasing the lock. */
-      s.writer_cpu_ns = atomic_load_explicit (&h->stop_writer_cpu_ns, memory_order_relaxed);
-      s.wakeups = atomic_load_explicit (&h->stop_wakeups, memory_order_relaxed);
-      s.highwater_wakes = atomic_load_explicit (&h->stop_highwater_wakes, memory_order_relaxed);
-      s.ahead_wakes = atomic_load_explicit (&h->stop_ahead_wakes, memory_order_relaxed);
+      /* The writer's counts when it ended, stored by the process at its
+         stop, or by the driver of a DRIVEN file when it stopped draining
+         (drain.c; zero if it died): counts, so the larger of them and
+         the checkpoint's is the later.  Relaxed: stored before the
+         lock this process holds was released. */
+      keep_max (&s.writer_cpu_ns, &h->stop_writer_cpu_ns);
+      keep_max (&s.wakeups, &h->stop_wakeups);
+      keep_max (&s.highwater_wakes, &h->stop_highwater_wakes);
+      keep_max (&s.ahead_wakes, &h->stop_ahead_wakes);
     }
   prepare_rings (&s, &pool, tails, threads, retired);
-  rc = reopen_profile (&s);
+  rc = emlat_rfs_reopen_profile (&s);
   if (rc != 0)
     goto out;
   uint64_t written0 = s.records_written, errors0 = s.write_errors;
@@ -288,7 +338,7 @@ out:
   free (tails);
   free (threads);
   free (retired);
-  session_release (&s);
+  emlat_rfs_release (&s);
   return rc;
 }
 
@@ -302,14 +352,14 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
     return -EINVAL;
   uint8_t uuid[16];
   uint64_t rotation = 0;
-  int rc = profile_identity (profile, uuid, &rotation);
+  int rc = emlat_rfs_profile_identity (profile, uuid, &rotation);
   if (rc != 0)
     return rc == -EINVAL ? 0 : rc; /* not a profile: nothing to recover */
   char base[4096];
   if (base_path (base, sizeof base, profile, rotation) != 0)
     return 0;
   struct emlat_ringfile rf;
-  rc = emlat_rf_open (&rf, base, uuid, 1);
+  rc = emlat_rf_open (&rf, base, uuid, EMLAT_RF_OPEN_RECOVER);
   if (rc == -ENOENT)
     return 0;
   if (rc != 0)

@@ -185,8 +185,12 @@ emlat_doorbell_ring (void)
      generation that let the ringer record; a ringer without a pool has
      nobody to ring. */
   struct emlat_pool *pool = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
-  if (!pool)
-    return 0;
+  return pool ? emlat_pool_doorbell_ring (pool) : 0;
+}
+
+int
+emlat_pool_doorbell_ring (struct emlat_pool *pool)
+{
   struct emlat_shared_counters *c = pool->shared;
   /* Seq_cst, as the sleepers' count below and in emlat_doorbell_wait (a
      store-load pattern on both sides): either this load sees the writer

@@ -164,7 +164,7 @@ open_for_session (const char *path)
 int
 emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
                  uint32_t nrings, uint64_t nslots, uint64_t mono0, uint64_t realtime0,
-                 uint32_t chunk_bytes, uint64_t rotate_bytes)
+                 uint32_t chunk_bytes, uint64_t rotate_bytes, uint32_t flags)
 {
   memset (rf, 0, sizeof *rf);
   rf->fd = -1;
@@ -225,6 +225,7 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
   h->ckpt_base = ckpt_base;
   h->chunk_bytes = chunk_bytes;
   h->rotate_bytes = rotate_bytes;
+  h->flags = flags;
   h->static_crc = static_crc (h);
   char cwd[2048];
   if (profile[0] == '/')
@@ -270,10 +271,32 @@ header_ok (const struct emlat_rf_header *h, uint64_t file_size)
   return 0;
 }
 
+/* The drainers' lock (ringfile.h): a write lock on byte 0 owned by the
+   open file description, so that it is released when the description is
+   (the last descriptor closed and the mapping gone) or explicitly. */
+static int
+drainer_lock (int fd, short type)
+{
+  struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+  if (fcntl (fd, F_OFD_SETLK, &l) == 0)
+    return 0;
+  return errno == EAGAIN || errno == EACCES ? -EBUSY : -errno;
+}
+
+/* Whether a drainer holds the file (a test: the lock is not taken). */
+static int
+drainer_lock_held (int fd)
+{
+  struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+  return fcntl (fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+}
+
 int
 emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
-               int exclusive)
+               int mode)
 {
+  if (mode != EMLAT_RF_OPEN_RECOVER && mode != EMLAT_RF_OPEN_DRAIN)
+    return -EINVAL;
   memset (rf, 0, sizeof *rf);
   rf->fd = -1;
   int fd = -1, rc = -ENOENT;
@@ -282,7 +305,7 @@ emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uui
       rc = emlat_rf_path (rf->path, sizeof rf->path, where, profile, uuid);
       if (rc != 0)
         return rc;
-      fd = open (rf->path, (exclusive ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      fd = open (rf->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
       if (fd < 0)
         rc = -errno;
     }
@@ -294,9 +317,15 @@ emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uui
       close (fd);
       return -EINVAL;
     }
-  if (exclusive && flock (fd, LOCK_EX | LOCK_NB) != 0)
+  if (mode == EMLAT_RF_OPEN_RECOVER && flock (fd, LOCK_EX | LOCK_NB) != 0)
     {
       rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+      close (fd);
+      return rc;
+    }
+  rc = drainer_lock (fd, F_WRLCK);
+  if (rc != 0)
+    {
       close (fd);
       return rc;
     }
@@ -309,13 +338,14 @@ emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uui
   rc = header_ok (&hdr, (uint64_t)st.st_size);
   if (rc == 0 && memcmp (hdr.uuid, uuid, 16) != 0)
     rc = -ESTALE; /* another session's (the name is the profile's) */
+  if (rc == 0 && mode == EMLAT_RF_OPEN_DRAIN && !(hdr.flags & EMLAT_RF_DRIVEN))
+    rc = -EPERM; /* its process drains it itself */
   if (rc != 0)
     {
       close (fd);
       return rc;
     }
-  void *m = mmap (0, hdr.ckpt_base, PROT_READ | (exclusive ? PROT_WRITE : 0),
-                  exclusive ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+  void *m = mmap (0, hdr.ckpt_base, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED)
     {
       rc = -errno;
@@ -532,8 +562,8 @@ static void
 sweep_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
 {
   (void)ctx;
-  if (flock (fd, LOCK_EX | LOCK_NB) == 0 && h->profile[0] == '/' && access (h->profile, F_OK) != 0
-      && errno == ENOENT)
+  if (flock (fd, LOCK_EX | LOCK_NB) == 0 && !drainer_lock_held (fd) && h->profile[0] == '/'
+      && access (h->profile, F_OK) != 0 && errno == ENOENT)
     unlink (path);
 }
 
@@ -602,6 +632,7 @@ emlat_rf_detach (struct emlat_ringfile *rf, int remove)
          lock, alive: release the lock itself, so that a reader (even in
          this process) may recover the file now. */
       flock (rf->fd, LOCK_UN);
+      drainer_lock (rf->fd, F_UNLCK);
       close (rf->fd);
     }
   rf->fd = -1;

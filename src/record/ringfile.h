@@ -21,6 +21,12 @@
  *    whole session; a reader that can take the lock knows no process is
  *    writing it.  The descriptor is close-on-exec and closed in a fork
  *    child, so the lock dies with the recorder.
+ *  - Whoever drains the rings from outside the recording process -- a
+ *    reader recovering them, or the driver that drains them while the
+ *    process lives (a DRIVEN file, drain.c) -- holds a write lock on the
+ *    file's first byte (an open file description lock, fcntl(2)
+ *    F_OFD_SETLK, independent of flock on Linux): at most one does, and
+ *    a recovery never runs while a driver still drains.
  *  - Static header fields are written before the mapping is handed to any
  *    producer and never change; live fields are atomics (memory orders at
  *    each use).
@@ -45,6 +51,13 @@
 #define EMLAT_RF_STRINGS_CAP ((64u << 20) + (4u << 20))
 /* First capacity of each checkpoint area. */
 #define EMLAT_RF_CKPT_INIT (1u << 20)
+
+/* Static header flags. */
+#define EMLAT_RF_DRIVEN 0x1u /* the recording process runs no writer: the
+                                driver that created its profile drains the
+                                rings (DESIGN.md section 8.7, drain.c) */
+#define EMLAT_RF_NO_MAP_AHEAD 0x2u /* EMLAT_OPT_NO_MAP_AHEAD: the driver of a
+                                      DRIVEN file maps nothing ahead */
 
 /* Session states (header.state). */
 enum emlat_rf_state {
@@ -93,6 +106,22 @@ struct emlat_rf_header
   /* At a deferred stop: the writer's CPU time and wake-ups until then. */
   _Atomic uint64_t stop_writer_cpu_ns, stop_wakeups, stop_highwater_wakes, stop_ahead_wakes;
 
+  /* A DRIVEN file: the words the recording process and its driver share
+     (session.c and drain.c; each use states its memory order). */
+  _Atomic uint32_t driver_ready;  /* 1 once the first checkpoint is saved
+                                     (a futex word the driver waits on) */
+  _Atomic uint32_t flush_req;     /* flushes asked for (a count) */
+  _Atomic uint32_t flush_done;    /* the count of them answered: every
+                                     record published before the request
+                                     is in the profile (a futex word the
+                                     flushing process waits on) */
+  uint32_t pad1;
+  _Atomic uint64_t strings_refused; /* emlat_string calls refused */
+  /* The driver's status after its last pass (emlat_status). */
+  _Atomic uint64_t d_records_written, d_records_dropped, d_bytes_written, d_chunks_written;
+  _Atomic uint64_t d_ring_high_water, d_writer_cpu_ns, d_write_errors;
+  _Atomic int64_t d_last_error;
+
   _Alignas (64) struct emlat_rf_ckpt_slot ckpt[2];
 
   /* The profile's absolute path (NUL-terminated, empty if too long): lets
@@ -130,15 +159,25 @@ int emlat_rf_path (char *out, size_t cap, int where, const char *profile,
    nothing is left behind. */
 int emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
                      uint32_t nrings, uint64_t nslots, uint64_t mono0, uint64_t realtime0,
-                     uint32_t chunk_bytes, uint64_t rotate_bytes);
+                     uint32_t chunk_bytes, uint64_t rotate_bytes, uint32_t flags);
 
-/* Open and map the ring file of session UUID, whose profile is at PROFILE
-   (the first file of its set), for recovery.  EXCLUSIVE: take its lock
-   without waiting (-EBUSY when a process still records into it).
+/* How a ring file is opened by a process that did not create it. */
+enum emlat_rf_open_mode {
+  EMLAT_RF_OPEN_RECOVER = 1, /* the recording process is gone: its flock
+                                and the drainers' lock, without waiting
+                                (-EBUSY when a process still records into
+                                it, or a driver still drains it) */
+  EMLAT_RF_OPEN_DRAIN = 2    /* the recording process lives and the file is
+                                DRIVEN: the drainers' lock only (-EBUSY
+                                when another drains it) */
+};
+/* Open and map (shared, writable) the ring file of session UUID, whose
+   profile is at PROFILE (the first file of its set), as MODE says.
    Validates the static header.  Returns 0, -ENOENT when there is none,
-   -EPROTO for a ring file of another build, or a negative errno. */
+   -EPROTO for a ring file of another build, -ESTALE for another
+   session's, or a negative errno. */
 int emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
-                   int exclusive);
+                   int mode);
 
 /* Ring control block I and the slots of ring I. */
 struct emlat_ring *emlat_rf_ring (const struct emlat_ringfile *rf, uint32_t i);

@@ -3,7 +3,10 @@
  * sample.c -- resource samples taken by the writer thread (sample.h).
  *
  * Sources: getrusage (RUSAGE_SELF) for CPU time and context switches, the
- * second field of /proc/self/statm (resident pages) for the RSS.  Each
+ * second field of /proc/self/statm (resident pages) for the RSS.  Of
+ * another process (sm->pid, a driver sampling the program it drains):
+ * /proc/PID/statm, and user and system time from /proc/PID/stat (fields
+ * 14 and 15, in clock ticks); its context switches are not read.  Each
  * field is read and checked on its own, so that one failure leaves only
  * that field absent.
  */
@@ -41,20 +44,35 @@ emlat_sampler_free (struct emlat_sampler *sm)
   sm->npending = sm->cap = 0;
 }
 
-/* Resident bytes from /proc/self/statm, or 0 when it cannot be read or is
-   not plausible (above the machine's memory). */
-static uint64_t
-rss_bytes (void)
+/* The start of /proc/PID/NAME (PID 0: self) into BUF, NUL-terminated;
+   0 when it cannot be read. */
+static int
+read_proc (int pid, const char *name, char *buf, size_t cap)
 {
-  int fd = open ("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  char path[64];
+  if (pid)
+    snprintf (path, sizeof path, "/proc/%d/%s", pid, name);
+  else
+    snprintf (path, sizeof path, "/proc/self/%s", name);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;
-  char buf[128];
-  ssize_t n = read (fd, buf, sizeof buf - 1);
+  ssize_t n = read (fd, buf, cap - 1);
   close (fd);
   if (n <= 0)
     return 0;
   buf[n] = 0;
+  return 1;
+}
+
+/* Resident bytes from /proc/PID/statm, or 0 when it cannot be read or is
+   not plausible (above the machine's memory). */
+static uint64_t
+rss_bytes (int pid)
+{
+  char buf[128];
+  if (!read_proc (pid, "statm", buf, sizeof buf))
+    return 0;
   unsigned long long size, resident;
   if (sscanf (buf, "%llu %llu", &size, &resident) != 2)
     return 0;
@@ -71,6 +89,30 @@ static uint64_t
 tv_ns (struct timeval tv)
 {
   return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+/* User and system time of process PID from /proc/PID/stat (fields 14
+   and 15, clock ticks) into RU; 0 when they cannot be read. */
+static int
+other_cpu (int pid, struct rusage *ru)
+{
+  char buf[1024];
+  long tick = sysconf (_SC_CLK_TCK);
+  if (tick <= 0 || !read_proc (pid, "stat", buf, sizeof buf))
+    return 0;
+  /* The command name (field 2) is in parentheses and may hold any byte:
+     the fields are counted from the last ')'. */
+  const char *p = strrchr (buf, ')');
+  unsigned long long ut, st;
+  if (!p || sscanf (p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2
+      || ut > UINT64_MAX / 1000000000u || st > UINT64_MAX / 1000000000u)
+    return 0;
+  uint64_t uns = ut * 1000000000u / (uint64_t)tick, sns = st * 1000000000u / (uint64_t)tick;
+  ru->ru_utime.tv_sec = (time_t)(uns / 1000000000u);
+  ru->ru_utime.tv_usec = (suseconds_t)(uns % 1000000000u / 1000u);
+  ru->ru_stime.tv_sec = (time_t)(sns / 1000000000u);
+  ru->ru_stime.tv_usec = (suseconds_t)(sns % 1000000000u / 1000u);
+  return 1;
 }
 
 void
@@ -90,14 +132,15 @@ emlat_sampler_take (struct emlat_sampler *sm, uint64_t now)
   s->t = now;
   /* Relaxed: see the declaration. */
   uint32_t fail = atomic_load_explicit (&emlat_sample_fail_mask, memory_order_relaxed);
-  uint64_t rss = (fail & EMLAT_RES_RSS) ? 0 : rss_bytes ();
+  uint64_t rss = (fail & EMLAT_RES_RSS) ? 0 : rss_bytes (sm->pid);
   if (rss)
     {
       s->mask |= EMLAT_RES_RSS;
       s->v[0] = rss;
     }
   struct rusage ru;
-  int ru_ok = getrusage (RUSAGE_SELF, &ru) == 0;
+  memset (&ru, 0, sizeof ru);
+  int ru_ok = sm->pid ? other_cpu (sm->pid, &ru) : getrusage (RUSAGE_SELF, &ru) == 0;
   uint64_t user = ru_ok ? tv_ns (ru.ru_utime) : 0, sys = ru_ok ? tv_ns (ru.ru_stime) : 0;
   int user_ok = ru_ok && !(fail & EMLAT_RES_CPU_USER);
   int sys_ok = ru_ok && !(fail & EMLAT_RES_CPU_SYS);
@@ -127,18 +170,20 @@ emlat_sampler_take (struct emlat_sampler *sm, uint64_t now)
           s->v[3] = share;
         }
     }
-  if (ru_ok && !(fail & EMLAT_RES_VCSW) && ru.ru_nvcsw >= 0)
+  if (ru_ok && !sm->pid && !(fail & EMLAT_RES_VCSW) && ru.ru_nvcsw >= 0)
     {
       s->mask |= EMLAT_RES_VCSW;
       s->v[4] = (uint64_t)ru.ru_nvcsw;
     }
-  if (ru_ok && !(fail & EMLAT_RES_IVCSW) && ru.ru_nivcsw >= 0)
+  if (ru_ok && !sm->pid && !(fail & EMLAT_RES_IVCSW) && ru.ru_nivcsw >= 0)
     {
       s->mask |= EMLAT_RES_IVCSW;
       s->v[5] = (uint64_t)ru.ru_nivcsw;
     }
   /* Fields read and refused (the share of a baseline is not a reading). */
   uint32_t tried = sm->last_cpu_ok ? EMLAT_RES_MASK_ALL : EMLAT_RES_MASK_ALL & ~EMLAT_RES_CPU_SHARE;
+  if (sm->pid)
+    tried &= ~(uint32_t)(EMLAT_RES_VCSW | EMLAT_RES_IVCSW);
   sm->failed_fields += (uint64_t)__builtin_popcount (tried & ~s->mask);
   sm->last_t = now;
   sm->last_cpu = user + sys;

@@ -17,7 +17,7 @@
  * process can have (an RSS above the machine's memory, CPU time that goes
  * backwards, a share above every core), is absent from the sample, never
  * 0.  Writer thread only (and never in a recovering reader, which would
- * sample itself).
+ * sample itself; a driver draining a live process samples that process).
  */
 #ifndef EMLAT_RECORD_SAMPLE_H
 #define EMLAT_RECORD_SAMPLE_H
@@ -39,6 +39,11 @@ struct emlat_sampler
   struct emlat_enc_sample *pending; /* taken, not yet encoded */
   size_t npending, cap;
   uint64_t taken, failed_fields; /* counts for STATS */
+  int pid;                       /* the process sampled: 0 for this one;
+                                    else another (a driver's, DESIGN.md
+                                    8.7), read from /proc/PID: RSS and CPU
+                                    time (in clock ticks), no context
+                                    switches (/proc gives them per thread) */
 };
 
 /* Test hook: fields (EMLAT_RES_* bits) every sample treats as failed

@@ -22,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -167,6 +171,11 @@ session_new (const struct emlat_options *opt, uint32_t slots, uint32_t threads, 
   s->overwrite = (opt->flags & EMLAT_OPT_OVERWRITE) != 0;
   s->adopt_empty = (opt->flags & EMLAT_OPT_ADOPT_EMPTY) != 0;
   s->defer_finish = (opt->flags & EMLAT_OPT_DEFER_FINISH) != 0;
+  /* A driver drains only a ring file, into one file: the last records
+     are the reader's (a deferred finish), and there is no rotation (the
+     SESSION chunk a new file starts with is this process's to encode). */
+  s->driven = (opt->flags & EMLAT_OPT_DRIVER_DRAINS) && s->defer_finish && !opt->rotate_bytes
+              && !(opt->flags & EMLAT_OPT_MEMORY_RINGS);
   s->map_ahead = (opt->flags & EMLAT_OPT_NO_MAP_AHEAD) == 0;
   s->gen = ++g_generation;
   s->realtime0 = emlat_realtime_ns ();
@@ -263,11 +272,13 @@ session_buffers (struct emlat_session *s, const struct emlat_options *opt, size_
   int rc = -EOPNOTSUPP;
   if (!(opt->flags & EMLAT_OPT_MEMORY_RINGS))
     rc = emlat_rf_create (&s->ring, s->base_path, s->uuid, s->max_threads, s->ring_slots,
-                          s->mono0, s->realtime0, s->chunk_bytes, s->rotate_bytes);
+                          s->mono0, s->realtime0, s->chunk_bytes, s->rotate_bytes,
+                          (s->driven ? EMLAT_RF_DRIVEN : 0)
+                            | (s->map_ahead ? 0 : EMLAT_RF_NO_MAP_AHEAD));
   if (rc == -EBUSY)
     return rc; /* another process records into this profile's ring file */
   if (rc != 0)
-    s->defer_finish = 0; /* nothing to leave the last records in */
+    s->defer_finish = s->driven = 0; /* nothing to leave the last records in */
   s->pool = emlat_pool_create (s->max_threads, s->ring_slots, rc == 0 ? &s->ring : 0);
   if (!s->pool)
     return -ENOMEM;
@@ -286,7 +297,21 @@ open_first_file (struct emlat_session *s)
   int rc = emlat_writer_open_first (s);
   if (rc == 0)
     emlat_writer_checkpoint_first (s);
+  if (s->ring.fd < 0)
+    s->driven = 0; /* the ring file was given up: we drain ourselves */
   return rc;
+}
+
+/* A driven session's start: the driver may drain from now on (it waits
+   for this word after it found the profile's header). */
+static void
+call_driver (struct emlat_session *s)
+{
+  struct emlat_rf_header *h = s->ring.h;
+  /* Release: the header, SESSION and the first checkpoint are written
+     before the driver's acquire load sees 1. */
+  atomic_store_explicit (&h->driver_ready, 1, memory_order_release);
+  syscall (SYS_futex, &h->driver_ready, FUTEX_WAKE, INT_MAX, 0, 0, 0);
 }
 
 /* Reset the id counters, fill the status and start the writer thread; on
@@ -310,6 +335,11 @@ start_writer (struct emlat_session *s)
   snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   s->last_stats_t = emlat_clock_now ();
   s->last_pass_t = s->last_stats_t;
+  if (s->driven)
+    {
+      call_driver (s);
+      return 0;
+    }
   int e = pthread_create (&s->writer, 0, emlat_writer_main, s);
   if (e != 0)
     {
@@ -380,6 +410,26 @@ emlat_start (const struct emlat_options *opt)
   return 0;
 }
 
+/* A driven session's status: what its driver published after its last
+   pass (writer.c, publish_external_status) in the ring file's header. */
+static void
+driven_status (struct emlat_session *s, struct emlat_status *st)
+{
+  struct emlat_rf_header *h = s->ring.h;
+  /* Relaxed: counts for a status. */
+  st->records_written = atomic_load_explicit (&h->d_records_written, memory_order_relaxed);
+  st->bytes_written = atomic_load_explicit (&h->d_bytes_written, memory_order_relaxed);
+  st->chunks_written = atomic_load_explicit (&h->d_chunks_written, memory_order_relaxed);
+  st->ring_high_water = atomic_load_explicit (&h->d_ring_high_water, memory_order_relaxed);
+  st->writer_cpu_ns = atomic_load_explicit (&h->d_writer_cpu_ns, memory_order_relaxed);
+  st->write_errors = atomic_load_explicit (&h->d_write_errors, memory_order_relaxed);
+  st->last_error = (int)atomic_load_explicit (&h->d_last_error, memory_order_relaxed);
+  s->st_writer_dropped = atomic_load_explicit (&h->d_records_dropped, memory_order_relaxed);
+  st->threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
+  st->session_records = emlat_rings_accepted (s->pool);
+  st->records_dropped = emlat_rings_dropped (s->pool) + s->st_writer_dropped;
+}
+
 /* After the writer ended: a deferred finish leaves the ring file, marked
    stopped, for the next reader (recover.c) with what STATS needs from this
    process; otherwise the writer wrote everything and the file goes. */
@@ -392,14 +442,21 @@ finish_ring_file (struct emlat_session *s)
     {
       struct emlat_rf_header *h = s->ring.h;
       /* Relaxed: read by another process after this one closed the file
-         (the lock's release orders them). */
-      atomic_store_explicit (&h->stop_writer_cpu_ns, s->writer_cpu_ns, memory_order_relaxed);
-      atomic_store_explicit (&h->stop_wakeups, s->wakeups, memory_order_relaxed);
-      atomic_store_explicit (&h->stop_highwater_wakes, s->highwater_wakes, memory_order_relaxed);
-      atomic_store_explicit (&h->stop_ahead_wakes, s->ahead_wakes, memory_order_relaxed);
+         (the lock's release orders them).  A driven session's writer
+         counts are its driver's (drain.c). */
+      if (!s->driven)
+        {
+          atomic_store_explicit (&h->stop_writer_cpu_ns, s->writer_cpu_ns, memory_order_relaxed);
+          atomic_store_explicit (&h->stop_wakeups, s->wakeups, memory_order_relaxed);
+          atomic_store_explicit (&h->stop_highwater_wakes, s->highwater_wakes,
+                                 memory_order_relaxed);
+          atomic_store_explicit (&h->stop_ahead_wakes, s->ahead_wakes, memory_order_relaxed);
+        }
       atomic_store_explicit (&h->state, EMLAT_RF_STOPPED, memory_order_relaxed);
       emlat_out_close (&s->out);
       emlat_rf_detach (&s->ring, 0);
+      if (s->driven)
+        emlat_doorbell_ring (); /* the driver stops draining */
     }
   else
     emlat_rf_detach (&s->ring, 1);
@@ -424,7 +481,10 @@ emlat_stop (void)
   s->stop_req = 1;
   pthread_mutex_unlock (&s->lock);
   emlat_doorbell_ring ();
-  pthread_join (s->writer, 0);
+  if (s->writer_running)
+    pthread_join (s->writer, 0);
+  else
+    driven_status (s, &s->st);
   finish_ring_file (s);
   int rc = s->first_error ? -s->first_error : 0;
   g_last_status = s->st;
@@ -471,12 +531,58 @@ unlock_session (struct emlat_session *s)
   pthread_mutex_unlock (&g_control);
 }
 
+/* How long a driven session's flush waits for its driver. */
+#define DRIVEN_FLUSH_WAIT_NS (5000000000ull)
+
+/* emlat_flush of a driven session: ask the driver (the ring file's
+   header), wake it, and wait for its answer (writer.c,
+   publish_external_status) on the answer's futex word. */
+static int
+driven_flush (struct emlat_session *s)
+{
+  struct emlat_rf_header *h = s->ring.h;
+  /* Relaxed: a count compared after the answer's acquire below. */
+  uint64_t errors0 = atomic_load_explicit (&h->d_write_errors, memory_order_relaxed);
+  /* Release: what this process published before the flush is visible to
+     the driver's acquire load of the request (ring records are anyway,
+     through each ring's head). */
+  uint32_t asked = atomic_fetch_add_explicit (&h->flush_req, 1, memory_order_release) + 1;
+  emlat_doorbell_ring ();
+  uint64_t deadline = emlat_clock_now () + DRIVEN_FLUSH_WAIT_NS;
+  for (;;)
+    {
+      /* Acquire: pairs with the driver's release of its answer. */
+      uint32_t done = atomic_load_explicit (&h->flush_done, memory_order_acquire);
+      if ((int32_t)(done - asked) >= 0)
+        break;
+      uint64_t now = emlat_clock_now ();
+      if (now >= deadline)
+        return -ETIMEDOUT;
+      uint64_t left = deadline - now;
+      struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+      syscall (SYS_futex, &h->flush_done, FUTEX_WAIT, done, &ts, 0, 0);
+    }
+  /* Relaxed: stored before the answer (acquired above). */
+  if (atomic_load_explicit (&h->d_write_errors, memory_order_relaxed) > errors0)
+    return -(int)atomic_load_explicit (&h->d_last_error, memory_order_relaxed);
+  return 0;
+}
+
 int
 emlat_flush (void)
 {
   struct emlat_session *s = lock_session ();
   if (!s)
     return -ENOENT;
+  if (s->driven)
+    {
+      /* The session lock is not needed to ask; the control mutex keeps
+         start and stop out. */
+      pthread_mutex_unlock (&s->lock);
+      int rc = driven_flush (s);
+      pthread_mutex_unlock (&g_control);
+      return rc;
+    }
   /* One pass drains every ring as of now; one more writes the interactions
      that ended in it (ixtable.h).  The flush failed if a write failed in
      the passes it waited for. */
@@ -493,6 +599,13 @@ emlat_rotate (void)
   struct emlat_session *s = lock_session ();
   if (!s)
     return -ENOENT;
+  if (s->driven)
+    {
+      /* A new file starts with the SESSION chunk, which only this process
+         could encode: a driven session has one file. */
+      unlock_session (s);
+      return -ENOTSUP;
+    }
   s->rotate_req = 1;
   s->rotate_result = 0;
   wait_passes (s, 0);
@@ -514,6 +627,8 @@ emlat_status (struct emlat_status *st)
     {
       pthread_mutex_lock (&s->lock);
       *st = s->st;
+      if (s->driven)
+        driven_status (s, st);
       st->active = 1;
       /* Current, not as of the last pass: the producers' own counters
          (accepted slots, records dropped at a full ring or for want of a
@@ -576,7 +691,12 @@ emlat_string (const char *str, size_t len)
         free (copy);
     }
   if (!id)
-    s->strings_refused++;
+    {
+      s->strings_refused++;
+      if (s->driven)
+        /* Relaxed: a count its driver reports as a LOSS. */
+        atomic_fetch_add_explicit (&s->ring.h->strings_refused, 1, memory_order_relaxed);
+    }
   pthread_mutex_unlock (&s->lock);
   pthread_mutex_unlock (&g_control);
   return id;

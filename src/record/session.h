@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "emlat/emlat.h"
 #include "format/encode.h"
@@ -74,6 +75,15 @@ struct emlat_session
   int overwrite;
   int adopt_empty;          /* EMLAT_OPT_ADOPT_EMPTY (the first file only) */
   int defer_finish;         /* EMLAT_OPT_DEFER_FINISH */
+  int driven;               /* EMLAT_OPT_DRIVER_DRAINS in effect: no writer
+                               thread here; the ring file is DRIVEN */
+  int external;             /* this process drains another's ring file
+                               (drain.c): requests and status go through
+                               the ring file's header */
+  pid_t sample_pid;         /* the process resource samples describe (0:
+                               this one) */
+  uint32_t flush_asked;     /* external: the flush requests seen ... */
+  uint32_t flush_answered;  /* ... and answered (writer.c) */
   struct emlat_ringfile ring; /* fd -1: rings in anonymous memory */
   char base_path[4096];
   uint8_t uuid[16];

@@ -71,6 +71,8 @@ extern EMLAT_HIDDEN struct emlat_shared_counters *_Atomic emlat_g_shared;
    ringing adds one and wakes it -- with a system call only while a writer
    sleeps (doorbell_sleepers).  Returns 1 when it made that call. */
 EMLAT_HIDDEN int emlat_doorbell_ring (void);
+/* Ring POOL's doorbell (emlat_doorbell_ring rings the active pool's). */
+EMLAT_HIDDEN int emlat_pool_doorbell_ring (struct emlat_pool *pool);
 /* Wait until POOL's doorbell differs from SEEN (a value loaded before the
    caller checked for work), or TIMEOUT_NS passed (0: no timeout).  Returns
    after a spurious wake too: the caller re-checks. */

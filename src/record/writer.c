@@ -43,19 +43,24 @@
 #include "record/session.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/leb128.h"
 #include "format/format.h"
 #include "record/app.h"
 #include "record/checkpoint.h"
+#include "record/rfsession.h"
 #include "record/ringrec.h"
 
 
@@ -650,6 +655,10 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
     rc |= emlat_enc_kv_uint (&cb, "stats.encodings_deferred", s->encodings_deferred);
   if (s->recovering)
     rc |= emlat_enc_kv_uint (&cb, "stats.recovered", 1);
+  /* The passes ran in the driver (DESIGN.md 8.7): writer_cpu_ns is its
+     drain thread's CPU, not the recording process's. */
+  if (s->external || (s->ring.h && (s->ring.h->flags & EMLAT_RF_DRIVEN)))
+    rc |= emlat_enc_kv_uint (&cb, "stats.writer_in_driver", 1);
   /* A recovered profile ends cleanly only if its process had stopped. */
   rc |= emlat_enc_kv_uint (&cb, "stats.final",
                            final && (!s->recovering || s->recovered_stopped) ? 1 : 0);
@@ -865,6 +874,15 @@ static void
 encode_new_strings (struct emlat_session *s, struct pass_state *ps)
 {
   pthread_mutex_lock (&s->lock);
+  if (s->external)
+    {
+      /* The recording process's strings, from the ring file's log (its
+         count is acquire-loaded there, after this pass's snapshot), and
+         its count of refused ones.  Relaxed: a count, reported by the
+         next pass if it moves on. */
+      emlat_rfs_take_strings (s, &s->ring);
+      s->strings_refused = atomic_load_explicit (&s->ring.h->strings_refused, memory_order_relaxed);
+    }
   ps->nstr = s->nstrings;
   ps->rc |= encode_strings (s, s->strings_in_file, ps->nstr);
   uint64_t refused = s->strings_refused - s->strings_refused_reported;
@@ -1123,6 +1141,57 @@ release_rings (struct emlat_session *s, struct pass_state *ps)
     emlat_rings_freed (s->pool, freed);
 }
 
+/* A driver draining another process's ring file (drain.c): its status in
+   the file's header for that process's emlat_status, and the answer to
+   its flushes once the passes they asked for are done. */
+static void
+publish_external_status (struct emlat_session *s)
+{
+  struct emlat_rf_header *h = s->ring.h;
+  /* Relaxed: counts for a status, published by the release below when a
+     flush is answered. */
+  atomic_store_explicit (&h->d_records_written, s->records_written, memory_order_relaxed);
+  atomic_store_explicit (&h->d_records_dropped, s->writer_dropped, memory_order_relaxed);
+  atomic_store_explicit (&h->d_bytes_written, s->bytes_written, memory_order_relaxed);
+  atomic_store_explicit (&h->d_chunks_written, s->chunks_written, memory_order_relaxed);
+  atomic_store_explicit (&h->d_ring_high_water, s->ring_high_water, memory_order_relaxed);
+  atomic_store_explicit (&h->d_writer_cpu_ns, s->writer_cpu_ns, memory_order_relaxed);
+  atomic_store_explicit (&h->d_write_errors, s->write_errors, memory_order_relaxed);
+  atomic_store_explicit (&h->d_last_error, s->last_error, memory_order_relaxed);
+  if (s->flush_answered == s->flush_asked || s->passes_done < s->flush_target)
+    return;
+  s->flush_answered = s->flush_asked;
+  /* Release: the passes' writes and the status above happen-before the
+     flusher's acquire load of the answer. */
+  atomic_store_explicit (&h->flush_done, s->flush_answered, memory_order_release);
+  syscall (SYS_futex, &h->flush_done, FUTEX_WAKE, INT_MAX, 0, 0, 0);
+}
+
+/* A driver's look at the recording process's requests (drain.c): a new
+   flush asks for a pass that starts after it and one more, as
+   emlat_flush does in-process.  Returns 1 when the process stopped its
+   session (its last records are the reader's, as at any deferred stop).
+   Caller holds the session lock. */
+static int
+external_requests (struct emlat_session *s)
+{
+  struct emlat_rf_header *h = s->ring.h;
+  /* Relaxed: the stop only ends the waiting; records are read through
+     each ring's head. */
+  if (atomic_load_explicit (&h->state, memory_order_relaxed) == EMLAT_RF_STOPPED)
+    return 1;
+  /* Acquire: pairs with the flusher's increment; what it published before
+     asking is visible to the passes that follow. */
+  uint32_t asked = atomic_load_explicit (&h->flush_req, memory_order_acquire);
+  if (asked != s->flush_asked)
+    {
+      s->flush_asked = asked;
+      if (s->flush_target < s->passes_started + 2)
+        s->flush_target = s->passes_started + 2;
+    }
+  return 0;
+}
+
 /* The status snapshot emlat_status reads, and wake the flushers. */
 static void
 publish_status (struct emlat_session *s)
@@ -1144,6 +1213,8 @@ publish_status (struct emlat_session *s)
   s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
   if (strcmp (s->st.path, s->out.path) != 0)
     snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+  if (s->external && s->ring.h)
+    publish_external_status (s);
   pthread_cond_broadcast (&s->done);
   pthread_mutex_unlock (&s->lock);
 }
@@ -1340,7 +1411,9 @@ emlat_writer_main (void *arg)
   sigset_t all;
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, 0);
-  prctl (PR_SET_NAME, "emlat-writer", 0, 0, 0);
+  /* A driver draining another process's rings names its thread apart
+     from its own session's writer (bench_gate's idle count finds it). */
+  prctl (PR_SET_NAME, s->external ? "emlat-drain" : "emlat-writer", 0, 0, 0);
   /* The baseline resource sample (sample.h). */
   emlat_sampler_take (&s->sampler, emlat_clock_now ());
   /* The first ring a thread will claim (claims take the lowest free
@@ -1356,7 +1429,7 @@ emlat_writer_main (void *arg)
          looking for work, so a ring after the look ends the wait. */
       uint32_t seen = atomic_load_explicit (&s->pool->shared->doorbell, memory_order_acquire);
       pthread_mutex_lock (&s->lock);
-      int stop = s->stop_req;
+      int stop = s->stop_req || (s->external && external_requests (s));
       int asked = s->rotate_req || s->passes_started < s->flush_target;
       pthread_mutex_unlock (&s->lock);
       if (stop)
@@ -1402,8 +1475,9 @@ emlat_writer_main (void *arg)
     }
   if (s->defer_finish && s->ring.fd >= 0)
     {
-      /* emlat_stop leaves the last records in the ring file (session.c);
-         only the writer's own CPU time is taken for STATS. */
+      /* emlat_stop leaves the last records in the ring file (session.c),
+         and so does a driver that stops draining (drain.c); only the
+         writer's own CPU time is taken for STATS. */
       s->writer_cpu_ns = emlat_thread_cpu_ns ();
       return 0;
     }

@@ -312,6 +312,8 @@ overhead (const struct report_ctx *c, FILE *f)
   if (o->has_writer_share)
     fprintf (f, "<tr><td class=\"l\">writer CPU share of one core</td><td>%.3f%%</td></tr>\n",
              100.0 * o->writer_share);
+  fprintf (f, "<tr><td class=\"l\">writer ran in the driver</td><td>%s</td></tr>\n",
+           o->writer_in_driver ? "yes (its CPU was not the program's)" : "no");
   fprintf (f, "<tr><td class=\"l\">stopped cleanly (final STATS)</td><td>%s</td></tr>\n",
            o->final_stats ? "yes" : "no");
   fprintf (f, "</table>\n");

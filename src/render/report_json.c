@@ -314,6 +314,8 @@ overhead (struct emlat_json *j, const struct report_ctx *c)
     emlat_json_null (j);
   emlat_json_key (j, "final_stats");
   emlat_json_bool (j, o->final_stats);
+  emlat_json_key (j, "writer_in_driver");
+  emlat_json_bool (j, o->writer_in_driver);
   emlat_json_end_object (j);
 }
 

@@ -189,6 +189,8 @@ overhead (const struct report_ctx *c, FILE *f)
       if (o->has_writer_share)
         fprintf (f, " over %s of session (%.3f%% of one core)",
                  report_fmt_dur (o->v[EMLAT_OVH_SESSION_NS], e), 100.0 * o->writer_share);
+      if (o->writer_in_driver)
+        fprintf (f, ", in the driver (not the program's CPU)");
       fputc ('\n', f);
     }
   else

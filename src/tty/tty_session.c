@@ -259,6 +259,10 @@ tty_init (void)
          creation in the file's directory (docs/PERFORMANCE.md). */
       if (emlat_finish_by_parent ())
         opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
+      /* ... and drain the rings while it runs (docs/DESIGN.md 8.7): no
+         writer thread here. */
+      if (emlat_drain_by_parent ())
+        opt.flags |= EMLAT_OPT_DRIVER_DRAINS;
       rc = emlat_start (&opt);
       if (rc == -EEXIST && children)
         {
@@ -273,7 +277,8 @@ tty_init (void)
             {
               opt.path = dir;
               /* Nobody finishes a child's profile for it. */
-              opt.flags &= ~(EMLAT_OPT_DEFER_FINISH | EMLAT_OPT_ADOPT_EMPTY);
+              opt.flags &= ~(EMLAT_OPT_DEFER_FINISH | EMLAT_OPT_ADOPT_EMPTY
+                             | EMLAT_OPT_DRIVER_DRAINS);
               rc = emlat_start (&opt);
             }
         }

@@ -107,7 +107,7 @@ grep -q '^| Idle program | Window | Writer context switches |' "$tmp/out" \
   || fail "no idle table"
 idle=$(grep '^| less (--interpose) | 1 s |' "$tmp/out")
 [ -n "$idle" ] || fail "no idle row for less"
-echo "$idle" | grep -Eq '\| [0-9]+ \([0-9]+ voluntary, [0-9]+ involuntary\) \| [0-9.]+ \| [0-9]+ \| .* \| (pass|FAIL) \|$' \
+echo "$idle" | grep -Eq '\| [0-9]+ \([0-9]+ voluntary, [0-9]+ involuntary\)( in the driver)? \| [0-9.]+ \| [0-9]+ \| .* \| (pass|FAIL) \|$' \
   || fail "idle row without a switch count, stats.writer_wakeups and a verdict: $idle"
 
 grep -q '; CPU at the end of start-up (median) off [0-9.]* ms on [0-9.]* ms' "$tmp/out" \

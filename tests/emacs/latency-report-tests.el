@@ -256,7 +256,7 @@
                                      (list name :tail))
     ;; Overhead.
     (pcase-dolist (`(,k . ,v) (latency-report-tests--alist (j 'overhead)))
-      (cond ((eq k 'final-stats)
+      (cond ((memq k '(final-stats writer-in-driver))
              (same (alist-get k (plist-get s :overhead))
                    (latency-report-tests--bool v) k))
             ((floatp v)

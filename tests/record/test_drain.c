@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test_drain.c -- the driver as the writer (src/record/drain.h,
+ * docs/DESIGN.md 8.7): a child records with EMLAT_OPT_DRIVER_DRAINS into
+ * a profile this process created, this process drains its rings while it
+ * runs (emlat_drainer_start after the fork) and finishes the profile.
+ *
+ * Rounds, each with a child that records numbered user spans (detail =
+ * 1, 2, ...) at a steady rate into rings of 4096 slots, so that its rings
+ * pass their high-water mark dozens of times:
+ *   drained   the child has no thread but its own; at span 10,000 its
+ *             emlat_flush returns 0 and the profile then holds spans
+ *             1..10,000 (read by the child itself: the flush contract
+ *             across processes); its emlat_status shows the driver's
+ *             passes; it stops.  Afterwards: every span exactly once, no
+ *             loss, stats.final = 1, the driver's CPU in STATS, and the
+ *             drainer made passes.
+ *   threads   the child runs 200 threads one after the other, each
+ *             recording 10 spans, with 16 rings: the driver frees the
+ *             rings of exited threads and wakes threads waiting at their
+ *             exit across the process boundary; no thread finds no ring
+ *             and the round takes seconds, not 200 waits of 250 ms.
+ *   killed    SIGKILL at a random moment: every span published 10 ms or
+ *             more before the kill is there, numbered without a gap.
+ *   no driver nothing drains: the child's flush fails with -ETIMEDOUT,
+ *             and every span is either in the profile or counted in a
+ *             LOSS record; none twice.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emlat/emlat.h"
+#include "emlat/emlat_reader.h"
+#include "record/drain.h"
+#include "tap.h"
+#include "testutil.h"
+
+const char *__asan_default_options (void);
+const char *__tsan_default_options (void);
+const char *
+__asan_default_options (void)
+{
+  return "handle_segv=0:handle_abort=0";
+}
+const char *
+__tsan_default_options (void)
+{
+  return "handle_segv=0:handle_abort=0";
+}
+
+#define SPANS 20000u
+#define RING_SLOTS 4096u
+
+enum mode { DRAINED, THREADS, KILLED, NO_DRIVER };
+
+/* What the child publishes, in memory shared with the parent. */
+struct progress
+{
+  _Atomic uint64_t published;
+  _Atomic uint64_t started;
+  _Atomic uint64_t hist_t[4096];
+  _Atomic uint64_t hist_n[4096];
+  _Atomic uint64_t nhist;
+  /* The child's own findings (exit codes say which failed). */
+  _Atomic uint64_t threads_at_start, flush_rc, spans_after_flush, status_passes_cpu;
+};
+
+static uint64_t
+count_tasks (void)
+{
+  DIR *d = opendir ("/proc/self/task");
+  uint64_t n = 0;
+  if (!d)
+    return 0;
+  for (struct dirent *e; (e = readdir (d));)
+    if (e->d_name[0] != '.')
+      n++;
+  closedir (d);
+  return n;
+}
+
+/* Spans 1..UPTO with an end, in the profile at PATH (no recovery: the
+   caller still records). */
+static uint64_t
+spans_up_to (const char *path, uint64_t upto)
+{
+  struct emlat_profile *p = 0;
+  const char *paths[] = { path };
+  if (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p) != 0 || !p)
+    return 0;
+  size_t n;
+  const uint64_t *pool;
+  const struct emlat_span *sp = emlat_profile_spans (p, &n, &pool);
+  uint64_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((sp[i].flags & EMLAT_SPAN_HAS_END) && sp[i].detail >= 1 && sp[i].detail <= upto)
+      k++;
+  emlat_profile_free (p);
+  return k;
+}
+
+static void *
+short_thread (void *arg)
+{
+  uint64_t base = *(uint64_t *)arg;
+  for (uint64_t i = 0; i < 10; i++)
+    {
+      uint64_t s = emlat_span_begin (EMLAT_SPAN_USER, 0);
+      emlat_span_end (s, EMLAT_SPAN_OK, base + i);
+    }
+  return 0;
+}
+
+static void
+child (const char *path, struct progress *pg, enum mode m)
+{
+  struct rlimit no_core = { 0, 0 };
+  setrlimit (RLIMIT_CORE, &no_core);
+  struct emlat_options o = { .path = path,
+                             .ring_slots = RING_SLOTS,
+                             .max_threads = m == THREADS ? 16 : 0,
+                             .flags = EMLAT_OPT_DEFER_FINISH | EMLAT_OPT_ADOPT_EMPTY
+                                      | EMLAT_OPT_DRIVER_DRAINS };
+  if (emlat_start (&o) != 0)
+    _exit (3);
+  atomic_store (&pg->threads_at_start, count_tasks ());
+  atomic_store (&pg->started, 1);
+  if (m == THREADS)
+    {
+      for (uint64_t t = 0; t < 200; t++)
+        {
+          pthread_t th;
+          uint64_t base = 1 + t * 10;
+          if (pthread_create (&th, 0, short_thread, &base) != 0)
+            _exit (6);
+          pthread_join (th, 0);
+          atomic_store_explicit (&pg->published, base + 9, memory_order_release);
+        }
+      _exit (emlat_stop () == 0 ? 0 : 5);
+    }
+  for (uint64_t n = 1; n <= SPANS; n++)
+    {
+      uint64_t s = emlat_span_begin (EMLAT_SPAN_USER, 0);
+      emlat_span_end (s, EMLAT_SPAN_OK, n);
+      /* Release: the parent that reads N knows the span was stored. */
+      atomic_store_explicit (&pg->published, n, memory_order_release);
+      if (n % 64 == 0)
+        {
+          uint64_t k = atomic_load (&pg->nhist);
+          if (k < 4096)
+            {
+              pg->hist_t[k] = emlat_now ();
+              pg->hist_n[k] = n;
+              atomic_store (&pg->nhist, k + 1);
+            }
+        }
+      if (n % 16 == 0)
+        {
+          struct timespec ts = { 0, 200000 };
+          nanosleep (&ts, 0);
+        }
+      if (n == SPANS / 2 && (m == DRAINED || m == NO_DRIVER))
+        {
+          int rc = emlat_flush ();
+          atomic_store (&pg->flush_rc, (uint64_t)(int64_t)rc);
+          if (m == DRAINED)
+            {
+              atomic_store (&pg->spans_after_flush, spans_up_to (path, n));
+              struct emlat_status st;
+              emlat_status (&st);
+              atomic_store (&pg->status_passes_cpu,
+                            st.writer_cpu_ns > 0 && st.records_written > 0);
+            }
+        }
+    }
+  if (m == KILLED)
+    for (;;)
+      pause ();
+  _exit (emlat_stop () == 0 ? 0 : 5);
+}
+
+struct seen
+{
+  uint8_t *have;
+  uint64_t cap, dup, bad, max, unended;
+};
+
+static void
+collect (const char *path, struct seen *sn, const struct emlat_kv **want, uint64_t *stats,
+         const char *const *keys, size_t nkeys, uint64_t *lost)
+{
+  struct emlat_profile *p = 0;
+  const char *paths[] = { path };
+  CHECK_OK (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p));
+  (void)want;
+  if (!p)
+    return;
+  size_t n;
+  const uint64_t *pool;
+  const struct emlat_span *sp = emlat_profile_spans (p, &n, &pool);
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t d = sp[i].detail;
+      if (!(sp[i].flags & EMLAT_SPAN_HAS_END))
+        {
+          sn->unended++;
+          continue;
+        }
+      if (d == 0 || d >= sn->cap)
+        {
+          sn->bad++;
+          continue;
+        }
+      if (sn->have[d])
+        sn->dup++;
+      sn->have[d] = 1;
+      if (d > sn->max)
+        sn->max = d;
+    }
+  size_t nkv;
+  const struct emlat_kv *kv = emlat_profile_stats (p, &nkv);
+  for (size_t k = 0; k < nkeys; k++)
+    {
+      const struct emlat_kv *e = emlat_kv_find (kv, nkv, keys[k]);
+      stats[k] = e ? e->u : UINT64_MAX;
+    }
+  size_t nl;
+  const struct emlat_loss_entry *l = emlat_profile_losses (p, &nl);
+  *lost = 0;
+  for (size_t i = 0; i < nl; i++)
+    *lost += l[i].loss.records;
+  emlat_profile_free (p);
+}
+
+static void
+round_with (const char *dir, enum mode m, int delay_ms, int idx)
+{
+  static const char *const names[] = { "drained", "threads", "killed", "no driver" };
+  char *path = tu_strf ("%s/drain-%d-%d.emlat", dir, (int)m, idx);
+  FILE *f = fopen (path, "wx"); /* the driver creates the profile, empty */
+  CHECK (f != NULL, "create %s", path);
+  fclose (f);
+  struct progress *pg = mmap (0, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                              -1, 0);
+  CHECK (pg != MAP_FAILED, "shared progress page");
+  memset (pg, 0, sizeof *pg);
+  uint64_t t0 = emlat_now ();
+  pid_t pid = fork ();
+  if (pid == 0)
+    child (path, pg, m);
+  struct emlat_drainer *d = NULL;
+  if (m != NO_DRIVER)
+    CHECK_OK (emlat_drainer_start (path, pid, &d));
+  while (!atomic_load (&pg->started))
+    usleep (200);
+  int status = 0;
+  uint64_t kill_t = 0;
+  if (m == KILLED)
+    {
+      usleep ((useconds_t)delay_ms * 1000);
+      kill_t = emlat_now ();
+      kill (pid, SIGKILL);
+    }
+  waitpid (pid, &status, 0);
+  struct emlat_drain_result dr = { 0 };
+  emlat_drainer_stop (d, &dr);
+  uint64_t secs10 = (emlat_now () - t0) / 100000000u;
+  if (m == KILLED)
+    CHECK (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL, "%s: killed (0x%x)", names[m],
+           status);
+  else
+    CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: child exit 0x%x", names[m],
+           status);
+  CHECK_EQ_U64 (atomic_load (&pg->threads_at_start), 1);
+  uint64_t published = atomic_load_explicit (&pg->published, memory_order_acquire);
+  uint64_t early = 0;
+  for (uint64_t k = 0; k < atomic_load (&pg->nhist); k++)
+    if (pg->hist_t[k] + 10000000u <= kill_t)
+      early = pg->hist_n[k];
+
+  struct seen sn = { 0 };
+  sn.cap = SPANS + 2;
+  sn.have = calloc (sn.cap, 1);
+  static const char *const keys[]
+    = { "stats.recovered", "stats.final", "stats.writer_cpu_ns", "stats.records_dropped" };
+  uint64_t st[4], lost = 0;
+  collect (path, &sn, 0, st, keys, 4, &lost);
+  uint64_t missing = 0;
+  for (uint64_t i = 1; i <= published; i++)
+    if (!sn.have[i])
+      missing++;
+  TEST_DIAG ("%-9s: published %llu (%llu 10 ms before a kill), missing %llu, lost records %llu, "
+             "drainer passes %llu, wake-ups %llu, CPU %llu us, round %llu.%llu s",
+             names[m], (unsigned long long)published, (unsigned long long)early,
+             (unsigned long long)missing, (unsigned long long)lost,
+             (unsigned long long)dr.passes, (unsigned long long)dr.wakeups,
+             (unsigned long long)dr.writer_cpu_ns / 1000, (unsigned long long)secs10 / 10,
+             (unsigned long long)secs10 % 10);
+  CHECK_EQ_U64 (sn.dup, 0);
+  CHECK_EQ_U64 (sn.bad, 0);
+  CHECK_EQ_U64 (st[0], 1); /* recovered: the last records came from the ring file */
+  switch (m)
+    {
+    case DRAINED:
+    case THREADS:
+      CHECK_EQ_U64 (missing, 0);
+      CHECK_EQ_U64 (lost, 0);
+      CHECK_EQ_U64 (st[3], 0);
+      CHECK_EQ_U64 (st[1], 1);
+      CHECK (dr.attached, "%s: the drainer attached (error %d)", names[m], dr.error);
+      CHECK (dr.passes >= 3, "%s: the drainer ran passes (%llu)", names[m],
+             (unsigned long long)dr.passes);
+      CHECK (st[2] > 0 && st[2] != UINT64_MAX, "%s: STATS carries the drainer's CPU", names[m]);
+      if (m == DRAINED)
+        {
+          CHECK_EQ_U64 (atomic_load (&pg->flush_rc), 0);
+          CHECK_EQ_U64 (atomic_load (&pg->spans_after_flush), SPANS / 2);
+          CHECK_EQ_U64 (atomic_load (&pg->status_passes_cpu), 1);
+        }
+      else
+        /* 200 exits each waiting up to 250 ms would be 50 s. */
+        CHECK (secs10 < 200, "threads: the round took %llu.%llu s",
+               (unsigned long long)secs10 / 10, (unsigned long long)secs10 % 10);
+      break;
+    case KILLED:
+      CHECK_EQ_U64 (missing, 0);
+      CHECK_EQ_U64 (lost, 0);
+      CHECK_EQ_U64 (st[1], 0);
+      CHECK (early <= sn.max, "every span published 10 ms before the kill is there");
+      CHECK_LE_U64 (sn.unended, 1);
+      break;
+    case NO_DRIVER:
+      CHECK_EQ_U64 ((uint64_t)(int64_t)atomic_load (&pg->flush_rc), (uint64_t)(int64_t)-ETIMEDOUT);
+      CHECK (lost > 0, "no driver: the full rings dropped records (LOSS)");
+      /* Each span is 2 ring records: present + lost covers them all. */
+      CHECK (SPANS - missing <= SPANS && missing * 2 <= lost + 2,
+             "no driver: %llu spans missing, %llu records lost", (unsigned long long)missing,
+             (unsigned long long)lost);
+      CHECK_EQ_U64 (st[1], 1);
+      break;
+    }
+  free (sn.have);
+  munmap (pg, sizeof *pg);
+  unlink (path);
+  free (path);
+}
+
+int
+main (void)
+{
+  const char *dir = tu_tmpdir ();
+  srand ((unsigned)time (0) ^ (unsigned)getpid ());
+  int idx = 0;
+  round_with (dir, DRAINED, 0, idx++);
+  round_with (dir, THREADS, 0, idx++);
+  for (int r = 0; r < 4; r++)
+    round_with (dir, KILLED, 20 + rand () % 180, idx++);
+  round_with (dir, NO_DRIVER, 0, idx++);
+  TEST_DONE ();
+}
