@@ -25,6 +25,11 @@
  *   driven_self_created   as driven, but the program creates its profile
  *             itself, as under the drivers before EMLAT_OPT_ADOPT_EMPTY:
  *             driven_self_created - driven is what that creation costs
+ *   drained   as driven, with EMLAT_FINISH=drain:OUR_PID, as under the
+ *             drivers now (docs/DESIGN.md 8.7): this process drains the
+ *             program's rings while it runs (its drain thread started
+ *             after the fork, stopped after the wait; not timed), and the
+ *             program starts no writer thread
  * and two floors, without the library, for what any recorder with a
  * writer thread and a file pays:
  *   thread    the program starts a thread that waits on a futex, wakes it
@@ -65,10 +70,12 @@
 
 #include "emlat/emlat_reader.h"
 #include "emlat/emlat_report.h"
+#include "record/drain.h"
 
-enum arm { A_NONE, A_LOADED, A_ON, A_DRIVEN, A_SELF_CREATED, A_THREAD, A_FILE, N_ARMS };
-static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",  "driven",
-                                              "driven_self_created", "thread", "file" };
+enum arm { A_NONE, A_LOADED, A_ON, A_DRIVEN, A_SELF_CREATED, A_DRAINED, A_THREAD, A_FILE, N_ARMS };
+static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",
+                                              "driven", "driven_self_created", "drained",
+                                              "thread", "file" };
 
 #define MAX_ROUNDS 64
 #define MAX_SPAWNS 1000
@@ -144,7 +151,7 @@ spawn (enum arm a, unsigned n)
 {
   char profile[PATH_MAX + 32];
   snprintf (profile, sizeof profile, "%s/p%u.emlat", tmp_dir, n);
-  if (a == A_DRIVEN)
+  if (a == A_DRIVEN || a == A_DRAINED)
     {
       /* As the drivers do: the profile made here, empty, for the program
          to write into (EMLAT_OPT_ADOPT_EMPTY). */
@@ -164,7 +171,7 @@ spawn (enum arm a, unsigned n)
       unsetenv ("EMLAT_FINISH");
       unsetenv ("EMLAT_TRACE_CHILDREN");
       unsetenv ("LD_PRELOAD");
-      int driven = a == A_DRIVEN || a == A_SELF_CREATED;
+      int driven = a == A_DRIVEN || a == A_SELF_CREATED || a == A_DRAINED;
       if (a == A_LOADED || a == A_ON || driven)
         setenv ("LD_PRELOAD", tty_lib, 1);
       if (a == A_ON || driven)
@@ -175,12 +182,19 @@ spawn (enum arm a, unsigned n)
       if (driven)
         {
           char v[32];
-          snprintf (v, sizeof v, "reader:%ld", (long)getppid ());
+          snprintf (v, sizeof v, "%s:%ld", a == A_DRAINED ? "drain" : "reader",
+                    (long)getppid ());
           setenv ("EMLAT_FINISH", v, 1);
         }
       const char *mode = a == A_THREAD ? "thread" : a == A_FILE ? "file" : "plain";
       execl (self_path, self_path, "--child", mode, tmp_dir, (char *)NULL);
       _exit (127);
+    }
+  struct emlat_drainer *drainer = NULL;
+  if (a == A_DRAINED && emlat_drainer_start (profile, pid, &drainer) != 0)
+    {
+      fprintf (stderr, "bench_startup: cannot start draining %s\n", profile);
+      drainer = NULL;
     }
   /* Drain the terminal until the child closed it, so that it never
      blocks on a full buffer. */
@@ -196,12 +210,13 @@ spawn (enum arm a, unsigned n)
         return -1;
       }
   close (master);
+  emlat_drainer_stop (drainer, NULL);
   if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
     {
       fprintf (stderr, "bench_startup: the %s child failed (status %d)\n", arm_name[a], st);
       return -1;
     }
-  if (a == A_DRIVEN || a == A_SELF_CREATED)
+  if (a == A_DRIVEN || a == A_SELF_CREATED || a == A_DRAINED)
     {
       struct emlat_recovery rec;
       int rc = emlat_recover (profile, &rec);

@@ -3,7 +3,7 @@
 #
 # test_bench_startup.sh -- the start-up harness (bench/bench_startup.c)
 # works end to end: 2 rounds of 3 spawns of every arm (none, loaded, on,
-# driven, driven_self_created, and the thread and file floors).
+# driven, driven_self_created, drained, and the thread and file floors).
 #
 # Checked: it exits 0; it prints a CPU time per arm (a positive number of
 # microseconds) and, per arm but none, the added time with a 95 % interval
@@ -35,7 +35,7 @@ rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
 out=$(BUILD=$BUILD "$bench" --rounds 2 --spawns 3 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
-for arm in none loaded on driven driven_self_created thread file; do
+for arm in none loaded on driven driven_self_created drained thread file; do
   v=$(printf '%s\n' "$out" | awk -v m="startup_cpu_us_$arm" '$1=="METRIC" && $2==m {print $3}')
   awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || fail "no CPU time for $arm ($v)"
   [ $arm = none ] && continue
