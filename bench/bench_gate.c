@@ -138,6 +138,7 @@ struct run
   size_t n_lat;
   int have_stats;
   uint64_t wakeups, writer_cpu_ns;
+  int writer_in_driver; /* stats.writer_in_driver: its CPU was the driver's */
 };
 
 struct wl_state
@@ -556,7 +557,7 @@ read_tsv (const char *path, unsigned drop, struct run *r)
 
 /* stats.writer_wakeups and stats.writer_cpu_ns of the profile PATH. */
 static int
-read_stats (const char *path, uint64_t *wakeups, uint64_t *cpu_ns)
+read_stats (const char *path, uint64_t *wakeups, uint64_t *cpu_ns, int *in_driver)
 {
   struct emlat_profile *p = NULL;
   const char *paths[1] = { path };
@@ -566,6 +567,8 @@ read_stats (const char *path, uint64_t *wakeups, uint64_t *cpu_ns)
   const struct emlat_kv *kv = emlat_profile_stats (p, &n);
   const struct emlat_kv *w = emlat_kv_find (kv, n, "stats.writer_wakeups");
   const struct emlat_kv *c = emlat_kv_find (kv, n, "stats.writer_cpu_ns");
+  const struct emlat_kv *d = emlat_kv_find (kv, n, "stats.writer_in_driver");
+  *in_driver = d && d->u == 1;
   int rc = w && c ? 0 : -1;
   if (w)
     *wakeups = w->u;
@@ -791,7 +794,8 @@ one_run (struct wl_state *s, enum arm a, unsigned r)
       if (!ok)
         s->error = xasprintf ("%s: no sends measured in %s", tag, tsv);
       if (ok && prof)
-        run->have_stats = read_stats (prof, &run->wakeups, &run->writer_cpu_ns) == 0;
+        run->have_stats
+          = read_stats (prof, &run->wakeups, &run->writer_cpu_ns, &run->writer_in_driver) == 0;
     }
   else if (rc == 0 && summary_ok (out))
     s->error = xasprintf ("%s: the program's CPU could not be read after its "
@@ -898,7 +902,7 @@ idle_run (struct idle_result *res)
   if (!res->error && (rc != 0 || !summary_ok (c.out)))
     res->error = xasprintf ("emlat replay exited %d:\n%s", rc, c.out);
   if (!res->error && prof)
-    res->have_stats = read_stats (prof, &res->stats_wakeups, &(uint64_t){ 0 }) == 0;
+    res->have_stats = read_stats (prof, &res->stats_wakeups, &(uint64_t){ 0 }, &(int){ 0 }) == 0;
   /* No writer thread in the window counts as no wake-up only when the
      program did record (its profile has final STATS). */
   if (!res->error && !res->have_writer && !res->have_stats)
@@ -1201,10 +1205,11 @@ report_notes (struct text *notes, struct text *met, const struct wl_state *s)
     for (unsigned r = 0; r < s->rounds; r++)
       sends[a] += s->runs[a][r].n_lat;
   double wk[MAX_ROUNDS], wc[MAX_ROUNDS], share[MAX_ROUNDS];
-  unsigned n = 0;
+  unsigned n = 0, in_driver = 0;
   for (unsigned r = 0; r < s->rounds; r++)
     if (s->runs[ARM_ON][r].have_stats)
       {
+        in_driver += s->runs[ARM_ON][r].writer_in_driver != 0;
         wk[n] = (double)s->runs[ARM_ON][r].wakeups;
         wc[n] = s->runs[ARM_ON][r].writer_cpu_ns / 1e6;
         share[n] = 100.0 * wc[n] / s->runs[ARM_ON][r].cpu_ms;
@@ -1228,8 +1233,13 @@ report_notes (struct text *notes, struct text *met, const struct wl_state *s)
   if (n)
     {
       double mwk = median (wk, n), mwc = median (wc, n), msh = median (share, n);
-      tprintf (notes, "; profiled runs: median %.0f writer wake-ups and %.3f ms "
-               "writer CPU per run (%.2f %% of the program's CPU)", mwk, mwc, msh);
+      if (in_driver == n)
+        tprintf (notes, "; profiled runs: median %.0f writer wake-ups and %.3f ms "
+                 "writer CPU per run, in the driver (%.2f %% of the program's CPU, "
+                 "not part of it)", mwk, mwc, msh);
+      else
+        tprintf (notes, "; profiled runs: median %.0f writer wake-ups and %.3f ms "
+                 "writer CPU per run (%.2f %% of the program's CPU)", mwk, mwc, msh);
       char name[128];
       snprintf (name, sizeof name, "gate_%s_writer_wakeups_per_run", s->w->id);
       for (char *p = name; *p; p++)

@@ -611,6 +611,8 @@ emlat_rf_close (struct emlat_ringfile *rf, int remove)
     munmap (rf->map, rf->map_bytes);
   if (remove && rf->path[0])
     unlink (rf->path);
+  /* The drainers' lock goes with the open file description: the mapping
+     was its last other reference. */
   if (rf->fd >= 0)
     close (rf->fd);
   rf->map = 0;
@@ -632,7 +634,6 @@ emlat_rf_detach (struct emlat_ringfile *rf, int remove)
          lock, alive: release the lock itself, so that a reader (even in
          this process) may recover the file now. */
       flock (rf->fd, LOCK_UN);
-      drainer_lock (rf->fd, F_UNLCK);
       close (rf->fd);
     }
   rf->fd = -1;
