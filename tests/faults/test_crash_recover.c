@@ -38,6 +38,7 @@
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
 #include "record/ring.h"
+#include "publog.h"
 #include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
@@ -70,12 +71,8 @@ __tsan_default_options (void)
 /* What the child publishes, in memory shared with the parent. */
 struct progress
 {
-  _Atomic uint64_t published;  /* spans whose end call returned */
+  struct publog log;
   _Atomic uint64_t started;    /* the child records */
-  /* (time, count) every 256 spans, to know what was published by when. */
-  _Atomic uint64_t hist_t[4096];
-  _Atomic uint64_t hist_n[4096];
-  _Atomic uint64_t nhist;
 };
 
 static void
@@ -91,26 +88,7 @@ child (const char *path, struct progress *pg, int defer_stop)
   atomic_store (&pg->started, 1);
   for (uint64_t n = 1; n <= 20000; n++)
     {
-      uint64_t s = emlat_span_begin (EMLAT_SPAN_USER, 0);
-      emlat_span_end (s, EMLAT_SPAN_OK, n);
-      /* Release: the parent that reads N knows the span's records were
-         stored before. */
-      atomic_store_explicit (&pg->published, n, memory_order_release);
-      if (n % 64 == 0)
-        {
-          uint64_t k = atomic_load (&pg->nhist);
-          if (k < 4096)
-            {
-              pg->hist_t[k] = emlat_now ();
-              pg->hist_n[k] = n;
-              atomic_store (&pg->nhist, k + 1);
-            }
-        }
-      if (n % 16 == 0)
-        {
-          struct timespec ts = { 0, 200000 }; /* about 80k spans/s at most */
-          nanosleep (&ts, 0);
-        }
+      publog_span (&pg->log, n);
     }
   if (defer_stop)
     _exit (emlat_stop () == 0 ? 0 : 5);
@@ -118,45 +96,15 @@ child (const char *path, struct progress *pg, int defer_stop)
     pause ();
 }
 
-struct seen
-{
-  uint8_t *have;
-  uint64_t cap, dup, bad, max;
-  uint64_t unended; /* begun, never ended: the child died inside it */
-};
-
 static void
-collect_details (const char *path, struct seen *sn, uint64_t *recovered, uint64_t *final)
+collect_details (const char *path, struct numbered *sn, uint64_t *recovered, uint64_t *final)
 {
   struct emlat_profile *p = 0;
   const char *paths[] = { path };
   CHECK_OK (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p));
   if (!p)
     return;
-  size_t n;
-  const uint64_t *pool;
-  const struct emlat_span *sp = emlat_profile_spans (p, &n, &pool);
-  for (size_t i = 0; i < n; i++)
-    {
-      uint64_t d = sp[i].detail;
-      if (!(sp[i].flags & EMLAT_SPAN_HAS_END))
-        {
-          /* Its begin record was stored, its end never was: the signal
-             came between the two calls.  It has no number (detail). */
-          sn->unended++;
-          continue;
-        }
-      if (d == 0 || d >= sn->cap)
-        {
-          sn->bad++;
-          continue;
-        }
-      if (sn->have[d])
-        sn->dup++;
-      sn->have[d] = 1;
-      if (d > sn->max)
-        sn->max = d;
-    }
+  numbered_spans_of (p, sn);
   size_t nkv;
   const struct emlat_kv *kv = emlat_profile_stats (p, &nkv);
   const struct emlat_kv *rec = emlat_kv_find (kv, nkv, "stats.recovered");
@@ -199,12 +147,9 @@ round_with (const char *dir, int sig, int delay_ms, int idx)
   else
     CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "deferred stop: child exit %d",
            WEXITSTATUS (status));
-  uint64_t published = atomic_load_explicit (&pg->published, memory_order_acquire);
+  uint64_t published = atomic_load_explicit (&pg->log.published, memory_order_acquire);
   /* Published 10 ms or more before the kill. */
-  uint64_t early = 0;
-  for (uint64_t k = 0; k < atomic_load (&pg->nhist); k++)
-    if (!sig || pg->hist_t[k] + 10000000u <= kill_t)
-      early = pg->hist_n[k];
+  uint64_t early = publog_before (&pg->log, sig ? kill_t : UINT64_MAX);
 
   /* Before any reader: while the ring stayed below its high-water mark
      (emlat_ring_mark: a quarter of RING_SLOTS; two slots per span, and
@@ -217,7 +162,7 @@ round_with (const char *dir, int sig, int delay_ms, int idx)
     CHECK_EQ_U64 (t0.span_complete, 0);
   tally_free (&t0);
 
-  struct seen sn = { 0 };
+  struct numbered sn = { 0 };
   sn.cap = 20002;
   sn.have = calloc (sn.cap, 1);
   uint64_t recovered = 0, final = 0;

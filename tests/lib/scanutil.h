@@ -3,8 +3,8 @@
  * scanutil.h -- header-only helpers for the recorder tests: scan an .emlat
  * file with the public reader scanner and tally what it holds (spans by
  * record kind, distinct span ids, LOSS totals by reason, interactions).
- * Also: a profile loaded through the public reader, and one of its STATS
- * values.  Used by tests/record, tests/stress and tests/faults (hence in
+ * Also: a profile loaded through the public reader, one of its STATS
+ * values, and the numbered spans it holds.  Used by tests/record, tests/stress and tests/faults (hence in
  * tests/lib).
  */
 #ifndef EMLAT_TEST_SCANUTIL_H
@@ -162,6 +162,44 @@ profile_stat_u (const struct emlat_profile *p, const char *key)
   const struct emlat_kv *kv = emlat_profile_stats (p, &n);
   const struct emlat_kv *e = emlat_kv_find (kv, n, key);
   return e ? e->u : UINT64_MAX;
+}
+
+/* Spans numbered by their detail (1, 2, ...: tests that number what they
+   publish): which numbers a profile holds, with an end record. */
+struct numbered
+{
+  uint8_t *have;   /* have[d]: span d seen (CAP entries, caller's) */
+  uint64_t cap, dup, bad, max;
+  uint64_t unended; /* begun, never ended (the process died inside it) */
+};
+
+static inline void
+numbered_spans_of (const struct emlat_profile *p, struct numbered *sn)
+{
+  size_t n;
+  const uint64_t *pool;
+  const struct emlat_span *sp = emlat_profile_spans (p, &n, &pool);
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t d = sp[i].detail;
+      if (!(sp[i].flags & EMLAT_SPAN_HAS_END))
+        {
+          /* Its begin record was stored, its end never was: it has no
+             number (detail). */
+          sn->unended++;
+          continue;
+        }
+      if (d == 0 || d >= sn->cap)
+        {
+          sn->bad++;
+          continue;
+        }
+      if (sn->have[d])
+        sn->dup++;
+      sn->have[d] = 1;
+      if (d > sn->max)
+        sn->max = d;
+    }
 }
 
 #endif /* EMLAT_TEST_SCANUTIL_H */

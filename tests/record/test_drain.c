@@ -46,6 +46,8 @@
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
 #include "record/drain.h"
+#include "publog.h"
+#include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
 
@@ -70,11 +72,8 @@ enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP };
 /* What the child publishes, in memory shared with the parent. */
 struct progress
 {
-  _Atomic uint64_t published;
+  struct publog log;
   _Atomic uint64_t started;
-  _Atomic uint64_t hist_t[4096];
-  _Atomic uint64_t hist_n[4096];
-  _Atomic uint64_t nhist;
   /* The child's own findings (exit codes say which failed). */
   _Atomic uint64_t writers_at_start, flush_rc, spans_after_flush, status_passes_cpu;
 };
@@ -160,31 +159,13 @@ child (const char *path, struct progress *pg, enum mode m)
           if (pthread_create (&th, 0, short_thread, &base) != 0)
             _exit (6);
           pthread_join (th, 0);
-          atomic_store_explicit (&pg->published, base + 9, memory_order_release);
+          atomic_store_explicit (&pg->log.published, base + 9, memory_order_release);
         }
       _exit (emlat_stop () == 0 ? 0 : 5);
     }
   for (uint64_t n = 1; n <= SPANS; n++)
     {
-      uint64_t s = emlat_span_begin (EMLAT_SPAN_USER, 0);
-      emlat_span_end (s, EMLAT_SPAN_OK, n);
-      /* Release: the parent that reads N knows the span was stored. */
-      atomic_store_explicit (&pg->published, n, memory_order_release);
-      if (n % 64 == 0)
-        {
-          uint64_t k = atomic_load (&pg->nhist);
-          if (k < 4096)
-            {
-              pg->hist_t[k] = emlat_now ();
-              pg->hist_n[k] = n;
-              atomic_store (&pg->nhist, k + 1);
-            }
-        }
-      if (n % 16 == 0)
-        {
-          struct timespec ts = { 0, 200000 };
-          nanosleep (&ts, 0);
-        }
+      publog_span (&pg->log, n);
       if (n == SPANS / 2 && (m == DRAINED || m == NO_DRIVER))
         {
           int rc = emlat_flush ();
@@ -205,14 +186,8 @@ child (const char *path, struct progress *pg, enum mode m)
   _exit (emlat_stop () == 0 ? 0 : 5);
 }
 
-struct seen
-{
-  uint8_t *have;
-  uint64_t cap, dup, bad, max, unended;
-};
-
 static void
-collect (const char *path, struct seen *sn, const struct emlat_kv **want, uint64_t *stats,
+collect (const char *path, struct numbered *sn, const struct emlat_kv **want, uint64_t *stats,
          const char *const *keys, size_t nkeys, uint64_t *lost)
 {
   struct emlat_profile *p = 0;
@@ -221,28 +196,7 @@ collect (const char *path, struct seen *sn, const struct emlat_kv **want, uint64
   (void)want;
   if (!p)
     return;
-  size_t n;
-  const uint64_t *pool;
-  const struct emlat_span *sp = emlat_profile_spans (p, &n, &pool);
-  for (size_t i = 0; i < n; i++)
-    {
-      uint64_t d = sp[i].detail;
-      if (!(sp[i].flags & EMLAT_SPAN_HAS_END))
-        {
-          sn->unended++;
-          continue;
-        }
-      if (d == 0 || d >= sn->cap)
-        {
-          sn->bad++;
-          continue;
-        }
-      if (sn->have[d])
-        sn->dup++;
-      sn->have[d] = 1;
-      if (d > sn->max)
-        sn->max = d;
-    }
+  numbered_spans_of (p, sn);
   size_t nkv;
   const struct emlat_kv *kv = emlat_profile_stats (p, &nkv);
   for (size_t k = 0; k < nkeys; k++)
@@ -305,13 +259,10 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
     CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: child exit 0x%x", names[m],
            status);
   CHECK_EQ_U64 (atomic_load (&pg->writers_at_start), 0);
-  uint64_t published = atomic_load_explicit (&pg->published, memory_order_acquire);
-  uint64_t early = 0;
-  for (uint64_t k = 0; k < atomic_load (&pg->nhist); k++)
-    if (pg->hist_t[k] + 10000000u <= kill_t)
-      early = pg->hist_n[k];
+  uint64_t published = atomic_load_explicit (&pg->log.published, memory_order_acquire);
+  uint64_t early = m == KILLED ? publog_before (&pg->log, kill_t) : 0;
 
-  struct seen sn = { 0 };
+  struct numbered sn = { 0 };
   sn.cap = SPANS + 2;
   sn.have = calloc (sn.cap, 1);
   static const char *const keys[]
