@@ -400,8 +400,14 @@ record_run (int argc, char **argv)
      CMD runs no writer thread.  Started after the fork: the child of a
      process with threads may only exec. */
   struct emlat_drainer *drainer = NULL;
-  if (pid > 0 && emlat_drainer_start (path, pid, &drainer) != 0)
-    drainer = NULL; /* then CMD's rings keep its records until it exits */
+  int drc = emlat_drainer_start (path, pid, &drainer);
+  if (drc != 0)
+    /* CMD's rings then keep what they can hold until it exits; the rest
+       is counted as lost (LOSS ring_full). */
+    emlat_cli_error (path, UINT64_MAX,
+                     "cannot drain the program's rings while it runs (%s): what they "
+                     "cannot hold will be counted as lost",
+                     strerror (-drc));
   int st = 0;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;

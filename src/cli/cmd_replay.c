@@ -767,8 +767,14 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
      drain:OUR_PID): CMD runs no writer thread.  Started after the spawn:
      the child of a process with threads may only exec. */
   struct emlat_drainer *drainer = NULL;
-  if (o->interpose && emlat_drainer_start (e->tty_file, child, &drainer) != 0)
-    drainer = NULL; /* then CMD's rings keep its records until it exits */
+  int drc = o->interpose ? emlat_drainer_start (e->tty_file, child, &drainer) : 0;
+  if (drc != 0)
+    /* CMD's rings then keep what they can hold until it exits; the rest
+       is counted as lost (LOSS ring_full). */
+    emlat_cli_error (e->tty_file, UINT64_MAX,
+                     "cannot drain the command's rings while it runs (%s): what they "
+                     "cannot hold will be counted as lost",
+                     strerror (-drc));
   replay_run (&o->cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
   emlat_drainer_stop (drainer, NULL);
