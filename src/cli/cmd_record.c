@@ -408,10 +408,15 @@ record_run (int argc, char **argv)
                      "cannot drain the program's rings while it runs (%s): what they "
                      "cannot hold will be counted as lost",
                      strerror (-drc));
+  /* The drainer stops when CMD has exited but before it is reaped, so
+     that its last resource sample still finds CMD in /proc. */
+  siginfo_t si;
+  while (waitid (P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+    ;
+  emlat_drainer_stop (drainer, NULL);
   int st = 0;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
-  emlat_drainer_stop (drainer, NULL);
   sigaction (SIGINT, &old_int, NULL);
   sigaction (SIGQUIT, &old_quit, NULL);
   int code = WIFEXITED (st) ? WEXITSTATUS (st)

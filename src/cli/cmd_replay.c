@@ -728,6 +728,14 @@ static int start_profile (const struct opts *o, const char *name,
   return -1;
 }
 
+/* Stop the drainer at *ARG (a struct emlat_drainer **), if any. */
+static void stop_drainer (void *arg)
+{
+  struct emlat_drainer **d = arg;
+  emlat_drainer_stop (*d, NULL);
+  *d = NULL;
+}
+
 /* With the profile started: spawn CMD, type SCRIPT, measure, stop the
    profile, print the summary and write --tsv.  Returns the exit code. */
 static int drive (const struct opts *o, const char *name, const struct replay_script *script,
@@ -775,9 +783,14 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
                      "cannot drain the command's rings while it runs (%s): what they "
                      "cannot hold will be counted as lost",
                      strerror (-drc));
-  replay_run (&o->cfg, script, &pty, &term, &m, &r);
+  /* The drainer stops when CMD has exited but before it is reaped, so
+     that its last resource sample still finds CMD in /proc. */
+  struct replay_config cfg = o->cfg;
+  cfg.before_reap = stop_drainer;
+  cfg.before_reap_arg = &drainer;
+  replay_run (&cfg, script, &pty, &term, &m, &r);
   replay_pty_hangup (&pty);
-  emlat_drainer_stop (drainer, NULL);
+  stop_drainer (&drainer); /* if CMD was never reaped */
   int stop_rc = emlat_stop ();
   /* CMD's own profiles (--interpose, or a profiled Emacs): the recorder
      left its last records in the ring file (EMLAT_FINISH=reader:PID, or CMD

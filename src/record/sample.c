@@ -180,6 +180,10 @@ emlat_sampler_take (struct emlat_sampler *sm, uint64_t now)
       s->mask |= EMLAT_RES_IVCSW;
       s->v[5] = (uint64_t)ru.ru_nivcsw;
     }
+  /* Another process that is gone (reaped) gives no sample at all: not a
+     reading that failed field by field. */
+  if (sm->pid && !s->mask)
+    return;
   /* Fields read and refused (the share of a baseline is not a reading). */
   uint32_t tried = sm->last_cpu_ok ? EMLAT_RES_MASK_ALL : EMLAT_RES_MASK_ALL & ~EMLAT_RES_CPU_SHARE;
   if (sm->pid)

@@ -1403,6 +1403,24 @@ rings_need_pass (struct emlat_session *s, int *any_pending, int *ahead)
   return need;
 }
 
+/* A driver stops draining (the program stopped, or the driver gives up).
+   The program's resource samples are the driver's alone: the recovery that
+   writes the last records runs where the program cannot be sampled, and
+   samples are not ring records.  So the last sample is taken now, while
+   the program may still be there to read (the drivers stop the drainer
+   after the program exited and before they reap it; a reaped one gives
+   none), and one more pass writes the samples not yet written with what
+   the rings hold; nothing is mapped ahead any more. */
+static void
+external_last_samples (struct emlat_session *s)
+{
+  emlat_sampler_take (&s->sampler, emlat_clock_now ());
+  if (s->sampler.npending == 0)
+    return;
+  s->map_ahead = 0;
+  pass (s, 0);
+}
+
 void *
 emlat_writer_main (void *arg)
 {
@@ -1478,6 +1496,8 @@ emlat_writer_main (void *arg)
       /* emlat_stop leaves the last records in the ring file (session.c),
          and so does a driver that stops draining (drain.c); only the
          writer's own CPU time is taken for STATS. */
+      if (s->external)
+        external_last_samples (s);
       s->writer_cpu_ns = emlat_thread_cpu_ns ();
       return 0;
     }

@@ -340,10 +340,20 @@ static int read_output (struct loop *L, uint64_t t, size_t limit)
   return 0;
 }
 
-/* Reap CMD if it exited, with its CPU times.  Returns 1 when reaped. */
+/* Reap CMD if it exited, with its CPU times, after the configuration's
+   before_reap.  Returns 1 when reaped. */
 static int reap_cmd (struct loop *L)
 {
   struct replay_result *r = L->r;
+  if (L->cfg->before_reap)
+    {
+      siginfo_t si;
+      si.si_pid = 0;
+      if (waitid (P_PID, (id_t)L->p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0
+          || si.si_pid != L->p->pid)
+        return 0; /* still running (or not ours: wait4 below says) */
+      L->cfg->before_reap (L->cfg->before_reap_arg);
+    }
   int st;
   struct rusage ru;
   pid_t w = wait4 (L->p->pid, &st, WNOHANG, &ru);

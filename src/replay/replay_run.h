@@ -34,6 +34,10 @@ struct replay_config
   uint64_t linger_ns;
   uint64_t grace_ns;
   uint64_t timeout_ns; /* whole run, from spawn */
+  /* Called once when CMD has exited and before it is reaped (NULL: none):
+     CMD is a zombie, still readable in /proc (its last CPU times). */
+  void (*before_reap) (void *arg);
+  void *before_reap_arg;
 };
 
 /* How the run ended. */

@@ -186,17 +186,37 @@ child (const char *path, struct progress *pg, enum mode m)
   _exit (emlat_stop () == 0 ? 0 : 5);
 }
 
+/* The program's resource samples in its profile, taken by its driver. */
+struct samples_seen
+{
+  size_t n;
+  size_t with_rss;      /* samples with the resident set size */
+  uint64_t last_cpu_ns; /* user + system CPU of the last sample with both */
+  size_t last_cpu_at;   /* that sample's number, from 1 */
+};
+
 static void
-collect (const char *path, struct numbered *sn, const struct emlat_kv **want, uint64_t *stats,
+collect (const char *path, struct numbered *sn, struct samples_seen *rs, uint64_t *stats,
          const char *const *keys, size_t nkeys, uint64_t *lost)
 {
   struct emlat_profile *p = 0;
   const char *paths[] = { path };
   CHECK_OK (emlat_profile_load (paths, 1, 0, EMLAT_LOAD_SPANS, &p));
-  (void)want;
   if (!p)
     return;
   numbered_spans_of (p, sn);
+  const struct emlat_rd_sample *smp = emlat_profile_samples (p, &rs->n);
+  for (size_t i = 0; i < rs->n; i++)
+    {
+      uint32_t cpu = (1u << EMLAT_RES_CPU_USER_NS) | (1u << EMLAT_RES_CPU_SYS_NS);
+      if ((smp[i].mask & cpu) == cpu)
+        {
+          rs->last_cpu_ns = smp[i].v[EMLAT_RES_CPU_USER_NS] + smp[i].v[EMLAT_RES_CPU_SYS_NS];
+          rs->last_cpu_at = i + 1;
+        }
+      if (smp[i].mask & (1u << EMLAT_RES_RSS_BYTES))
+        rs->with_rss++;
+    }
   size_t nkv;
   const struct emlat_kv *kv = emlat_profile_stats (p, &nkv);
   for (size_t k = 0; k < nkeys; k++)
@@ -248,9 +268,14 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
       kill_t = emlat_now ();
       kill (pid, SIGKILL);
     }
-  waitpid (pid, &status, 0);
+  /* As the drivers do: the drainer stops once the child has exited and
+     before it is reaped, so its last sample finds the child in /proc. */
+  siginfo_t si;
+  while (waitid (P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+    ;
   if (d)
     emlat_drainer_stop (d, &dr);
+  waitpid (pid, &status, 0);
   uint64_t secs10 = (emlat_now () - t0) / 100000000u;
   if (m == KILLED)
     CHECK (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL, "%s: killed (0x%x)", names[m],
@@ -268,18 +293,20 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
   static const char *const keys[]
     = { "stats.recovered", "stats.final", "stats.writer_cpu_ns", "stats.records_dropped" };
   uint64_t st[4], lost = 0;
-  collect (path, &sn, 0, st, keys, 4, &lost);
+  struct samples_seen rs = { 0 };
+  collect (path, &sn, &rs, st, keys, 4, &lost);
   uint64_t missing = 0;
   for (uint64_t i = 1; i <= published; i++)
     if (!sn.have[i])
       missing++;
   TEST_DIAG ("%-9s: published %llu (%llu 10 ms before a kill), missing %llu, lost records %llu, "
-             "drainer passes %llu, wake-ups %llu, CPU %llu us, round %llu.%llu s",
+             "drainer passes %llu, wake-ups %llu, CPU %llu us, round %llu.%llu s; "
+             "%zu resource samples, the last with %llu us of the program's CPU",
              names[m], (unsigned long long)published, (unsigned long long)early,
              (unsigned long long)missing, (unsigned long long)lost,
              (unsigned long long)dr.passes, (unsigned long long)dr.wakeups,
              (unsigned long long)dr.writer_cpu_ns / 1000, (unsigned long long)secs10 / 10,
-             (unsigned long long)secs10 % 10);
+             (unsigned long long)secs10 % 10, rs.n, (unsigned long long)rs.last_cpu_ns / 1000);
   CHECK_EQ_U64 (sn.dup, 0);
   CHECK_EQ_U64 (sn.bad, 0);
   CHECK_EQ_U64 (st[0], 1); /* recovered: the last records came from the ring file */
@@ -295,6 +322,15 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
       CHECK (dr.passes >= 3, "%s: the drainer ran passes (%llu)", names[m],
              (unsigned long long)dr.passes);
       CHECK (st[2] > 0 && st[2] != UINT64_MAX, "%s: STATS carries the drainer's CPU", names[m]);
+      /* The driver samples the program: the baseline at its start and
+         the last when the program stopped or exited (alive, with its
+         RSS, or not yet reaped, without), with the CPU it had used
+         (/proc counts it in clock ticks: the drained program spins for
+         several, the threads' program may use less than one). */
+      CHECK (rs.n >= 2 && rs.with_rss >= 1 && rs.last_cpu_at == rs.n
+               && (m != DRAINED || rs.last_cpu_ns > 0),
+             "%s: the driver's resource samples of the program (%zu, %zu with RSS, CPU %llu ns)",
+             names[m], rs.n, rs.with_rss, (unsigned long long)rs.last_cpu_ns);
       if (m == DRAINED)
         {
           CHECK_EQ_U64 (atomic_load (&pg->flush_rc), 0);
@@ -311,6 +347,9 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
       CHECK_EQ_U64 (lost, 0);
       CHECK_EQ_U64 (st[1], 0);
       CHECK (early <= sn.max, "every span published 10 ms before the kill is there");
+      /* Killed: the baseline at least (the end pass wrote it; the
+         program was reaped before the drainer stopped). */
+      CHECK (rs.n >= 1, "killed: the driver's baseline sample is in the profile (%zu)", rs.n);
       CHECK_LE_U64 (sn.unended, 1);
       break;
     case GIVEN_UP:
