@@ -8,7 +8,8 @@
  *
  *   BUILD=build bench_gate [--quick] [--rounds N] [--keys N] [--only LIST]
  *       [--idle SECONDS] [--emacs PATH] [--emacs-vanilla PATH]
- *       [--emacs-thread-cpu on|off] [--resamples R] [--seed S] [--doc FILE]
+ *       [--emacs-thread-cpu on|off] [--resamples R] [--seed S] [--cpu N]
+ *       [--doc FILE]
  *
  * Workloads (ids for --only, comma separated): less-paging (Debian's less
  * on a generated 20000-line file, `--workload paging`, --interpose),
@@ -59,6 +60,14 @@
  *    driver's thread named emlat-drain (in `emlat replay`) is counted.  The profile's stats.writer_wakeups (the whole
  *    run, start-up and exit included) is shown beside it as a cross-check.
  *
+ *  - --cpu N (a diagnostic, not the gate's mode): the bench, and with it
+ *    every driver and program, runs on CPU N only.  Unpinned, a key's
+ *    external latency on a small guest is bimodal (the program woken on
+ *    the driver's CPU or on another, idle one), and the mix of the modes,
+ *    which varies from run to run, moves the median more than a recorder
+ *    does; pinned, every key takes one wake-up path, but the driver's drain
+ *    thread then runs on the program's CPU and its passes delay keys.
+ *
  * Output: the tables (Markdown) and "METRIC name value unit" lines on
  * stdout, progress on stderr.  --doc FILE replaces the lines between
  * "<!-- gate:begin -->" and "<!-- gate:end -->" of FILE with the tables,
@@ -83,6 +92,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -179,6 +189,7 @@ static struct
   const char *emlat, *build;
   const char *emacs, *emacs_vanilla;
   int emacs_no_thread_cpu; /* --emacs-thread-cpu off */
+  int cpu;                 /* --cpu N: every run on that CPU; -1 none */
   const char *less, *vim, *nano;
   char *dir;
   char *file;
@@ -1454,13 +1465,47 @@ emacs_is_profiled (const char *path)
   return r;
 }
 
+/* --cpu's value: a CPU number.  1 when valid. */
+static int
+parse_cpu (const char *v, int *cpu)
+{
+  char *end;
+  errno = 0;
+  long n = strtol (v, &end, 10);
+  if (errno || end == v || *end || n < 0 || n >= CPU_SETSIZE)
+    return 0;
+  *cpu = (int)n;
+  return 1;
+}
+
+/* --cpu: this process, and so every driver and program it starts (the
+   affinity is inherited across fork and exec), runs on CPU only.  A key's
+   external latency on an unpinned 2-vCPU guest is bimodal -- the program
+   woken on the driver's CPU or on the other, idle one -- and the mix of the
+   two modes moves the median by far more than the recorder does
+   (docs/PERFORMANCE.md, "The nano median").  A diagnostic: the driver's
+   drain thread shares the CPU too.  0, or -1 with a message. */
+static int
+pin_to_cpu (int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  if (sched_setaffinity (0, sizeof set, &set) != 0)
+    {
+      fprintf (stderr, "bench_gate: --cpu %d: %s\n", cpu, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
 static void
 usage (void)
 {
   fprintf (stderr,
            "usage: bench_gate [--quick] [--rounds N] [--keys N] [--only LIST] [--idle SECONDS]\n"
            "                  [--emacs PATH] [--emacs-vanilla PATH] [--resamples R] [--seed S]\n"
-           "                  [--emacs-thread-cpu on|off] [--doc FILE]\n"
+           "                  [--emacs-thread-cpu on|off] [--cpu N] [--doc FILE]\n"
            "LIST: comma-separated of less-paging vim-typing nano-typing emacs-editing\n"
            "      emacs-typing emacs-paging idle-less idle-emacs\n");
 }
@@ -1470,6 +1515,7 @@ main (int argc, char **argv)
 {
   opt.rounds = 0;
   opt.idle_s = -1;
+  opt.cpu = -1;
   opt.resamples = EMLAT_REPORT_BOOT_DEFAULT_RESAMPLES;
   opt.seed = EMLAT_REPORT_BOOT_DEFAULT_SEED;
   for (int i = 1; i < argc; i++)
@@ -1508,6 +1554,8 @@ main (int argc, char **argv)
         opt.seed = strtoull (v, NULL, 0);
       else if (strcmp (a, "--doc") == 0)
         opt.doc = v;
+      else if (strcmp (a, "--cpu") == 0 && parse_cpu (v, &opt.cpu))
+        ;
       else
         {
           usage ();
@@ -1547,6 +1595,9 @@ main (int argc, char **argv)
             p++;
         }
     }
+
+  if (opt.cpu >= 0 && pin_to_cpu (opt.cpu) != 0)
+    return 2;
 
   const char *build = getenv ("BUILD");
   opt.build = build && *build ? build : "build";
@@ -1810,6 +1861,11 @@ main (int argc, char **argv)
            : opt.rounds < 10 ? "  Fewer than 10 rounds: the intervals (a bootstrap over so few "
              "rounds) are too narrow and the verdicts indicative only." : "");
   tprintf (&out, "Command: `%s`\n\n", cmd);
+  if (opt.cpu >= 0)
+    tprintf (&out, "Every driver and program ran on CPU %d only (`--cpu`): one wake-up "
+             "path for every key (docs/PERFORMANCE.md, \"The nano median\"); the driver's "
+             "drain thread shares that CPU, so its passes add to the profiled arm's latency.\n\n",
+             opt.cpu);
   tprintf (&out, "%s", tab.s);
   if (itab.n)
     tprintf (&out, "\n%s", itab.s);
