@@ -1493,7 +1493,8 @@ pin_to_cpu (int cpu)
   CPU_SET (cpu, &set);
   if (sched_setaffinity (0, sizeof set, &set) != 0)
     {
-      fprintf (stderr, "bench_gate: --cpu %d: %s\n", cpu, strerror (errno));
+      fprintf (stderr, "bench_gate: --cpu %d: not a CPU this process may run on (%s)\n", cpu,
+               strerror (errno));
       return -1;
     }
   return 0;

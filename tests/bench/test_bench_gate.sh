@@ -153,7 +153,10 @@ grep -q 'has no <!-- gate:begin -->' "$tmp/err2" || fail "no message about the m
 grep -q 'Emacs: skipped, the profiled Emacs is not built' "$tmp/out2" \
   || fail "a missing Emacs is not said"
 
-for bad in "--rounds 1" "--only no-such-workload" "--bogus 1" "--rounds"; do
+# --cpu: a CPU number this machine has online; anything else is a usage
+# error before anything runs (1023: valid, but no machine here has it).
+for bad in "--rounds 1" "--only no-such-workload" "--bogus 1" "--rounds" "--cpu x" \
+  "--cpu -1" "--cpu 1024" "--cpu 1023 --only idle-less"; do
   rc=0
   # shellcheck disable=SC2086
   "$gate" $bad >/dev/null 2>&1 || rc=$?
