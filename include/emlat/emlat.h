@@ -97,14 +97,15 @@ EMLAT_API const char *emlat_version (void);
                                        no file creation); a file with
                                        bytes in it is still refused */
 #define EMLAT_OPT_DRIVER_DRAINS 0x20u /* with EMLAT_OPT_DEFER_FINISH: the
-                                       process that created the profile
-                                       drains the rings while this one
-                                       records (`emlat record`, `emlat
-                                       replay --interpose`: docs/DESIGN.md
-                                       8.7), so the session starts no
-                                       writer thread.  Ignored (a writer
-                                       thread as usual) without a ring
-                                       file or with rotate_bytes.  Without
+                                       process that runs this one drains
+                                       the rings while it records (`emlat
+                                       record`, `emlat replay`:
+                                       docs/DESIGN.md 8.7, when
+                                       emlat_drain_requested), so the
+                                       session starts no writer thread.
+                                       Ignored (a writer thread as usual)
+                                       without a ring file in /dev/shm or
+                                       with rotate_bytes.  Without
                                        a driver, nothing drains: records
                                        beyond the rings are lost (LOSS
                                        ring_full) and the next reader
@@ -222,6 +223,19 @@ EMLAT_API int emlat_trace_requested (void);
    started (a shell, strace, valgrind), whose ring file they would not
    find, gets 0 and finishes its profile itself.  Any other value: 0. */
 EMLAT_API int emlat_finish_requested (void);
+
+/* 1 when EMLAT_FINISH is "drain:PID", PID is this process's parent and
+   EMLAT_FILE is not set: that parent (`emlat replay` without
+   --interpose) drains the rings of the first session this process
+   starts on a profile of its own naming while it records, finding it by
+   this process's id, so a recorder that starts its session itself may
+   pass EMLAT_OPT_DRIVER_DRAINS with EMLAT_OPT_DEFER_FINISH and run no
+   writer thread.  The parent drains one session: pass the flag to the
+   first one only (the profiled Emacs passes it for --latency-profile).
+   With EMLAT_FILE set the parent drains the session writing that file
+   (emlat_start_from_env and the interposition library ask for it
+   themselves): 0, as otherwise. */
+EMLAT_API int emlat_drain_requested (void);
 
 /* emlat_start_from_env (NULL) once per process, and emlat_stop at exit
    (atexit) when it started a session; the result of the first call. */

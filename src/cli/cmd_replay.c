@@ -295,11 +295,12 @@ static char *tty_profile (const char *file)
 
 /* The environment of CMD: ours without TERM, COLUMNS and LINES (a real
    terminal window sets neither of the last two) plus TERM and
-   EMLAT_FINISH=reader:OUR_PID (a recorder in CMD leaves its last records
-   to us: drive finishes its profiles once it exited), and with
-   --interpose the preload variables and EMLAT_FINISH=drain:OUR_PID
-   instead (drive also drains the rings of the profile it created for
-   CMD while CMD runs: src/record/drain.h). */
+   EMLAT_FINISH=drain:OUR_PID (a recorder in CMD leaves its last records
+   to us: drive finishes its profiles once it exited; and drive drains
+   the rings of one session of CMD while CMD runs, src/record/drain.h:
+   with --interpose the profile it created for CMD, else the first
+   session CMD starts on a profile of its own naming, as a profiled
+   Emacs does), and with --interpose the preload variables. */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
 {
@@ -332,9 +333,7 @@ static char **child_env (const char *term, const char *preload,
     return NULL;
   /* We finish CMD's profiles ourselves once it exited (drive): a
      recorder in CMD, whose parent we are, leaves them to us. */
-  if (asprintf (&env[k++], "EMLAT_FINISH=%s:%ld", preload ? "drain" : "reader",
-                (long)getpid ())
-      < 0)
+  if (asprintf (&env[k++], "EMLAT_FINISH=drain:%ld", (long)getpid ()) < 0)
     return NULL;
   if (preload)
     {
@@ -771,15 +770,19 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
   replay_term_init (&term, o->rows, o->cols);
   replay_measure_init (&m, o->cfg.quiet_ns);
   pid_t child = pty.pid;
-  /* --interpose: CMD's rings are drained here while it runs (EMLAT_FINISH=
-     drain:OUR_PID): CMD runs no writer thread.  Started after the spawn:
-     the child of a process with threads may only exec. */
+  /* CMD's rings are drained here while it runs (EMLAT_FINISH=
+     drain:OUR_PID): CMD runs no writer thread for that session.  With
+     --interpose the session is the one writing the profile we created;
+     without, the first one CMD starts on a profile it names itself (a
+     profiled Emacs's --latency-profile=FILE), found by CMD's process id.
+     Started after the spawn: the child of a process with threads may
+     only exec. */
   struct emlat_drainer *drainer = NULL;
-  int drc = o->interpose ? emlat_drainer_start (e->tty_file, child, &drainer) : 0;
+  int drc = emlat_drainer_start (o->interpose ? e->tty_file : NULL, child, &drainer);
   if (drc != 0)
     /* CMD's rings then keep what they can hold until it exits; the rest
        is counted as lost (LOSS ring_full). */
-    emlat_cli_error (e->tty_file, UINT64_MAX,
+    emlat_cli_error (o->interpose ? e->tty_file : NULL, UINT64_MAX,
                      "cannot drain the command's rings while it runs (%s): what they "
                      "cannot hold will be counted as lost",
                      strerror (-drc));

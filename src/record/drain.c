@@ -2,7 +2,9 @@
 /*
  * drain.c -- the driver as the writer (drain.h, docs/DESIGN.md 8.7).
  *
- * The drainer thread's life: WAIT for the profile's header (inotify on
+ * The drainer thread's life: without a profile, FIND it: the ring file in
+ * /dev/shm of the program's driven session names it (inotify on /dev/shm);
+ * WAIT for the profile's header (inotify on
  * the profile; a 10 ms poll when inotify is unavailable), open the ring
  * file the header names with the drainers' lock (EMLAT_RF_OPEN_DRAIN: only
  * a DRIVEN file), wait for the program's first checkpoint (the header's
@@ -43,6 +45,9 @@
 /* How long the drainer waits for the program's first checkpoint once the
    profile has its header (the program writes it right after). */
 #define READY_WAIT_NS (5000000000ull)
+/* After a file appeared in /dev/shm, how long its header is looked for
+   (the program writes it right after creating the file). */
+#define LOOK_AFTER_CREATE_NS (2000000000ull)
 
 struct emlat_drainer
 {
@@ -104,6 +109,60 @@ wait_for_header (struct emlat_drainer *d, uint8_t uuid[16])
           char buf[4096];
           while (read (in, buf, sizeof buf) > 0)
             ;
+        }
+    }
+  if (in >= 0)
+    close (in);
+  return rc;
+}
+
+/* The profile of the program's driven session, when the program chose it
+   itself (emlat_drainer_start without a profile): its ring file in
+   /dev/shm names the program's process id and, once the session is ready,
+   the profile.  Woken by inotify when a file appears in /dev/shm; after
+   that, a look every millisecond for a while, since a new ring file gets
+   its header through its mapping, which inotify does not see.  With no
+   file appearing it sleeps.  0, or -ECANCELED when asked to stop first. */
+static int
+find_session_of_pid (struct emlat_drainer *d)
+{
+  int in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  if (in >= 0 && inotify_add_watch (in, "/dev/shm", IN_CREATE | IN_MOVED_TO) < 0)
+    {
+      close (in);
+      in = -1;
+    }
+  uint64_t look_until = 0; /* look every millisecond until then */
+  int rc;
+  for (;;)
+    {
+      int pending;
+      /* Looked at after the watch was added: a file created before it is
+         found here. */
+      if (emlat_rf_driven_of_process ((uint64_t)d->pid, d->profile, sizeof d->profile, &pending)
+          == 0)
+        {
+          rc = 0;
+          break;
+        }
+      if (stopping (d))
+        {
+          rc = -ECANCELED;
+          break;
+        }
+      uint64_t now = emlat_clock_now ();
+      if (pending)
+        look_until = now + LOOK_AFTER_CREATE_NS;
+      int timeout = in < 0 || now < look_until ? 1 : -1;
+      struct pollfd p[2] = { { .fd = d->wake_fd, .events = POLLIN },
+                             { .fd = in, .events = POLLIN } };
+      poll (p, in >= 0 ? 2 : 1, in < 0 ? 10 : timeout);
+      if (in >= 0 && (p[1].revents & POLLIN))
+        {
+          char buf[4096];
+          while (read (in, buf, sizeof buf) > 0)
+            ;
+          look_until = emlat_clock_now () + LOOK_AFTER_CREATE_NS;
         }
     }
   if (in >= 0)
@@ -198,7 +257,9 @@ drainer_main (void *arg)
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, 0);
   uint8_t uuid[16];
-  int rc = wait_for_header (d, uuid);
+  int rc = d->profile[0] ? 0 : find_session_of_pid (d);
+  if (rc == 0)
+    rc = wait_for_header (d, uuid);
   struct emlat_ringfile rf;
   memset (&rf, 0, sizeof rf);
   rf.fd = -1;
@@ -248,12 +309,14 @@ int
 emlat_drainer_start (const char *profile, pid_t pid, struct emlat_drainer **out)
 {
   *out = 0;
-  if (!profile || pid <= 0 || strlen (profile) >= sizeof ((struct emlat_drainer *)0)->profile)
+  size_t cap = sizeof ((struct emlat_drainer *)0)->profile;
+  if (pid <= 0 || (profile && (!*profile || strlen (profile) >= cap)))
     return -EINVAL;
   struct emlat_drainer *d = calloc (1, sizeof *d);
   if (!d)
     return -ENOMEM;
-  strcpy (d->profile, profile);
+  if (profile)
+    strcpy (d->profile, profile); /* else found by the program's id */
   d->pid = pid;
   pthread_mutex_init (&d->mu, 0);
   d->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -4,7 +4,9 @@
  * process that created a program's profile and runs the program (`emlat
  * record`, `emlat replay --interpose`, with EMLAT_FINISH=drain:OUR_PID)
  * drains the program's rings from the program's ring file while the
- * program records, so that the program runs no writer thread.  Internal:
+ * program records, so that the program runs no writer thread; also a
+ * session the program started on a profile it named itself (`emlat
+ * replay` of a profiled Emacs), found by the program's process id.  Internal:
  * used by the command, not exported.
  *
  * The drainer is a thread of the driver.  It waits (inotify, no polling)
@@ -42,9 +44,11 @@ struct emlat_drain_result
 };
 
 /* Start draining PROFILE (created by the caller for its child PID) in a
-   new thread.  Call it after fork (a child of a multi-threaded process
-   may only exec).  Returns 0 and *OUT, or a negative errno (nothing
-   started). */
+   new thread; with PROFILE NULL, the profile of the first driven session
+   that PID starts with a path of its own choosing (a profiled Emacs's
+   --latency-profile=FILE): found by its ring file in /dev/shm.  Call it
+   after fork (a child of a multi-threaded process may only exec).
+   Returns 0 and *OUT, or a negative errno (nothing started). */
 int emlat_drainer_start (const char *profile, pid_t pid, struct emlat_drainer **out);
 
 /* Stop draining (the program exited, or the caller gives up): the drainer

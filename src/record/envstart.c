@@ -152,6 +152,15 @@ emlat_drain_by_parent (void)
   return finish_mode () == DRAIN_BY_PARENT;
 }
 
+int
+emlat_drain_requested (void)
+{
+  /* With EMLAT_FILE the parent drains the session writing that file
+     (emlat_start_from_env, the interposition library), not this one. */
+  const char *file = getenv ("EMLAT_FILE");
+  return emlat_drain_by_parent () && !(file && *file);
+}
+
 static void
 autostop (void)
 {

@@ -295,6 +295,7 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
   int rc = emlat_rfs_init (&s, &pool, rf, base, &ck);
   s.recovering = 1;
   s.recovered_stopped = state == EMLAT_RF_STOPPED;
+  s.writer_in_driver = (h->flags & EMLAT_RF_DRIVEN) != 0;
   s.rotate_bytes = 0; /* the last records go into the last file */
   /* Every ring is looked at (relaxed: this process holds the file's lock,
      nobody else reads it). */

@@ -225,7 +225,9 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
   h->ckpt_base = ckpt_base;
   h->chunk_bytes = chunk_bytes;
   h->rotate_bytes = rotate_bytes;
-  h->flags = flags;
+  /* A driver finds a DRIVEN file in /dev/shm only (by its name, or by
+     the process's id): beside the profile, the process drains itself. */
+  h->flags = where == EMLAT_RF_IN_SHM ? flags : flags & ~EMLAT_RF_DRIVEN;
   h->static_crc = static_crc (h);
   char cwd[2048];
   if (profile[0] == '/')
@@ -602,6 +604,56 @@ emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *c
   struct of_process op = { pid, fn, ctx, 0 };
   int rc = each_shm_ring (of_process_one, &op);
   return rc < 0 ? rc : op.found;
+}
+
+/* emlat_rf_driven_of_process: the search and what it found. */
+struct driven_search
+{
+  uint64_t pid;
+  char *out;
+  size_t cap;
+  int found, pending;
+};
+
+static void
+driven_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
+{
+  (void)path;
+  struct driven_search *ds = ctx;
+  if (ds->found || h->static_crc != static_crc (h) || h->pid != ds->pid
+      || !(h->flags & EMLAT_RF_DRIVEN) || h->layout != emlat_rf_layout ())
+    return;
+  /* Relaxed: a copy, read again below once the session said it is ready. */
+  if (atomic_load_explicit (&h->state, memory_order_relaxed) != EMLAT_RF_RECORDING)
+    return;
+  if (!atomic_load_explicit (&h->driver_ready, memory_order_relaxed))
+    {
+      ds->pending = 1; /* its session is starting */
+      return;
+    }
+  /* The session stored driver_ready (release) after everything else in
+     its header, the profile's path included: a copy taken after one that
+     saw it holds the whole path. */
+  struct emlat_rf_header again;
+  if (pread (fd, &again, sizeof again, 0) != (ssize_t)sizeof again)
+    return;
+  again.profile[sizeof again.profile - 1] = 0;
+  if (again.profile[0] != '/' || strlen (again.profile) >= ds->cap)
+    return;
+  strcpy (ds->out, again.profile);
+  ds->found = 1;
+}
+
+int
+emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, int *pending)
+{
+  struct driven_search ds = { pid, profile, cap, 0, 0 };
+  *pending = 0;
+  int rc = each_shm_ring (driven_one, &ds);
+  if (rc < 0)
+    return rc;
+  *pending = ds.pending;
+  return ds.found ? 0 : -ENOENT;
 }
 
 void

@@ -53,9 +53,9 @@
 #define EMLAT_RF_CKPT_INIT (1u << 20)
 
 /* Static header flags. */
-#define EMLAT_RF_DRIVEN 0x1u /* the recording process runs no writer: the
-                                driver that created its profile drains the
-                                rings (DESIGN.md section 8.7, drain.c) */
+#define EMLAT_RF_DRIVEN 0x1u /* the recording process runs no writer: its
+                                driver drains the rings (DESIGN.md section
+                                8.7, drain.c); only in /dev/shm */
 #define EMLAT_RF_NO_MAP_AHEAD 0x2u /* EMLAT_OPT_NO_MAP_AHEAD: the driver of a
                                       DRIVEN file maps nothing ahead */
 
@@ -216,6 +216,14 @@ void emlat_rf_sweep_orphans (void);
    errno when the directory cannot be read. */
 int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, void *ctx),
                               void *ctx);
+
+/* The profile of process PID's DRIVEN session (F-105) that is recording
+   and ready to be drained: the absolute path its ring file in /dev/shm
+   holds, copied into PROFILE (CAP bytes).  0; -ENOENT when there is none,
+   with *PENDING 1 when one of the process's DRIVEN files is still
+   starting (look again soon); or a negative errno when the directory
+   cannot be read.  The first found wins. */
+int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, int *pending);
 
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);

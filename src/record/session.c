@@ -279,6 +279,8 @@ session_buffers (struct emlat_session *s, const struct emlat_options *opt, size_
     return rc; /* another process records into this profile's ring file */
   if (rc != 0)
     s->defer_finish = s->driven = 0; /* nothing to leave the last records in */
+  else if (!(s->ring.h->flags & EMLAT_RF_DRIVEN))
+    s->driven = 0; /* not in /dev/shm, where a driver looks: we drain */
   s->pool = emlat_pool_create (s->max_threads, s->ring_slots, rc == 0 ? &s->ring : 0);
   if (!s->pool)
     return -ENOMEM;

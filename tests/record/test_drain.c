@@ -67,7 +67,10 @@ __tsan_default_options (void)
 #define SPANS 20000u
 #define RING_SLOTS 4096u
 
-enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP };
+/* BY_PID: as DRAINED, but the child names its profile itself (the
+   driver did not create it) and the driver finds the session by the
+   child's process id, as `emlat replay` does for a profiled Emacs. */
+enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP, BY_PID };
 
 /* What the child publishes, in memory shared with the parent. */
 struct progress
@@ -166,11 +169,11 @@ child (const char *path, struct progress *pg, enum mode m)
   for (uint64_t n = 1; n <= SPANS; n++)
     {
       publog_span (&pg->log, n);
-      if (n == SPANS / 2 && (m == DRAINED || m == NO_DRIVER))
+      if (n == SPANS / 2 && (m == DRAINED || m == BY_PID || m == NO_DRIVER))
         {
           int rc = emlat_flush ();
           atomic_store (&pg->flush_rc, (uint64_t)(int64_t)rc);
-          if (m == DRAINED)
+          if (m == DRAINED || m == BY_PID)
             {
               atomic_store (&pg->spans_after_flush, spans_up_to (path, n));
               struct emlat_status st;
@@ -235,11 +238,15 @@ collect (const char *path, struct numbered *sn, struct samples_seen *rs, uint64_
 static void
 round_with (const char *dir, enum mode m, int delay_ms, int idx)
 {
-  static const char *const names[] = { "drained", "threads", "killed", "no driver", "given up" };
+  static const char *const names[]
+    = { "drained", "threads", "killed", "no driver", "given up", "by pid" };
   char *path = tu_strf ("%s/drain-%d-%d.emlat", dir, (int)m, idx);
-  FILE *f = fopen (path, "wx"); /* the driver creates the profile, empty */
-  CHECK (f != NULL, "create %s", path);
-  fclose (f);
+  if (m != BY_PID)
+    {
+      FILE *f = fopen (path, "wx"); /* the driver creates the profile, empty */
+      CHECK (f != NULL, "create %s", path);
+      fclose (f);
+    }
   struct progress *pg = mmap (0, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                               -1, 0);
   CHECK (pg != MAP_FAILED, "shared progress page");
@@ -250,7 +257,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
     child (path, pg, m);
   struct emlat_drainer *d = NULL;
   if (m != NO_DRIVER)
-    CHECK_OK (emlat_drainer_start (path, pid, &d));
+    CHECK_OK (emlat_drainer_start (m == BY_PID ? NULL : path, pid, &d));
   while (!atomic_load (&pg->started))
     usleep (200);
   int status = 0;
@@ -291,10 +298,11 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
   sn.cap = SPANS + 2;
   sn.have = calloc (sn.cap, 1);
   static const char *const keys[]
-    = { "stats.recovered", "stats.final", "stats.writer_cpu_ns", "stats.records_dropped" };
-  uint64_t st[4], lost = 0;
+    = { "stats.recovered", "stats.final", "stats.writer_cpu_ns", "stats.records_dropped",
+        "stats.writer_in_driver" };
+  uint64_t st[5], lost = 0;
   struct samples_seen rs = { 0 };
-  collect (path, &sn, &rs, st, keys, 4, &lost);
+  collect (path, &sn, &rs, st, keys, 5, &lost);
   uint64_t missing = 0;
   for (uint64_t i = 1; i <= published; i++)
     if (!sn.have[i])
@@ -310,9 +318,12 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
   CHECK_EQ_U64 (sn.dup, 0);
   CHECK_EQ_U64 (sn.bad, 0);
   CHECK_EQ_U64 (st[0], 1); /* recovered: the last records came from the ring file */
+  /* The last STATS (the recovery's) says the program had no writer. */
+  CHECK (st[4] == 1, "%s: stats.writer_in_driver = %llu", names[m], (unsigned long long)st[4]);
   switch (m)
     {
     case DRAINED:
+    case BY_PID:
     case THREADS:
       CHECK_EQ_U64 (missing, 0);
       CHECK_EQ_U64 (lost, 0);
@@ -328,10 +339,10 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
          (/proc counts it in clock ticks: the drained program spins for
          several, the threads' program may use less than one). */
       CHECK (rs.n >= 2 && rs.with_rss >= 1 && rs.last_cpu_at == rs.n
-               && (m != DRAINED || rs.last_cpu_ns > 0),
+               && (m == THREADS || rs.last_cpu_ns > 0),
              "%s: the driver's resource samples of the program (%zu, %zu with RSS, CPU %llu ns)",
              names[m], rs.n, rs.with_rss, (unsigned long long)rs.last_cpu_ns);
-      if (m == DRAINED)
+      if (m == DRAINED || m == BY_PID)
         {
           CHECK_EQ_U64 (atomic_load (&pg->flush_rc), 0);
           CHECK_EQ_U64 (atomic_load (&pg->spans_after_flush), SPANS / 2);
@@ -385,5 +396,6 @@ main (void)
     round_with (dir, KILLED, 20 + rand () % 180, idx++);
   round_with (dir, NO_DRIVER, 0, idx++);
   round_with (dir, GIVEN_UP, 0, idx++);
+  round_with (dir, BY_PID, 0, idx++);
   TEST_DONE ();
 }

@@ -13,10 +13,13 @@
  * driver exited, the profile, read as it is (no recovery by this test),
  * holds the three sections, ends with the final STATS, and says
  * stats.recovered = 1: finished by the driver, not by the program.
- * Under `emlat record` (which also preloads its interposition library)
- * the program is tests/progs/own_session, which, like the profiled Emacs,
- * starts a session into a file of its own naming and defers its finish
- * under EMLAT_FINISH=reader: the same holds for that file.
+ * Under `emlat replay` and `emlat record` (which also preloads its
+ * interposition library) the program is also tests/progs/own_session,
+ * which, like the profiled Emacs, starts a session into a file of its own
+ * naming and defers its finish under EMLAT_FINISH: the same holds for that
+ * file.  Under replay the driver drains it while it records (found by the
+ * program's id: stats.writer_in_driver = 1); under record it does not (the
+ * driver drains the interposition library's EMLAT_FILE session).
  * Under a wrapper (`emlat replay -- sh -c 'own_session FILE; ...'`) the
  * program is not the driver's child, so the driver would not find its
  * ring file: it finishes its profile itself (final STATS read as it is,
@@ -31,8 +34,10 @@
 #include "tap.h"
 #include "testutil.h"
 
+/* DRAINED: the expected stats.writer_in_driver (1: the driver drained the
+   rings while the program ran, 0: the program's own writer did). */
 static void
-check_finished (const char *path, const char *who, int by_driver)
+check_finished (const char *path, const char *who, int by_driver, int drained)
 {
   const char *paths[] = { path };
   struct emlat_profile *p = NULL;
@@ -53,6 +58,10 @@ check_finished (const char *path, const char *who, int by_driver)
   else
     CHECK (!rec || rec->u == 0, "%s: finished by the program itself (stats.recovered = %llu)",
            who, rec ? (unsigned long long)rec->u : 0ull);
+  const struct emlat_kv *in_driver = emlat_kv_find (kv, nkv, "stats.writer_in_driver");
+  uint64_t got = in_driver ? in_driver->u : 0;
+  CHECK (got == (uint64_t)drained, "%s: stats.writer_in_driver = %llu, expected %d", who,
+         (unsigned long long)got, drained);
   emlat_profile_free (p);
 }
 
@@ -78,8 +87,28 @@ main (void)
   struct tu_result res;
   CHECK_OK (tu_run (&cmd, &res));
   CHECK (!res.timed_out && res.exited, "emlat replay ended (exit %d)", res.exit_code);
-  check_finished (own, "replay", 1);
+  /* Its EMLAT_FILE session, drained by the driver, found by its id. */
+  check_finished (own, "replay", 1, 1);
   tu_result_free (&res);
+
+  /* emlat replay -- own_session FILE: a session on a profile of the
+     program's naming, as a profiled Emacs's --latency-profile=FILE; the
+     driver drains it, found by the program's id. */
+  char *own4 = tu_strf ("%s/own-replayed.emlat", tmp);
+  char *drv4 = tu_strf ("%s/driver4.emlat", tmp);
+  char *prog4 = rt_prog ("own_session");
+  char *const oargs[] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", script,
+                          (char *)"--settle-max", (char *)"200ms", (char *)"-o", drv4,
+                          (char *)"--", prog4, own4, NULL };
+  struct tu_cmd cmd4 = { oargs, NULL, NULL, 0, 30000 };
+  CHECK_OK (tu_run (&cmd4, &res));
+  CHECK (!res.timed_out && res.exited, "emlat replay of own_session ended (exit %d)",
+         res.exit_code);
+  check_finished (own4, "replay, own session", 1, 1);
+  tu_result_free (&res);
+  free (prog4);
+  free (drv4);
+  free (own4);
 
   /* emlat record */
   char *own2 = tu_strf ("%s/own.emlat", tmp);
@@ -92,7 +121,9 @@ main (void)
   CHECK_OK (tu_run (&cmd2, &res));
   CHECK (!res.timed_out && res.exited && res.exit_code == 0, "emlat record exited 0 (%d)",
          res.exit_code);
-  check_finished (own2, "record", 1);
+  /* record drains the interposition library's session (EMLAT_FILE), not
+     this one: emlat_drain_requested () says 0, its own writer runs. */
+  check_finished (own2, "record", 1, 0);
   tu_result_free (&res);
 
   /* emlat replay -- sh -c 'own_session FILE; exit $?' */
@@ -106,7 +137,7 @@ main (void)
   CHECK_OK (tu_run (&cmd3, &res));
   CHECK (!res.timed_out && res.exited, "emlat replay of a wrapper ended (exit %d)",
          res.exit_code);
-  check_finished (own3, "replay, under sh", 0);
+  check_finished (own3, "replay, under sh", 0, 0);
   tu_result_free (&res);
   free (drv3);
   free (own3);
