@@ -2370,9 +2370,10 @@ latency_session_meta (struct latency_meta *m)
 /* Starting and stopping.  */
 
 /* Start a session writing to PATH, or to a new file in directory DIR
-   if PATH is NULL.  Return 0 or a negative errno value.  */
+   if PATH is NULL.  FROM_COMMAND_LINE is true for --latency-profile.
+   Return 0 or a negative errno value.  */
 static int
-latency_start (const char *path, const char *dir)
+latency_start (const char *path, const char *dir, bool from_command_line)
 {
   static struct latency_meta meta;
   latency_session_meta (&meta);
@@ -2386,11 +2387,18 @@ latency_start (const char *path, const char *dir)
      idle Emacs costs nothing.  Records are safe before that: they live
      in the ring file, which a reader of the profile recovers if Emacs
      dies (emlat's docs/DESIGN.md).  Under a program that finishes the
-     profile itself once Emacs exited (EMLAT_FINISH=reader: `emlat
-     replay' and `emlat record' set it), Emacs leaves the last records
-     in the ring file and pays nothing for them when it stops.  */
+     profile itself once Emacs exited (EMLAT_FINISH: `emlat replay' and
+     `emlat record' set it), Emacs leaves the last records in the ring
+     file and pays nothing for them when it stops.  */
   if (emlat_finish_requested ())
     opt.flags |= EMLAT_OPT_DEFER_FINISH;
+  /* Under `emlat replay', the driver also drains the rings of the
+     session started from the command line while Emacs records, and
+     Emacs runs no writer thread for it (emlat's docs/DESIGN.md 8.7).
+     The driver drains one session, found by Emacs's process id: a
+     later one, started from Lisp, has its own writer.  */
+  if (from_command_line && emlat_drain_requested ())
+    opt.flags |= EMLAT_OPT_DRIVER_DRAINS;
 
   /* The writer thread inherits this mask: no signal meant for Emacs
      may be delivered to it.  */
@@ -2437,7 +2445,7 @@ latency_start_from_command_line (const char *arg)
       if (!dir || !*dir)
 	dir = "/tmp";
     }
-  int r = latency_start (*arg ? arg : NULL, dir);
+  int r = latency_start (*arg ? arg : NULL, dir, true);
   if (r < 0)
     {
       AUTO_STRING (format, "Could not start the latency profile: %s");
@@ -2503,7 +2511,7 @@ usage: (latency-profile-start &optional FILE)  */)
     {
       CHECK_STRING (file);
       target = Fexpand_file_name (file, Qnil);
-      r = latency_start (SSDATA (ENCODE_FILE (target)), NULL);
+      r = latency_start (SSDATA (ENCODE_FILE (target)), NULL, false);
     }
   else
     {
@@ -2512,7 +2520,7 @@ usage: (latency-profile-start &optional FILE)  */)
 	target = Vtemporary_file_directory;
       CHECK_STRING (target);
       target = Fexpand_file_name (target, Qnil);
-      r = latency_start (NULL, SSDATA (ENCODE_FILE (target)));
+      r = latency_start (NULL, SSDATA (ENCODE_FILE (target)), false);
     }
   if (r < 0)
     report_file_errno ("Starting latency profile", target, -r);

@@ -117,15 +117,19 @@ cat replay.out
 [ "$rc" -eq 0 ] || fail "emlat replay exited $rc"
 grep -q 'cmd: *exited with status 0' replay.out || fail "Emacs did not exit by itself"
 
-# Emacs ran with EMLAT_FINISH=reader:PID: it left its last records in the ring
-# file and the replay finished the profile after Emacs exited.  Read as it
-# is (from standard input: no recovery by this reader), the profile ends
-# with a final STATS written by a recovery.
+# Emacs ran with EMLAT_FINISH=drain:PID: the replay drained the rings of
+# its --latency-profile session while it ran (Emacs had no writer thread),
+# Emacs left its last records in the ring file and the replay finished the
+# profile after Emacs exited.  Read as it is (from standard input: no
+# recovery by this reader), the profile ends with a final STATS written by
+# a recovery, which says the writer was the driver.
 "$EMLAT" dump - < emacs.emlat > asis.dump 2>&1 || fail "emlat dump - < emacs.emlat"
 grep -q 'stat stats.recovered = 1' asis.dump \
   || fail "the profile was not finished by the replay (no stats.recovered)"
 tail -n 40 asis.dump | grep -q 'stat stats.final = 1' \
   || fail "the profile as the replay left it has no final STATS"
+tail -n 40 asis.dump | grep -q 'stat stats.writer_in_driver = 1' \
+  || fail "the replay did not drain Emacs's session (no stats.writer_in_driver)"
 
 "$EMLAT" check emacs.emlat > check.out 2>&1 || { cat check.out; fail "emlat check"; }
 grep -q ': valid' check.out || { cat check.out; fail "profile not valid"; }
