@@ -65,6 +65,28 @@ check_finished (const char *path, const char *who, int by_driver, int drained)
   emlat_profile_free (p);
 }
 
+/* `emlat replay --script SCRIPT --settle-max 200ms -o DRIVER -- CMD...`
+   with ENV set (may be NULL), then the program's profile OWN checked as
+   check_finished does. */
+static void
+replay_and_check (const char *script, const char *driver, const char *const *cmd,
+                  char *const *env, const char *own, const char *who, int by_driver,
+                  int drained)
+{
+  char *argv[16] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", (char *)script,
+                     (char *)"--settle-max", (char *)"200ms", (char *)"-o", (char *)driver,
+                     (char *)"--" };
+  size_t n = 9;
+  for (size_t i = 0; cmd[i] && n < 15; i++)
+    argv[n++] = (char *)cmd[i];
+  struct tu_cmd c = { argv, env, NULL, 0, 30000 };
+  struct tu_result res;
+  CHECK_OK (tu_run (&c, &res));
+  CHECK (!res.timed_out && res.exited, "%s: emlat replay ended (exit %d)", who, res.exit_code);
+  check_finished (own, who, by_driver, drained);
+  tu_result_free (&res);
+}
+
 int
 main (void)
 {
@@ -72,52 +94,36 @@ main (void)
   if (!tmp)
     return 1;
   char *prog = rt_prog ("autostart");
-
-  char *own = tu_strf ("%s/replayed.emlat", tmp);
-  char *drv = tu_strf ("%s/driver.emlat", tmp);
+  char *own_prog = rt_prog ("own_session");
   char *script = tu_strf ("%s/pause.script", tmp);
   FILE *f = fopen (script, "w");
   CHECK (f && fputs ("pause 10ms\n", f) >= 0 && fclose (f) == 0, "script written");
+
+  /* A program started by emlat_start_from_env on EMLAT_FILE: its session
+     is drained by the driver, found by the program's id. */
+  char *own = tu_strf ("%s/replayed.emlat", tmp);
+  char *drv = tu_strf ("%s/driver.emlat", tmp);
   char *env_own = tu_strf ("EMLAT_FILE=%s", own);
   char *const env[] = { (char *)"EMLAT_TRACE=1", env_own, (char *)"EMLAT_FINISH=never", NULL };
-  char *const rargs[] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", script,
-                          (char *)"--settle-max", (char *)"200ms", (char *)"-o", drv,
-                          (char *)"--", prog, NULL };
-  struct tu_cmd cmd = { rargs, env, NULL, 0, 30000 };
-  struct tu_result res;
-  CHECK_OK (tu_run (&cmd, &res));
-  CHECK (!res.timed_out && res.exited, "emlat replay ended (exit %d)", res.exit_code);
-  /* Its EMLAT_FILE session, drained by the driver, found by its id. */
-  check_finished (own, "replay", 1, 1);
-  tu_result_free (&res);
+  const char *cmd1[] = { prog, NULL };
+  replay_and_check (script, drv, cmd1, env, own, "replay", 1, 1);
 
   /* emlat replay -- own_session FILE: a session on a profile of the
      program's naming, as a profiled Emacs's --latency-profile=FILE; the
      driver drains it, found by the program's id. */
   char *own4 = tu_strf ("%s/own-replayed.emlat", tmp);
   char *drv4 = tu_strf ("%s/driver4.emlat", tmp);
-  char *prog4 = rt_prog ("own_session");
-  char *const oargs[] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", script,
-                          (char *)"--settle-max", (char *)"200ms", (char *)"-o", drv4,
-                          (char *)"--", prog4, own4, NULL };
-  struct tu_cmd cmd4 = { oargs, NULL, NULL, 0, 30000 };
-  CHECK_OK (tu_run (&cmd4, &res));
-  CHECK (!res.timed_out && res.exited, "emlat replay of own_session ended (exit %d)",
-         res.exit_code);
-  check_finished (own4, "replay, own session", 1, 1);
-  tu_result_free (&res);
-  free (prog4);
-  free (drv4);
-  free (own4);
+  const char *cmd4[] = { own_prog, own4, NULL };
+  replay_and_check (script, drv4, cmd4, NULL, own4, "replay, own session", 1, 1);
 
   /* emlat record */
   char *own2 = tu_strf ("%s/own.emlat", tmp);
   char *tty = tu_strf ("%s/recorded.tty.emlat", tmp);
-  char *prog2 = rt_prog ("own_session");
   char *const env2[] = { (char *)"EMLAT_FINISH=never", NULL };
   char *const cargs[] = { (char *)rt_emlat (), (char *)"record", (char *)"-o", tty,
-                          (char *)"--", prog2, own2, NULL };
+                          (char *)"--", own_prog, own2, NULL };
   struct tu_cmd cmd2 = { cargs, env2, NULL, 0, 30000 };
+  struct tu_result res;
   CHECK_OK (tu_run (&cmd2, &res));
   CHECK (!res.timed_out && res.exited && res.exit_code == 0, "emlat record exited 0 (%d)",
          res.exit_code);
@@ -129,27 +135,20 @@ main (void)
   /* emlat replay -- sh -c 'own_session FILE; exit $?' */
   char *own3 = tu_strf ("%s/wrapped.emlat", tmp);
   char *drv3 = tu_strf ("%s/driver3.emlat", tmp);
-  char *const wargs[] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", script,
-                          (char *)"--settle-max", (char *)"200ms", (char *)"-o", drv3,
-                          (char *)"--", (char *)"/bin/sh", (char *)"-c",
-                          (char *)"\"$0\" \"$1\"; exit $?", prog2, own3, NULL };
-  struct tu_cmd cmd3 = { wargs, NULL, NULL, 0, 30000 };
-  CHECK_OK (tu_run (&cmd3, &res));
-  CHECK (!res.timed_out && res.exited, "emlat replay of a wrapper ended (exit %d)",
-         res.exit_code);
-  check_finished (own3, "replay, under sh", 0, 0);
-  tu_result_free (&res);
+  const char *cmd3[] = { "/bin/sh", "-c", "\"$0\" \"$1\"; exit $?", own_prog, own3, NULL };
+  replay_and_check (script, drv3, cmd3, NULL, own3, "replay, under sh", 0, 0);
+
   free (drv3);
   free (own3);
-
-  free (prog2);
   free (tty);
   free (own2);
-
+  free (drv4);
+  free (own4);
   free (env_own);
-  free (script);
   free (drv);
   free (own);
+  free (script);
+  free (own_prog);
   free (prog);
   TEST_DONE ();
 }
