@@ -29,7 +29,8 @@
  * EMLAT_FINISH (emlat_finish_requested): "reader" defers in any process;
  * "reader:PID" only in a child of PID (not in a grandchild: a program
  * under a wrapper finishes its own profile); any other value, a malformed
- * or overflowing PID included, does not.
+ * or overflowing PID included, does not.  emlat_drain_requested: only
+ * "drain:PID" in a child of PID, and only without EMLAT_FILE.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -458,12 +459,71 @@ test_finish (void)
   free (mine);
 }
 
+/* emlat_drain_requested () in a child (GRANDCHILD: in a child of a child)
+   with EMLAT_FINISH=VALUE and EMLAT_FILE=FILE (each unset for NULL). */
+static int
+drain_requested_in_child (const char *value, const char *file, int grandchild)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      setenv ("EMLAT_FINISH", value, 1);
+      if (file)
+        setenv ("EMLAT_FILE", file, 1);
+      else
+        unsetenv ("EMLAT_FILE");
+      if (grandchild)
+        {
+          pid_t g = fork ();
+          if (g < 0)
+            _exit (9);
+          if (g == 0)
+            _exit (emlat_drain_requested ());
+          int st = 0;
+          waitpid (g, &st, 0);
+          _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 9);
+        }
+      _exit (emlat_drain_requested ());
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 9;
+}
+
+/* emlat_drain_requested: only drain:PID naming the parent, and only when
+   the parent did not name the profile (EMLAT_FILE: the parent drains the
+   session writing it, not the caller's own). */
+static void
+test_drain_requested (void)
+{
+  long self = (long)getpid ();
+  char *drain = tu_strf ("drain:%ld", self);
+  char *reader = tu_strf ("reader:%ld", self);
+  char *other = tu_strf ("drain:%ld", self + 1);
+  const struct { const char *value, *file; int want; } cases[] = {
+    { drain, NULL, 1 }, { drain, "", 1 }, { drain, "/tmp/x.emlat", 0 }, { reader, NULL, 0 },
+    { other, NULL, 0 }, { "drain", NULL, 0 }, { "reader", NULL, 0 }, { "", NULL, 0 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      int got = drain_requested_in_child (cases[i].value, cases[i].file, 0);
+      CHECK (got == cases[i].want, "EMLAT_FINISH=%s EMLAT_FILE=%s: drain requested %d (want %d)",
+             cases[i].value, cases[i].file ? cases[i].file : "(unset)", got, cases[i].want);
+    }
+  CHECK (drain_requested_in_child (drain, NULL, 1) == 0,
+         "EMLAT_FINISH=%s in a grandchild: no drain", drain);
+  free (other);
+  free (reader);
+  free (drain);
+}
+
 int
 main (void)
 {
   const char *tmp = tu_tmpdir ();
   if (!tmp)
     return 1;
+  test_drain_requested ();
   test_values (tmp);
   test_places (tmp);
   test_autostart (tmp);
