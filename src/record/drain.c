@@ -215,6 +215,7 @@ attach (struct emlat_drainer *d, struct emlat_ringfile *rf)
   struct emlat_rf_header *h = rf->h;
   s->ring = *rf; /* the session owns the file from here */
   s->external = 1;
+  s->writer_in_driver = 1;
   s->defer_finish = 1; /* the last records are the reader's */
   s->ckpt_seq = ck.seq;
   s->map_ahead = !(h->flags & EMLAT_RF_NO_MAP_AHEAD);

@@ -80,9 +80,9 @@ struct emlat_session
   int external;             /* this process drains another's ring file
                                (drain.c): requests and status go through
                                the ring file's header */
-  int writer_in_driver;     /* a recovery of a DRIVEN ring file: the
-                               process had no writer, its driver drained
-                               (STATS stats.writer_in_driver) */
+  int writer_in_driver;     /* a driver draining a DRIVEN ring file, or the
+                               recovery finishing one: the process had no
+                               writer (STATS stats.writer_in_driver) */
   pid_t sample_pid;         /* the process resource samples describe (0:
                                this one) */
   uint32_t flush_asked;     /* external: the flush requests seen ... */

@@ -657,7 +657,7 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
     rc |= emlat_enc_kv_uint (&cb, "stats.recovered", 1);
   /* The passes ran in the driver (DESIGN.md 8.7): writer_cpu_ns is its
      drain thread's CPU, not the recording process's. */
-  if (s->external || s->writer_in_driver || (s->ring.h && (s->ring.h->flags & EMLAT_RF_DRIVEN)))
+  if (s->writer_in_driver)
     rc |= emlat_enc_kv_uint (&cb, "stats.writer_in_driver", 1);
   /* A recovered profile ends cleanly only if its process had stopped. */
   rc |= emlat_enc_kv_uint (&cb, "stats.final",

@@ -393,10 +393,11 @@ test_adopt (const char *tmp)
   free (root);
 }
 
-/* emlat_finish_requested () in a child (GRANDCHILD: in a child of a
-   child) whose environment has EMLAT_FINISH=VALUE (unset for NULL). */
+/* ASK () (emlat_finish_requested or emlat_drain_requested) in a child
+   (GRANDCHILD: in a child of a child) whose environment has
+   EMLAT_FINISH=VALUE and EMLAT_FILE=FILE (each unset for NULL). */
 static int
-finish_requested_in_child (const char *value, int grandchild)
+asked_in_child (int (*ask) (void), const char *value, const char *file, int grandchild)
 {
   pid_t pid = fork ();
   if (pid == 0)
@@ -405,22 +406,32 @@ finish_requested_in_child (const char *value, int grandchild)
         setenv ("EMLAT_FINISH", value, 1);
       else
         unsetenv ("EMLAT_FINISH");
+      if (file)
+        setenv ("EMLAT_FILE", file, 1);
+      else
+        unsetenv ("EMLAT_FILE");
       if (grandchild)
         {
           pid_t g = fork ();
           if (g < 0)
             _exit (9);
           if (g == 0)
-            _exit (emlat_finish_requested ());
+            _exit (ask ());
           int st = 0;
           waitpid (g, &st, 0);
           _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 9);
         }
-      _exit (emlat_finish_requested ());
+      _exit (ask ());
     }
   int status = 0;
   waitpid (pid, &status, 0);
   return WIFEXITED (status) ? WEXITSTATUS (status) : 9;
+}
+
+static int
+finish_requested_in_child (const char *value, int grandchild)
+{
+  return asked_in_child (emlat_finish_requested, value, NULL, grandchild);
 }
 
 static void
@@ -459,35 +470,10 @@ test_finish (void)
   free (mine);
 }
 
-/* emlat_drain_requested () in a child (GRANDCHILD: in a child of a child)
-   with EMLAT_FINISH=VALUE and EMLAT_FILE=FILE (each unset for NULL). */
 static int
 drain_requested_in_child (const char *value, const char *file, int grandchild)
 {
-  pid_t pid = fork ();
-  if (pid == 0)
-    {
-      setenv ("EMLAT_FINISH", value, 1);
-      if (file)
-        setenv ("EMLAT_FILE", file, 1);
-      else
-        unsetenv ("EMLAT_FILE");
-      if (grandchild)
-        {
-          pid_t g = fork ();
-          if (g < 0)
-            _exit (9);
-          if (g == 0)
-            _exit (emlat_drain_requested ());
-          int st = 0;
-          waitpid (g, &st, 0);
-          _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 9);
-        }
-      _exit (emlat_drain_requested ());
-    }
-  int status = 0;
-  waitpid (pid, &status, 0);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : 9;
+  return asked_in_child (emlat_drain_requested, value, file, grandchild);
 }
 
 /* emlat_drain_requested: only drain:PID naming the parent, and only when
