@@ -340,6 +340,11 @@ EMLAT_API uint64_t emlat_string (const char *s, size_t len);
    EMLAT_T_DISPATCH_BEGIN = now. */
 EMLAT_API uint64_t emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent,
                                    uint64_t scheduled_by);
+/* As emlat_ix_begin, with EMLAT_T_DISPATCH_BEGIN = T (profiler clock ns)
+   instead of now: for a layer that has just read the clock (the end of the
+   read that brought the input), one clock read fewer.  T 0 means now. */
+EMLAT_API uint64_t emlat_ix_begin_at (enum emlat_root_kind kind, uint64_t parent,
+                                      uint64_t scheduled_by, uint64_t t);
 
 /* Set time field F of interaction CAUSE to T (profiler clock ns) with the
    field's default quality, or with quality Q.  Setting a field twice keeps
@@ -445,6 +450,11 @@ emlat_ixf_add (struct emlat_ix_fields *f, enum emlat_counter k, uint64_t d)
    emlat_ix_end).  F may be reused afterwards. */
 EMLAT_API void emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f,
                                 enum emlat_ix_status status);
+/* As emlat_ix_commit, with the end (STATUS nonzero) at END instead of now:
+   one clock read fewer for a layer that knows when the interaction ended.
+   END 0 means now; END is ignored when STATUS is 0. */
+EMLAT_API void emlat_ix_commit_at (uint64_t cause, const struct emlat_ix_fields *f,
+                                   enum emlat_ix_status status, uint64_t end);
 
 /* ------------------------------------------------------------------ */
 /* Spans                                                               */

@@ -470,8 +470,10 @@ emlat_span_counts_served (uint64_t span, uint32_t mask, const uint64_t *values)
   span_counts (span, mask, values, EMLAT_RR_SERVED);
 }
 
-uint64_t
-emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by)
+/* emlat_ix_begin and emlat_ix_begin_at: T is the dispatch time, 0 for
+   now (read only once the interaction has a ring to go to). */
+static inline uint64_t
+ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by, uint64_t t)
 {
   struct emlat_ring *r = emlat_my_ring (2);
   /* Relaxed: see emlat_g_active_gen in state.h. */
@@ -483,7 +485,8 @@ emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_b
     /* No ring (counted by the claim): the interaction still has a cause,
        so that each of its later records is counted as no_ring too. */
     return cause;
-  uint64_t t = emlat_clock_now ();
+  if (!t)
+    t = emlat_clock_now ();
   uint64_t h;
   struct emlat_slot *s = emlat_ring_reserve (r, 2, t, &h);
   if (EMLAT_LIKELY (s != 0))
@@ -496,6 +499,19 @@ emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_b
       emlat_ring_publish (r, h, 2);
     }
   return cause;
+}
+
+uint64_t
+emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by)
+{
+  return ix_begin (kind, parent, scheduled_by, 0);
+}
+
+uint64_t
+emlat_ix_begin_at (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by,
+                   uint64_t t)
+{
+  return ix_begin (kind, parent, scheduled_by, t);
 }
 
 void
@@ -646,7 +662,8 @@ fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm,
    field.  Out of line and cold (a ring that small is a test's), so that it
    adds nothing to the lines emlat_ix_commit's common path spans. */
 static __attribute__ ((noinline, cold)) void
-commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
+commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status,
+                  uint64_t end)
 {
   for (uint32_t b = f->tmask & EMLAT_T_FIELD_MASK; b; b &= b - 1)
     {
@@ -666,7 +683,7 @@ commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix
       put1 (EMLAT_RR_IX_COUNT, i, 0, cause, f->c[i], 0);
     }
   if (status)
-    emlat_ix_end (cause, status);
+    put1 (EMLAT_RR_IX_END, status, 0, cause, end, end);
 }
 
 /* fill_fields for the N - 1 word slots of a record that wrap around the
@@ -687,14 +704,17 @@ fill_fields_wrapped (struct emlat_ring *r, uint64_t first, unsigned n,
   memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
 }
 
-void
-emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
+/* emlat_ix_commit and emlat_ix_commit_at: END is the end time when
+   STATUS is nonzero, 0 for now. */
+static inline void
+ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status,
+           uint64_t end)
 {
   if (cause == 0 || !f)
     return;
   /* The end time travels as the interaction-end field, of its default
      quality. */
-  uint64_t t = status ? emlat_clock_now () : 0;
+  uint64_t t = status ? (end ? end : emlat_clock_now ()) : 0;
   uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
   uint32_t vm = f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1);
   uint32_t cm = f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1);
@@ -712,7 +732,7 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
   if (EMLAT_UNLIKELY (n > r->nslots / 2))
     {
       /* A ring too small for one record this size: one record per field. */
-      commit_by_fields (cause, f, status);
+      commit_by_fields (cause, f, status, t);
       return;
     }
   uint64_t h;
@@ -735,4 +755,17 @@ emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_
   else
     fill_fields_wrapped (r, first, n, f, tm, vm, cm, qm, t);
   emlat_ring_publish (r, h, n);
+}
+
+void
+emlat_ix_commit (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix_status status)
+{
+  ix_commit (cause, f, status, 0);
+}
+
+void
+emlat_ix_commit_at (uint64_t cause, const struct emlat_ix_fields *f,
+                    enum emlat_ix_status status, uint64_t end)
+{
+  ix_commit (cause, f, status, end);
 }

@@ -146,14 +146,16 @@ tty_ix_close (struct tty_thread *s, uint64_t t)
     emlat_ixf_count (f, EMLAT_C_FLUSH_FAILURES, s->flush_failures);
   if (s->extra_reads)
     emlat_ixf_count (f, EMLAT_C_EXTRA_READS, s->extra_reads);
-  emlat_ix_commit (c, f, EMLAT_STATUS_NORMAL);
+  /* It ended at T (ROOT_WORK_END above): no clock read of its own. */
+  emlat_ix_commit_at (c, f, EMLAT_STATUS_NORMAL, t);
   tty_ix_reset (s);
 }
 
+/* Open an interaction of KIND dispatched at T (0: now). */
 static void
-tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind)
+tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind, uint64_t t)
 {
-  s->cause = emlat_ix_begin (kind, 0, 0);
+  s->cause = emlat_ix_begin_at (kind, 0, 0, t);
   s->kind = kind;
   emlat_ixf_clear (&s->f);
   s->stdio_calls = s->stdio_pending;
@@ -205,7 +207,7 @@ tty_ix_ensure (void)
 {
   struct tty_thread *s = &tty_t;
   if (!s->cause)
-    tty_ix_open (s, EMLAT_ROOT_UNATTRIBUTED_OUTPUT);
+    tty_ix_open (s, EMLAT_ROOT_UNATTRIBUTED_OUTPUT, 0);
   return s->cause;
 }
 
@@ -275,7 +277,7 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
 
   int first = !s->cause;
   if (first)
-    tty_ix_open (s, EMLAT_ROOT_TTY_COMMAND);
+    tty_ix_open (s, EMLAT_ROOT_TTY_COMMAND, t1);
   else
     s->extra_reads++;
   uint64_t c = s->cause;

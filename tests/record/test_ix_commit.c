@@ -7,7 +7,9 @@
  * interaction, a commit that ends it, rings wrapped many times over, that
  * the committed profile holds far fewer ring records, and a ring too small
  * for the record (the call falls back to one record per field; every loss
- * of the overflowing ring is accounted).
+ * of the overflowing ring is accounted).  emlat_ix_begin_at and
+ * emlat_ix_commit_at record the dispatch and end times they are given
+ * (0: now).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,67 @@ compare (const struct emlat_profile *a, const struct emlat_profile *b, const cha
   CHECK (bad == 0, "%s: %zu differences", what, bad);
 }
 
+/* emlat_ix_begin_at / emlat_ix_commit_at into a ring of SLOTS: interaction
+   k dispatched at BASE + 10 k and ended at BASE + 10 k + 7 for k odd; for k
+   even, T 0 and END 0 (now), each read back between the session's start
+   and its stop.  A commit without a status ignores its END. */
+static void
+check_at_times (const char *path, uint32_t slots)
+{
+  enum { N = 60 };
+  const uint64_t base = 5000000000u;
+  struct emlat_options o = { .path = path, .ring_slots = slots };
+  CHECK_OK (emlat_start (&o));
+  uint64_t t_start = emlat_now ();
+  for (unsigned k = 0; k < N; k++)
+    {
+      uint64_t t = k % 2 ? base + 10u * k : 0;
+      uint64_t c = emlat_ix_begin_at (EMLAT_ROOT_TTY_COMMAND, 0, 0, t);
+      struct emlat_ix_fields f;
+      fields_of (k, &f, base);
+      emlat_ix_commit_at (c, &f, 0, 1); /* no status: END ignored */
+      emlat_ixf_clear (&f);
+      emlat_ixf_count (&f, EMLAT_C_TTY_BYTES, k + 1);
+      emlat_ix_commit_at (c, &f, EMLAT_STATUS_NORMAL, t ? t + 7 : 0);
+      if (slots < 1024)
+        CHECK_OK (emlat_flush ());
+    }
+  uint64_t t_stop = emlat_now ();
+  CHECK_OK (emlat_stop ());
+  struct emlat_profile *p = profile_of (path, 0);
+  if (!p)
+    return;
+  size_t n;
+  const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
+  CHECK (n == N, "ring of %u slots: %zu interactions, want %d", slots, n, N);
+  size_t bad = 0;
+  for (size_t k = 0; k < n && k < N; k++)
+    {
+      uint64_t d = 0, e = 0, bytes = 0;
+      enum emlat_quality q = 0;
+      int hd = emlat_profile_ix_time (p, &ix[k], EMLAT_T_DISPATCH_BEGIN, &d, &q);
+      int he = emlat_profile_ix_time (p, &ix[k], EMLAT_T_INTERACTION_END, &e, &q);
+      emlat_profile_ix_counter (p, &ix[k], EMLAT_C_TTY_BYTES, &bytes);
+      int ok = hd && he && bytes == k + 1 && ix[k].status == EMLAT_STATUS_NORMAL;
+      if (k % 2)
+        ok = ok && d == base + 10u * k && e == d + 7;
+      else
+        ok = ok && d >= t_start && d <= e && e <= t_stop;
+      if (!ok)
+        {
+          if (!bad)
+            TEST_DIAG ("ring of %u slots: interaction %zu: dispatch %d %llu end %d %llu "
+                       "bytes %llu status %u",
+                       slots, k, hd, (unsigned long long)d, he, (unsigned long long)e,
+                       (unsigned long long)bytes, ix[k].status);
+          bad++;
+        }
+    }
+  CHECK (bad == 0, "ring of %u slots: the given dispatch and end times (%zu wrong)", slots,
+         bad);
+  emlat_profile_free (p);
+}
+
 int
 main (void)
 {
@@ -193,5 +256,11 @@ main (void)
   CHECK_EQ_U64 (t.stats_final, 1);
   tally_free (&t);
   free (tiny);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    {
+      char *at = tu_strf ("%s/at-%u.emlat", dir, sizes[s]);
+      check_at_times (at, sizes[s]);
+      free (at);
+    }
   TEST_DONE ();
 }

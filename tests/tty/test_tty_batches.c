@@ -3,8 +3,9 @@
  * test_tty_batches.c -- one byte versus many bytes per read batch, with a
  * blocking read and with a poll before the read: each batch opens one TTY
  * command interaction whose byte count, source range and arrival bounds
- * match what the program did, and whose output epoch ends at the last
- * write before the program waited again.
+ * match what the program did, whose output epoch ends at the last write
+ * before the program waited again, and whose dispatch and end are the end
+ * of its read and the start of that wait.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -100,6 +101,18 @@ run (const char *mode)
              "input_to_flush_min of batch %zu: %llu ns", k,
              (unsigned long long)i2f);
       CHECK_EQ_U64 (ix->status, EMLAT_STATUS_NORMAL);
+      /* Dispatched at the end of its read, ended where its work ended
+         (the start of the next wait or read): the times of the calls,
+         no clock read of the library's own (docs/TTY.md). */
+      uint64_t disp = 0, work_end = 0, ix_end = 0;
+      CHECK (pv_time (&v, ix, EMLAT_T_DISPATCH_BEGIN, &disp, NULL),
+             "dispatch of batch %zu", k);
+      CHECK_EQ_U64 (disp, re);
+      CHECK (pv_time (&v, ix, EMLAT_T_ROOT_WORK_END, &work_end, NULL)
+               && pv_time (&v, ix, EMLAT_T_INTERACTION_END, &ix_end, NULL),
+             "work end and end of batch %zu", k);
+      CHECK_EQ_U64 (ix_end, work_end);
+      CHECK_GE_U64 (work_end, fe);
     }
   /* "READY" had no input behind it. */
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_UNATTRIBUTED_OUTPUT), 1);
