@@ -419,7 +419,11 @@ overhead_alist (const struct emlat_profile *p)
     = list (Fcons (intern ("writer-share-of-core"),
 		   o.has_writer_share ? make_float (o.writer_share) : Qnil),
 	    Fcons (intern ("final-stats"), o.final_stats ? Qt : Qnil),
-	    Fcons (intern ("writer-in-driver"), o.writer_in_driver ? Qt : Qnil));
+	    Fcons (intern ("writer-in-driver"), o.writer_in_driver ? Qt : Qnil),
+	    Fcons (intern ("exit-code"),
+		   opt_uint (o.exit_known && !o.exit_signal, o.exit_code)),
+	    Fcons (intern ("exit-signal"),
+		   opt_uint (o.exit_known && o.exit_signal, o.exit_signal)));
   for (int f = EMLAT_OVH_COUNT - 1; f >= 0; f--)
     result = Fcons (Fcons (name_symbol (emlat_report_ovh_name (f)),
 			   opt_uint (o.mask >> f & 1u, o.v[f])),

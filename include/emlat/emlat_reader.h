@@ -502,6 +502,14 @@ struct emlat_recovery
    of libemlat wrote it (it is left as it is), or a negative errno. */
 EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
 
+/* As emlat_recover, for a profile whose recording process has exited and
+   was reaped by the caller with wait status WAIT_STATUS (as waitpid
+   reports it): the STATS written then also say how the process ended,
+   stats.exit_code for an exit and stats.exit_signal for a signal
+   (FORMAT.md 8.2).  A profile with no ring file left is not changed. */
+EMLAT_API int emlat_recover_exited (const char *profile, int wait_status,
+                                    struct emlat_recovery *r);
+
 /* Recover every ring file in /dev/shm that process PID left behind (it
    died, or stopped with EMLAT_OPT_DEFER_FINISH), whatever its profile is
    called: what a program's parent calls once the program exited, when it
@@ -513,6 +521,10 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
    Returns 0, -EINVAL for a PID below 1, or the first error of
    emlat_recover (the others are still recovered). */
 EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *r);
+
+/* As emlat_recover_process, with PID's wait status (as emlat_recover_exited). */
+EMLAT_API int emlat_recover_process_exited (pid_t pid, int wait_status,
+                                            struct emlat_recovery *r);
 
 /* Remove this user's ring files in /dev/shm whose recording process is
    gone and whose profile no longer exists: nothing can use them any more.

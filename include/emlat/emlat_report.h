@@ -473,6 +473,10 @@ struct emlat_report_overhead
                             ran in the driver that ran the program (`emlat
                             record`, `emlat replay --interpose`), so its
                             CPU was not the program's */
+  int exit_known;        /* stats.exit_code or stats.exit_signal: the driver
+                            that finished the profile reaped the process */
+  int exit_signal;       /* the signal that ended it, or 0: */
+  int exit_code;         /* ... it exited with this status */
 };
 
 /* The JSON key of field F ("writer_cpu_ns"). */

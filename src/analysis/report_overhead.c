@@ -61,6 +61,19 @@ emlat_report_overhead_of (const struct emlat_profile *p, struct emlat_report_ove
   o->final_stats = uint_entry (st, ns, "stats.final", &fin) && fin == 1;
   uint64_t in_driver;
   o->writer_in_driver = uint_entry (st, ns, "stats.writer_in_driver", &in_driver) && in_driver == 1;
+  /* How the process ended: a signal number or an exit status in the
+     range waitpid reports; anything else is not a reading. */
+  uint64_t sig, code;
+  if (uint_entry (st, ns, "stats.exit_signal", &sig) && sig >= 1 && sig <= 127)
+    {
+      o->exit_known = 1;
+      o->exit_signal = (int)sig;
+    }
+  else if (uint_entry (st, ns, "stats.exit_code", &code) && code <= 255)
+    {
+      o->exit_known = 1;
+      o->exit_code = (int)code;
+    }
   const struct emlat_file_header *h = emlat_profile_header (p);
   if (h && uint_entry (st, ns, "stats.time", &when) && when >= h->monotonic_start)
     {

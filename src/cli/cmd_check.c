@@ -38,6 +38,7 @@
 #include "cli/load.h"
 #include "common/input_open.h"
 #include "render/json.h"
+#include "render/report_fmt.h"
 #include "render/record_json.h"
 #include "emlat/emlat_reader.h"
 #include "emlat/emlat_report.h"
@@ -166,6 +167,15 @@ static void report_text (const struct emlat_profile *p, enum verdict v)
           emlat_cli_error (f[i].path, dm->offset, "%s", buf);
         }
     }
+  /* How the process ended, when the driver that finished the profile
+     reaped it (STATS stats.exit_code or stats.exit_signal). */
+  struct emlat_report_overhead ovh;
+  emlat_report_overhead_of (p, &ovh);
+  if (ovh.exit_known)
+    {
+      char how[REPORT_EXIT_LEN];
+      printf ("  program ended: %s\n", report_fmt_exit (ovh.exit_signal, ovh.exit_code, how));
+    }
   printf ("  interactions %" PRIu64 " (%" PRIu64 " open); spans %" PRIu64 " (%" PRIu64
           " unwound, %" PRIu64 " incomplete, %" PRIu64 " orphan ends); input batches %" PRIu64
           "\n",
@@ -262,6 +272,12 @@ static void report_json (const struct emlat_profile *p, enum verdict v)
   for (size_t i = 0; i < nf; i++)
     json_file (&j, p, i);
   emlat_json_end_array (&j);
+  struct emlat_report_overhead ovh;
+  emlat_report_overhead_of (p, &ovh);
+  emlat_json_kv_u64_opt (&j, "exit_code", ovh.exit_known && !ovh.exit_signal,
+                         (uint64_t)ovh.exit_code);
+  emlat_json_kv_u64_opt (&j, "exit_signal", ovh.exit_known && ovh.exit_signal,
+                         (uint64_t)ovh.exit_signal);
   emlat_json_key (&j, "interactions");
   emlat_json_begin_object (&j);
   emlat_json_kv_u64 (&j, "total", t->interactions);

@@ -424,8 +424,8 @@ record_run (int argc, char **argv)
                                 : EMLAT_EXIT_FAIL;
   /* Any other profile CMD itself recorded (a profiled Emacs, a program
      started by emlat_start_from_env) was left to us too (EMLAT_FINISH):
-     found by CMD's process id. */
-  emlat_recover_process (pid, NULL);
+     found by CMD's process id.  Its STATS say how CMD ended. */
+  emlat_recover_process_exited (pid, st, NULL);
 
   if (!emlat_cli_profile_written (path))
     {
@@ -439,7 +439,7 @@ record_run (int argc, char **argv)
      EMLAT_OPT_DEFER_FINISH, and a killed CMD never stops): write them into
      the profile now, in this process, not in CMD's. */
   struct emlat_recovery rec;
-  int rrc = emlat_recover (path, &rec);
+  int rrc = emlat_recover_exited (path, st, &rec);
   if (rrc != 0 && rrc != -EBUSY)
     emlat_cli_error (path, UINT64_MAX, "cannot finish the profile from its ring file: %s",
                      strerror (-rrc));

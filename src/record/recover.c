@@ -14,7 +14,10 @@
  * treats every ring as retiring, and runs the writer's own final passes
  * (writer.c) into the profile: the records come out exactly as the process
  * would have written them at emlat_stop.  STATS then says stats.recovered =
- * 1, and stats.final = 1 only if the process had stopped.
+ * 1, and stats.final = 1 only if the process had stopped; a caller that
+ * reaped the process (emlat_recover_exited, emlat_recover_process_exited)
+ * also has it say how the process ended (stats.exit_code or
+ * stats.exit_signal).
  *
  * Invariants: recovery runs only with the ring file's exclusive lock (no
  * process records into it); it trusts nothing in the file beyond the
@@ -276,8 +279,16 @@ keep_max (uint64_t *v, _Atomic uint64_t *stored)
     *v = x;
 }
 
+/* How the recording process ended, when the caller knows: a wait status. */
+struct exit_info
+{
+  int known;
+  int status;
+};
+
 static int
-recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery *res)
+recover_with (struct emlat_ringfile *rf, const char *base, const struct exit_info *ex,
+              struct emlat_recovery *res)
 {
   struct emlat_rf_header *h = rf->h;
   uint32_t state = atomic_load_explicit (&h->state, memory_order_relaxed);
@@ -296,6 +307,8 @@ recover_with (struct emlat_ringfile *rf, const char *base, struct emlat_recovery
   s.recovering = 1;
   s.recovered_stopped = state == EMLAT_RF_STOPPED;
   s.writer_in_driver = (h->flags & EMLAT_RF_DRIVEN) != 0;
+  s.exit_known = ex->known;
+  s.exit_status = ex->status;
   s.rotate_bytes = 0; /* the last records go into the last file */
   /* Every ring is looked at (relaxed: this process holds the file's lock,
      nobody else reads it). */
@@ -343,7 +356,8 @@ out:
   return rc;
 }
 
-EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
+static int
+recover_profile (const char *profile, const struct exit_info *ex, struct emlat_recovery *res)
 {
   struct emlat_recovery dummy;
   if (!res)
@@ -368,15 +382,29 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
       res->found = rc != -ESTALE;
       return rc == -ESTALE ? 0 : rc;
     }
-  rc = recover_with (&rf, base, res);
+  rc = recover_with (&rf, base, ex, res);
   emlat_rf_close (&rf, rc == 0);
   return rc;
+}
+
+EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
+{
+  static const struct exit_info unknown = { 0, 0 };
+  return recover_profile (profile, &unknown, res);
+}
+
+EMLAT_API int emlat_recover_exited (const char *profile, int wait_status,
+                                    struct emlat_recovery *res)
+{
+  const struct exit_info ex = { 1, wait_status };
+  return recover_profile (profile, &ex, res);
 }
 
 /* emlat_recover_process: the running total and the first error. */
 struct process_recovery
 {
   struct emlat_recovery *total;
+  const struct exit_info *ex;
   int rc;
 };
 
@@ -385,7 +413,7 @@ recover_one_of_process (const char *profile, void *ctx)
 {
   struct process_recovery *p = ctx;
   struct emlat_recovery one;
-  int rc = emlat_recover (profile, &one);
+  int rc = recover_profile (profile, p->ex, &one);
   p->total->found += one.found;
   p->total->process_stopped += one.process_stopped;
   p->total->broken += one.broken;
@@ -394,7 +422,8 @@ recover_one_of_process (const char *profile, void *ctx)
     p->rc = rc;
 }
 
-EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *res)
+static int
+recover_process (pid_t pid, const struct exit_info *ex, struct emlat_recovery *res)
 {
   struct emlat_recovery dummy;
   if (!res)
@@ -402,11 +431,24 @@ EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *res)
   memset (res, 0, sizeof *res);
   if (pid <= 0)
     return -EINVAL;
-  struct process_recovery p = { res, 0 };
+  struct process_recovery p = { res, ex, 0 };
   int n = emlat_rf_each_of_process ((uint64_t)pid, recover_one_of_process, &p);
   if (n < 0)
     return n == -ENOENT ? 0 : n; /* no /dev/shm: nothing left there */
   return p.rc;
+}
+
+EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *res)
+{
+  static const struct exit_info unknown = { 0, 0 };
+  return recover_process (pid, &unknown, res);
+}
+
+EMLAT_API int emlat_recover_process_exited (pid_t pid, int wait_status,
+                                            struct emlat_recovery *res)
+{
+  const struct exit_info ex = { 1, wait_status };
+  return recover_process (pid, &ex, res);
 }
 
 EMLAT_API void emlat_recover_sweep (void)

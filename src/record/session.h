@@ -140,6 +140,9 @@ struct emlat_session
                                   encoded for want of memory (writer.c) */
   int recovering;           /* recover.c runs the passes of a dead process */
   int recovered_stopped;    /* ... which had called emlat_stop */
+  int exit_known;           /* ... whose wait status the caller gave: */
+  int exit_status;          /* ... as waitpid reported it (STATS
+                               stats.exit_code or stats.exit_signal) */
   /* Loss accounting not yet written as LOSS records (at least
      EMLAT_LOSSES_MIN entries from session start; writer.c). */
   struct emlat_pending_loss

@@ -53,6 +53,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -655,6 +656,12 @@ encode_stats (struct emlat_session *s, int final, uint64_t now, uint64_t carried
     rc |= emlat_enc_kv_uint (&cb, "stats.encodings_deferred", s->encodings_deferred);
   if (s->recovering)
     rc |= emlat_enc_kv_uint (&cb, "stats.recovered", 1);
+  /* How the recording process ended, when the recovery was told: its
+     parent reaped it (`emlat record`, `emlat replay`). */
+  if (s->recovering && s->exit_known && WIFEXITED (s->exit_status))
+    rc |= emlat_enc_kv_uint (&cb, "stats.exit_code", (uint64_t)WEXITSTATUS (s->exit_status));
+  else if (s->recovering && s->exit_known && WIFSIGNALED (s->exit_status))
+    rc |= emlat_enc_kv_uint (&cb, "stats.exit_signal", (uint64_t)WTERMSIG (s->exit_status));
   /* The passes ran in the driver (DESIGN.md 8.7): writer_cpu_ns is its
      drain thread's CPU, not the recording process's. */
   if (s->writer_in_driver)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * report_fmt.c -- durations, histograms, sparklines and bars for the
- * report renderers (see report_fmt.h).
+ * report_fmt.c -- durations, histograms, sparklines, bars and process ends
+ * for the report renderers (see report_fmt.h).
  */
 #include "render/report_fmt.h"
 
@@ -154,4 +154,20 @@ report_bar (uint64_t value, uint64_t full, unsigned width, int unicode, char *ou
         out[k++] = '#';
     }
   out[k] = 0;
+}
+
+const char *
+report_fmt_exit (int signal, int code, char buf[REPORT_EXIT_LEN])
+{
+  if (!signal)
+    snprintf (buf, REPORT_EXIT_LEN, "exited with status %d", code);
+  else
+    {
+      const char *name = sigabbrev_np (signal);
+      if (name)
+        snprintf (buf, REPORT_EXIT_LEN, "killed by SIG%s (signal %d)", name, signal);
+      else
+        snprintf (buf, REPORT_EXIT_LEN, "killed by signal %d", signal);
+    }
+  return buf;
 }

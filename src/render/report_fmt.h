@@ -3,7 +3,7 @@
  * report_fmt.h -- small text building blocks shared by the report, compare
  * and HTML renderers: human durations, log-bucketed histograms, bars and
  * sparklines in Unicode (for a terminal) or plain ASCII (for pipes and
- * files).
+ * files), how a process ended.
  *
  * Invariants: every formatter writes a NUL-terminated string into a
  * caller buffer of the stated size and never more; a duration string is at
@@ -40,5 +40,12 @@ void report_sparkline (const uint64_t *counts, unsigned nb, int unicode, char *o
 /* A horizontal bar of VALUE / FULL of WIDTH columns (Unicode eighths or
    ASCII '#').  OUT holds at least 3 * WIDTH + 1 bytes. */
 void report_bar (uint64_t value, uint64_t full, unsigned width, int unicode, char *out);
+
+#define REPORT_EXIT_LEN 64
+
+/* How a profiled process ended, when its STATS say (SIGNAL nonzero: the
+   signal that ended it; else CODE, its exit status): "exited with status
+   0", "killed by SIGKILL (signal 9)". */
+const char *report_fmt_exit (int signal, int code, char buf[REPORT_EXIT_LEN]);
 
 #endif /* EMLAT_CLI_REPORT_FMT_H */

@@ -104,9 +104,14 @@ summary (const struct report_ctx *c, FILE *f)
         }
       fprintf (f, "</p>\n");
     }
+  char how[REPORT_EXIT_LEN];
   if (c->ovh.mask >> EMLAT_OVH_SESSION_NS & 1u)
-    fprintf (f, "<p>Recorded %s%s.</p>\n", report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
-             c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly");
+    fprintf (f, "<p>Recorded %s%s%s%s%s.</p>\n",
+             report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
+             c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly",
+             !c->ovh.exit_known ? "" : c->ovh.exit_signal ? " (the program was " : " (the program ",
+             c->ovh.exit_known ? report_fmt_exit (c->ovh.exit_signal, c->ovh.exit_code, how) : "",
+             c->ovh.exit_known ? ")" : "");
   fprintf (f, "<p><span id=\"n-interactions\" data-value=\"%" PRIu64 "\">%" PRIu64
               "</span> interactions: <span data-value=\"%" PRIu64 "\">%" PRIu64
               "</span> flushed, <span data-value=\"%" PRIu64 "\">%" PRIu64
@@ -316,6 +321,9 @@ overhead (const struct report_ctx *c, FILE *f)
            o->writer_in_driver ? "yes (its CPU was not the program's)" : "no");
   fprintf (f, "<tr><td class=\"l\">stopped cleanly (final STATS)</td><td>%s</td></tr>\n",
            o->final_stats ? "yes" : "no");
+  char how[REPORT_EXIT_LEN];
+  fprintf (f, "<tr><td class=\"l\">how the program ended</td><td>%s</td></tr>\n",
+           o->exit_known ? report_fmt_exit (o->exit_signal, o->exit_code, how) : "not recorded");
   fprintf (f, "</table>\n");
 
   size_t n, nf;

@@ -316,6 +316,11 @@ overhead (struct emlat_json *j, const struct report_ctx *c)
   emlat_json_bool (j, o->final_stats);
   emlat_json_key (j, "writer_in_driver");
   emlat_json_bool (j, o->writer_in_driver);
+  /* How the program ended (null: not recorded, or the other way). */
+  emlat_json_kv_u64_opt (j, "exit_code", o->exit_known && !o->exit_signal,
+                         (uint64_t)o->exit_code);
+  emlat_json_kv_u64_opt (j, "exit_signal", o->exit_known && o->exit_signal,
+                         (uint64_t)o->exit_signal);
   emlat_json_end_object (j);
 }
 

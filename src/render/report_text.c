@@ -63,9 +63,16 @@ header (const struct report_ctx *c, FILE *f)
   if (prog)
     fprintf (f, "program: %s%s%s\n", prog, ver ? " " : "", ver ? ver : "");
   if (c->ovh.mask >> EMLAT_OVH_SESSION_NS & 1u)
-    fprintf (f, "length: %s (session start to the last STATS entry)%s\n",
-             report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
-             c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly");
+    {
+      fprintf (f, "length: %s (session start to the last STATS entry)%s",
+               report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
+               c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly");
+      char how[REPORT_EXIT_LEN];
+      if (c->ovh.exit_known)
+        fprintf (f, " (the program %s%s)", c->ovh.exit_signal ? "was " : "",
+                 report_fmt_exit (c->ovh.exit_signal, c->ovh.exit_code, how));
+      fputc ('\n', f);
+    }
   fprintf (f, "interactions: %" PRIu64 " (%" PRIu64 " flushed, %" PRIu64 " no output, %" PRIu64
               " superseded)\n",
            m->n_ix, m->n_pop[EMLAT_POP_FLUSHED], m->n_pop[EMLAT_POP_NO_OUTPUT], m->n_pop[EMLAT_POP_SUPERSEDED]);

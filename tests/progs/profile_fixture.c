@@ -15,10 +15,14 @@
  *       exit with status N at once: a command for `emlat record` built
  *       like the rest of the build (with the sanitizers of a sanitizer
  *       build, so that the preloaded libemlat-tty.so finds its runtime).
+ *   profile_fixture signal N
+ *       die of signal N at once, with its default action (no handler, no
+ *       exit handlers run): a command that `emlat record` sees killed.
  *
  * Exit status 0, or 1 with a message on stderr (exit: N).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +84,19 @@ main (int argc, char **argv)
     return rotated (argv[2]);
   if (argc >= 3 && strcmp (argv[1], "exit") == 0)
     return atoi (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "signal") == 0)
+    {
+      int sig = atoi (argv[2]);
+      signal (sig, SIG_DFL);
+      raise (sig);
+      fprintf (stderr, "profile_fixture: signal %d did not end the process\n", sig);
+      return 1;
+    }
   if (argc == 5 && strcmp (argv[1], "set-codec") == 0)
     return set_codec (argv[2], atol (argv[3]), (unsigned)atoi (argv[4]));
   fprintf (stderr, "usage: profile_fixture rotated BASE.emlat\n"
                    "       profile_fixture set-codec FILE OFFSET CODEC\n"
-                   "       profile_fixture exit N [ARGS...]\n");
+                   "       profile_fixture exit N [ARGS...]\n"
+                   "       profile_fixture signal N\n");
   return 1;
 }

@@ -12,7 +12,8 @@
  * EMLAT_FINISH=never there that the driver must replace.  After the
  * driver exited, the profile, read as it is (no recovery by this test),
  * holds the three sections, ends with the final STATS, and says
- * stats.recovered = 1: finished by the driver, not by the program.
+ * stats.recovered = 1: finished by the driver, not by the program, which
+ * it reaped (stats.exit_code = 0).
  * Under `emlat replay` and `emlat record` (which also preloads its
  * interposition library) the program is also tests/progs/own_session,
  * which, like the profiled Emacs, starts a session into a file of its own
@@ -35,9 +36,11 @@
 #include "testutil.h"
 
 /* DRAINED: the expected stats.writer_in_driver (1: the driver drained the
-   rings while the program ran, 0: the program's own writer did). */
+   rings while the program ran, 0: the program's own writer did); EXIT_CODE:
+   the program's exit status, which a driver that finished the profile
+   wrote (autostart exits with 1 when it traced, own_session with 0). */
 static void
-check_finished (const char *path, const char *who, int by_driver, int drained)
+check_finished (const char *path, const char *who, int by_driver, int drained, int exit_code)
 {
   const char *paths[] = { path };
   struct emlat_profile *p = NULL;
@@ -58,6 +61,16 @@ check_finished (const char *path, const char *who, int by_driver, int drained)
   else
     CHECK (!rec || rec->u == 0, "%s: finished by the program itself (stats.recovered = %llu)",
            who, rec ? (unsigned long long)rec->u : 0ull);
+  /* The driver reaped the program: how it ended (exit 0) is in the STATS
+     it wrote; a profile the program finished itself says nothing. */
+  const struct emlat_kv *code = emlat_kv_find (kv, nkv, "stats.exit_code");
+  const struct emlat_kv *sig = emlat_kv_find (kv, nkv, "stats.exit_signal");
+  if (by_driver)
+    CHECK (code && code->u == (uint64_t)exit_code && !sig,
+           "%s: stats.exit_code = %lld, expected %d (%s)", who,
+           code ? (long long)code->u : -1ll, exit_code, sig ? "a signal" : "no signal");
+  else
+    CHECK (!code && !sig, "%s: no exit status in a profile the program finished", who);
   const struct emlat_kv *in_driver = emlat_kv_find (kv, nkv, "stats.writer_in_driver");
   uint64_t got = in_driver ? in_driver->u : 0;
   CHECK (got == (uint64_t)drained, "%s: stats.writer_in_driver = %llu, expected %d", who,
@@ -71,7 +84,7 @@ check_finished (const char *path, const char *who, int by_driver, int drained)
 static void
 replay_and_check (const char *script, const char *driver, const char *const *cmd,
                   char *const *env, const char *own, const char *who, int by_driver,
-                  int drained)
+                  int drained, int exit_code)
 {
   char *argv[16] = { (char *)rt_emlat (), (char *)"replay", (char *)"--script", (char *)script,
                      (char *)"--settle-max", (char *)"200ms", (char *)"-o", (char *)driver,
@@ -83,7 +96,7 @@ replay_and_check (const char *script, const char *driver, const char *const *cmd
   struct tu_result res;
   CHECK_OK (tu_run (&c, &res));
   CHECK (!res.timed_out && res.exited, "%s: emlat replay ended (exit %d)", who, res.exit_code);
-  check_finished (own, who, by_driver, drained);
+  check_finished (own, who, by_driver, drained, exit_code);
   tu_result_free (&res);
 }
 
@@ -106,7 +119,7 @@ main (void)
   char *env_own = tu_strf ("EMLAT_FILE=%s", own);
   char *const env[] = { (char *)"EMLAT_TRACE=1", env_own, (char *)"EMLAT_FINISH=never", NULL };
   const char *cmd1[] = { prog, NULL };
-  replay_and_check (script, drv, cmd1, env, own, "replay", 1, 1);
+  replay_and_check (script, drv, cmd1, env, own, "replay", 1, 1, 1);
 
   /* emlat replay -- own_session FILE: a session on a profile of the
      program's naming, as a profiled Emacs's --latency-profile=FILE; the
@@ -114,7 +127,7 @@ main (void)
   char *own4 = tu_strf ("%s/own-replayed.emlat", tmp);
   char *drv4 = tu_strf ("%s/driver4.emlat", tmp);
   const char *cmd4[] = { own_prog, own4, NULL };
-  replay_and_check (script, drv4, cmd4, NULL, own4, "replay, own session", 1, 1);
+  replay_and_check (script, drv4, cmd4, NULL, own4, "replay, own session", 1, 1, 0);
 
   /* emlat record */
   char *own2 = tu_strf ("%s/own.emlat", tmp);
@@ -129,14 +142,14 @@ main (void)
          res.exit_code);
   /* record drains the interposition library's session (EMLAT_FILE), not
      this one: emlat_drain_requested () says 0, its own writer runs. */
-  check_finished (own2, "record", 1, 0);
+  check_finished (own2, "record", 1, 0, 0);
   tu_result_free (&res);
 
   /* emlat replay -- sh -c 'own_session FILE; exit $?' */
   char *own3 = tu_strf ("%s/wrapped.emlat", tmp);
   char *drv3 = tu_strf ("%s/driver3.emlat", tmp);
   const char *cmd3[] = { "/bin/sh", "-c", "\"$0\" \"$1\"; exit $?", own_prog, own3, NULL };
-  replay_and_check (script, drv3, cmd3, NULL, own3, "replay, under sh", 0, 0);
+  replay_and_check (script, drv3, cmd3, NULL, own3, "replay, under sh", 0, 0, 0);
 
   free (drv3);
   free (own3);

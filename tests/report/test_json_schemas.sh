@@ -19,6 +19,8 @@
 #   lossy      a 16-slot ring that overflowed (LOSS records);
 #   joined     the crafted program and replay-driver pair of json_profiles
 #              joined (report's "joined" object, every agreement);
+#   recorded   `emlat record` of a program that exits with status 3 and of
+#              one killed by SIGTERM (exit_code and exit_signal as numbers);
 #   damaged    demo cut inside a chunk (truncated payload), demo with one
 #              payload byte flipped (payload CRC mismatch), the rotated set
 #              without one of its files (rotated file missing), a file
@@ -64,6 +66,11 @@ manifest=$tmp/manifest
 "$PROFILES" lossy "$p/lossy.emlat" || fail "json_profiles lossy"
 "$PROFILES" joined "$p/joined-prog.emlat" "$p/joined-drv.emlat" || fail "json_profiles joined"
 [ -f "$p/rot.3.emlat" ] || fail "the rotated set has fewer than 4 files"
+# Profiles `emlat record` finished, knowing how the program ended: an exit
+# status and a signal (the keys' numbers, not only their nulls).
+FIXTURE=$BUILD/tests/progs/profile_fixture
+"$EMLAT" record -o "$p/rec-exit.emlat" -- "$FIXTURE" exit 3 >/dev/null 2>&1
+"$EMLAT" record -o "$p/rec-signal.emlat" -- "$FIXTURE" signal 15 >/dev/null 2>&1
 
 # The offset of a chunk past the middle of the demo with a payload of at
 # least 16 bytes: cut inside its payload, and flip one of its bytes.
@@ -155,6 +162,10 @@ done
   run report-pi-joined report.schema.json doc 0 "$EMLAT" report --json --per-interaction \
     "$p/joined-prog.emlat" "$p/joined-drv.emlat"
   run check-gap check.schema.json lines 1 "$EMLAT" check --json $gap
+  for f in rec-exit rec-signal; do
+    run "check-$f" check.schema.json lines 0 "$EMLAT" check --json "$p/$f.emlat"
+    run "report-$f" report.schema.json doc 0 "$EMLAT" report --json "$p/$f.emlat"
+  done
   run export-gap export-line.schema.json lines 1 "$EMLAT" export --format=jsonl $gap
   run report-gap report.schema.json doc 1 "$EMLAT" report --json $gap
   # Several sets and a bad file in one check: one document per set.
@@ -180,6 +191,10 @@ grep -q '"stop":"payload CRC mismatch"' "$o/check-flipped" \
   || fail "check --json of a flipped byte does not say payload CRC mismatch"
 grep -q '"read_error":null,"rotation":null' "$o/check-mixed" \
   || fail "check --json: a file without a readable header has no null rotation"
+grep -q '"exit_code":3,"exit_signal":null' "$o/check-rec-exit" \
+  || fail "check --json of a recorded exit 3: $(head -c 300 "$o/check-rec-exit")"
+grep -q '"exit_code":null,"exit_signal":15' "$o/report-rec-signal" \
+  || fail "report --json of a recorded SIGTERM: no exit_signal 15"
 grep -q '"kind":"rotated file missing"' "$o/check-gap" \
   || fail "check --json of the set without rot.3 names no missing file"
 # dump and export write the same records with the same keys: the records of
