@@ -62,7 +62,8 @@ record_usage (FILE *f)
            "messages written there (it never writes to the terminal).\n"
            "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
            "could not be run, 2 for invalid arguments, 1 if CMD succeeded\n"
-           "but the summary could not be written.\n");
+           "but the summary could not be written or if how CMD ended cannot\n"
+           "be known (SIGCHLD ignored by the caller).\n");
 }
 
 /* The library: EMLAT_TTY_LIB, else beside the binary, else ../lib. */
@@ -415,17 +416,27 @@ record_run (int argc, char **argv)
     ;
   emlat_drainer_stop (drainer, NULL);
   int st = 0;
-  while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+  pid_t reaped;
+  while ((reaped = waitpid (pid, &st, 0)) < 0 && errno == EINTR)
     ;
   sigaction (SIGINT, &old_int, NULL);
   sigaction (SIGQUIT, &old_quit, NULL);
-  int code = WIFEXITED (st) ? WEXITSTATUS (st)
+  int code = reaped != pid      ? EMLAT_EXIT_FAIL
+             : WIFEXITED (st)   ? WEXITSTATUS (st)
              : WIFSIGNALED (st) ? 128 + WTERMSIG (st)
                                 : EMLAT_EXIT_FAIL;
+  if (reaped != pid)
+    /* SIGCHLD ignored by whoever started us: the kernel reaped CMD. */
+    emlat_cli_error (argv[i], UINT64_MAX, "cannot learn how the command ended: %s",
+                     strerror (errno));
   /* Any other profile CMD itself recorded (a profiled Emacs, a program
      started by emlat_start_from_env) was left to us too (EMLAT_FINISH):
-     found by CMD's process id.  Its STATS say how CMD ended. */
-  emlat_recover_process_exited (pid, st, NULL);
+     found by CMD's process id.  Its STATS say how CMD ended, when we
+     reaped it (not when SIGCHLD was ignored and the kernel did). */
+  if (reaped == pid)
+    emlat_recover_process_exited (pid, st, NULL);
+  else
+    emlat_recover_process (pid, NULL);
 
   if (!emlat_cli_profile_written (path))
     {
@@ -439,7 +450,7 @@ record_run (int argc, char **argv)
      EMLAT_OPT_DEFER_FINISH, and a killed CMD never stops): write them into
      the profile now, in this process, not in CMD's. */
   struct emlat_recovery rec;
-  int rrc = emlat_recover_exited (path, st, &rec);
+  int rrc = reaped == pid ? emlat_recover_exited (path, st, &rec) : emlat_recover (path, &rec);
   if (rrc != 0 && rrc != -EBUSY)
     emlat_cli_error (path, UINT64_MAX, "cannot finish the profile from its ring file: %s",
                      strerror (-rrc));

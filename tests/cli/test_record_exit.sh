@@ -5,8 +5,8 @@
 # its program ended (STATS stats.exit_code or stats.exit_signal, FORMAT.md
 # 8.2), and `emlat check`, `emlat report` (text, JSON, HTML) show it: an
 # exit with status 3, death by SIGTERM (no exit handlers run: the session
-# is not stopped), and a profile nobody finished for a reaped process
-# (written by the program itself), which says nothing about it.
+# is not stopped); with SIGCHLD ignored by the caller, emlat cannot know
+# and says so; and a profile its program finished itself says nothing.
 
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -62,6 +62,16 @@ has "$O/term.cj" '"exit_code":null,"exit_signal":15' "check --json of the kill"
 has "$O/term.rj" '"exit_code":null,"exit_signal":15' "report --json of the kill"
 "$EMLAT" report --html "$O/term.html" "$O/term.emlat" >/dev/null 2>&1
 has "$O/term.html" 'how the program ended</td><td>killed by SIGTERM \(signal 15\)<' "report --html"
+
+# SIGCHLD ignored by the caller: the kernel reaps the program, so how it
+# ended cannot be known; emlat says so (exit 1) and writes no exit key.
+env --ignore-signal=CHLD "$EMLAT" record -o "$O/ign.emlat" -- "$FIXTURE" exit 3 \
+  >"$O/ign.rec" 2>"$O/ign.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "record with SIGCHLD ignored: exit $rc, expected 1"
+has "$O/ign.err" '^emlat: .*: cannot learn how the command ended' "record with SIGCHLD ignored"
+"$EMLAT" dump "$O/ign.emlat" >"$O/ign.dump" 2>&1
+hasnt "$O/ign.dump" 'stats\.exit_' "dump with SIGCHLD ignored"
 
 # A profile its program finished itself: nothing is known, nothing said.
 "$FIXTURE" rotated "$O/own.emlat" >/dev/null 2>&1 || fail "fixture rotated"
