@@ -506,7 +506,9 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *r);
    was reaped by the caller with wait status WAIT_STATUS (as waitpid
    reports it): the STATS written then also say how the process ended,
    stats.exit_code for an exit and stats.exit_signal for a signal
-   (FORMAT.md 8.2).  A profile with no ring file left is not changed. */
+   (FORMAT.md 8.2).  A negative WAIT_STATUS means not known (the caller
+   could not reap it): as emlat_recover.  A profile with no ring file left
+   is not changed. */
 EMLAT_API int emlat_recover_exited (const char *profile, int wait_status,
                                     struct emlat_recovery *r);
 

@@ -433,10 +433,8 @@ record_run (int argc, char **argv)
      started by emlat_start_from_env) was left to us too (EMLAT_FINISH):
      found by CMD's process id.  Its STATS say how CMD ended, when we
      reaped it (not when SIGCHLD was ignored and the kernel did). */
-  if (reaped == pid)
-    emlat_recover_process_exited (pid, st, NULL);
-  else
-    emlat_recover_process (pid, NULL);
+  int how = reaped == pid ? st : -1;
+  emlat_recover_process_exited (pid, how, NULL);
 
   if (!emlat_cli_profile_written (path))
     {
@@ -450,7 +448,7 @@ record_run (int argc, char **argv)
      EMLAT_OPT_DEFER_FINISH, and a killed CMD never stops): write them into
      the profile now, in this process, not in CMD's. */
   struct emlat_recovery rec;
-  int rrc = reaped == pid ? emlat_recover_exited (path, st, &rec) : emlat_recover (path, &rec);
+  int rrc = emlat_recover_exited (path, how, &rec);
   if (rrc != 0 && rrc != -EBUSY)
     emlat_cli_error (path, UINT64_MAX, "cannot finish the profile from its ring file: %s",
                      strerror (-rrc));

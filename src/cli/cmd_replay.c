@@ -801,17 +801,10 @@ static int drive (const struct opts *o, const char *name, const struct replay_sc
      CMD.  The tty profile by its name (its ring file may be beside it),
      any other by CMD's process id; with how CMD ended, when it was
      reaped (STATS stats.exit_code or stats.exit_signal). */
+  int how = r.reaped ? r.wait_status : -1;
   if (o->interpose)
-    {
-      if (r.reaped)
-        emlat_recover_exited (e->tty_file, r.wait_status, 0);
-      else
-        emlat_recover (e->tty_file, 0);
-    }
-  if (r.reaped)
-    emlat_recover_process_exited (child, r.wait_status, 0);
-  else
-    emlat_recover_process (child, 0);
+    emlat_recover_exited (e->tty_file, how, 0);
+  emlat_recover_process_exited (child, how, 0);
 
   summary (o, name, script, &term, &m, &r, e->profile, stop_rc);
   int exit_code = r.why == REPLAY_END_COMPLETED && stop_rc == 0 ? EMLAT_EXIT_OK

@@ -396,7 +396,7 @@ EMLAT_API int emlat_recover (const char *profile, struct emlat_recovery *res)
 EMLAT_API int emlat_recover_exited (const char *profile, int wait_status,
                                     struct emlat_recovery *res)
 {
-  const struct exit_info ex = { 1, wait_status };
+  const struct exit_info ex = { wait_status >= 0, wait_status };
   return recover_profile (profile, &ex, res);
 }
 
@@ -447,7 +447,7 @@ EMLAT_API int emlat_recover_process (pid_t pid, struct emlat_recovery *res)
 EMLAT_API int emlat_recover_process_exited (pid_t pid, int wait_status,
                                             struct emlat_recovery *res)
 {
-  const struct exit_info ex = { 1, wait_status };
+  const struct exit_info ex = { wait_status >= 0, wait_status };
   return recover_process (pid, &ex, res);
 }
 

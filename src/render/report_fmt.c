@@ -171,3 +171,15 @@ report_fmt_exit (int signal, int code, char buf[REPORT_EXIT_LEN])
     }
   return buf;
 }
+
+const char *
+report_fmt_ended (int known, int signal, int code, char buf[REPORT_ENDED_LEN])
+{
+  char how[REPORT_EXIT_LEN];
+  if (!known)
+    buf[0] = 0;
+  else
+    snprintf (buf, REPORT_ENDED_LEN, " (the program %s%s)", signal ? "was " : "",
+              report_fmt_exit (signal, code, how));
+  return buf;
+}

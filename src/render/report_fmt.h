@@ -47,5 +47,9 @@ void report_bar (uint64_t value, uint64_t full, unsigned width, int unicode, cha
    signal that ended it; else CODE, its exit status): "exited with status
    0", "killed by SIGKILL (signal 9)". */
 const char *report_fmt_exit (int signal, int code, char buf[REPORT_EXIT_LEN]);
+/* The same as a report's aside: " (the program exited with status 0)",
+   " (the program was killed by ...)", or "" when not KNOWN. */
+#define REPORT_ENDED_LEN (REPORT_EXIT_LEN + 24)
+const char *report_fmt_ended (int known, int signal, int code, char buf[REPORT_ENDED_LEN]);
 
 #endif /* EMLAT_CLI_REPORT_FMT_H */

@@ -104,14 +104,11 @@ summary (const struct report_ctx *c, FILE *f)
         }
       fprintf (f, "</p>\n");
     }
-  char how[REPORT_EXIT_LEN];
+  char ended[REPORT_ENDED_LEN];
   if (c->ovh.mask >> EMLAT_OVH_SESSION_NS & 1u)
-    fprintf (f, "<p>Recorded %s%s%s%s%s.</p>\n",
-             report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
+    fprintf (f, "<p>Recorded %s%s%s.</p>\n", report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
              c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly",
-             !c->ovh.exit_known ? "" : c->ovh.exit_signal ? " (the program was " : " (the program ",
-             c->ovh.exit_known ? report_fmt_exit (c->ovh.exit_signal, c->ovh.exit_code, how) : "",
-             c->ovh.exit_known ? ")" : "");
+             report_fmt_ended (c->ovh.exit_known, c->ovh.exit_signal, c->ovh.exit_code, ended));
   fprintf (f, "<p><span id=\"n-interactions\" data-value=\"%" PRIu64 "\">%" PRIu64
               "</span> interactions: <span data-value=\"%" PRIu64 "\">%" PRIu64
               "</span> flushed, <span data-value=\"%" PRIu64 "\">%" PRIu64

@@ -64,14 +64,12 @@ header (const struct report_ctx *c, FILE *f)
     fprintf (f, "program: %s%s%s\n", prog, ver ? " " : "", ver ? ver : "");
   if (c->ovh.mask >> EMLAT_OVH_SESSION_NS & 1u)
     {
-      fprintf (f, "length: %s (session start to the last STATS entry)%s",
+      char ended[REPORT_ENDED_LEN];
+      fprintf (f, "length: %s (session start to the last STATS entry)%s%s\n",
                report_fmt_dur (c->ovh.v[EMLAT_OVH_SESSION_NS], d),
-               c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly");
-      char how[REPORT_EXIT_LEN];
-      if (c->ovh.exit_known)
-        fprintf (f, " (the program %s%s)", c->ovh.exit_signal ? "was " : "",
-                 report_fmt_exit (c->ovh.exit_signal, c->ovh.exit_code, how));
-      fputc ('\n', f);
+               c->ovh.final_stats ? ", stopped cleanly" : ", not stopped cleanly",
+               report_fmt_ended (c->ovh.exit_known, c->ovh.exit_signal, c->ovh.exit_code,
+                                 ended));
     }
   fprintf (f, "interactions: %" PRIu64 " (%" PRIu64 " flushed, %" PRIu64 " no output, %" PRIu64
               " superseded)\n",
