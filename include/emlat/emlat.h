@@ -102,7 +102,10 @@ EMLAT_API const char *emlat_version (void);
                                        record`, `emlat replay`:
                                        docs/DESIGN.md 8.7, when
                                        emlat_drain_requested), so the
-                                       session starts no writer thread.
+                                       session starts no writer thread
+                                       and writes nothing into its
+                                       profile (the driver writes its
+                                       start: FORMAT.md F-106).
                                        Ignored (a writer thread as usual)
                                        without a ring file in /dev/shm or
                                        with rotate_bytes.  Without

@@ -2,14 +2,15 @@
 /*
  * drain.c -- the driver as the writer (drain.h, docs/DESIGN.md 8.7).
  *
- * The drainer thread's life: without a profile, FIND it: the ring file in
- * /dev/shm of the program's driven session names it (inotify on /dev/shm);
- * WAIT for the profile's header (inotify on
- * the profile; a 10 ms poll when inotify is unavailable), open the ring
- * file the header names with the drainers' lock (EMLAT_RF_OPEN_DRAIN: only
- * a DRIVEN file), wait for the program's first checkpoint (the header's
+ * The drainer thread's life: FIND the program's driven session: its ring
+ * file in /dev/shm names the program's process id, the profile (which must
+ * be the one given, if any) and the session's UUID, once the session is
+ * ready (inotify on /dev/shm; a 10 ms poll when inotify is unavailable);
+ * open the ring file with the drainers' lock (EMLAT_RF_OPEN_DRAIN: only a
+ * DRIVEN file), wait for the program's first checkpoint (the header's
  * driver_ready futex word), set up a writer session over the file
- * (rfsession.h) and run the writer's loop (emlat_writer_main) in this
+ * (rfsession.h), write the profile's start the program kept in the ring
+ * file (F-106) and run the writer's loop (emlat_writer_main) in this
  * thread until the program stops its session or emlat_drainer_stop asks.
  * Then the writer's counts go into the ring file's header (stop_*: the
  * STATS a later recovery writes carry them), and the files are closed.
@@ -73,58 +74,26 @@ stopping (struct emlat_drainer *d)
   return stop;
 }
 
-/* Wait until the profile holds a valid file header: its UUID.  0, or
-   -ECANCELED when asked to stop first. */
+/* Whether A and B name the same file. */
 static int
-wait_for_header (struct emlat_drainer *d, uint8_t uuid[16])
+same_file (const char *a, const char *b)
 {
-  int in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
-  if (in >= 0
-      && inotify_add_watch (in, d->profile, IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB) < 0)
-    {
-      close (in);
-      in = -1;
-    }
-  int rc;
-  for (;;)
-    {
-      uint64_t rotation;
-      /* Looked at after the watch was added: a header written before it
-         is found here, one written after wakes the poll. */
-      if (emlat_rfs_profile_identity (d->profile, uuid, &rotation) == 0 && rotation == 0)
-        {
-          rc = 0;
-          break;
-        }
-      if (stopping (d))
-        {
-          rc = -ECANCELED;
-          break;
-        }
-      struct pollfd p[2] = { { .fd = d->wake_fd, .events = POLLIN },
-                             { .fd = in, .events = POLLIN } };
-      poll (p, in >= 0 ? 2 : 1, in >= 0 ? -1 : 10);
-      if (in >= 0 && (p[1].revents & POLLIN))
-        {
-          char buf[4096];
-          while (read (in, buf, sizeof buf) > 0)
-            ;
-        }
-    }
-  if (in >= 0)
-    close (in);
-  return rc;
+  struct stat sa, sb;
+  return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+         && sa.st_ino == sb.st_ino;
 }
 
-/* The profile of the program's driven session, when the program chose it
-   itself (emlat_drainer_start without a profile): its ring file in
-   /dev/shm names the program's process id and, once the session is ready,
-   the profile.  Woken by inotify when a file appears in /dev/shm; after
-   that, a look every millisecond for a while, since a new ring file gets
-   its header through its mapping, which inotify does not see.  With no
-   file appearing it sleeps.  0, or -ECANCELED when asked to stop first. */
+/* The program's driven session: its ring file in /dev/shm names the
+   program's process id and, once the session is ready, the profile and
+   the session's UUID (the program writes nothing into its profile: the
+   driver writes its start, F-106).  When the caller named the profile, a
+   session writing another is not ours.  Woken by inotify when a file
+   appears in /dev/shm; after that, a look every millisecond for a while,
+   since a new ring file gets its header through its mapping, which
+   inotify does not see.  With no file appearing it sleeps.  0, or
+   -ECANCELED when asked to stop first. */
 static int
-find_session_of_pid (struct emlat_drainer *d)
+find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
 {
   int in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
   if (in >= 0 && inotify_add_watch (in, "/dev/shm", IN_CREATE | IN_MOVED_TO) < 0)
@@ -137,11 +106,13 @@ find_session_of_pid (struct emlat_drainer *d)
   for (;;)
     {
       int pending;
+      char found[sizeof d->profile];
       /* Looked at after the watch was added: a file created before it is
          found here. */
-      if (emlat_rf_driven_of_process ((uint64_t)d->pid, d->profile, sizeof d->profile, &pending)
-          == 0)
+      if (emlat_rf_driven_of_process ((uint64_t)d->pid, found, sizeof found, uuid, &pending) == 0
+          && (!d->profile[0] || same_file (found, d->profile)))
         {
+          strcpy (d->profile, found);
           rc = 0;
           break;
         }
@@ -225,7 +196,7 @@ attach (struct emlat_drainer *d, struct emlat_ringfile *rf)
   s->last_pass_t = s->last_stats_t;
   /* Relaxed: nothing was answered before this drainer. */
   s->flush_asked = s->flush_answered = atomic_load_explicit (&h->flush_done, memory_order_relaxed);
-  return emlat_rfs_reopen_profile (s);
+  return emlat_rfs_reopen_profile (s, &s->ring);
 }
 
 /* After the writer loop: its counts into the header for the recovery's
@@ -258,9 +229,7 @@ drainer_main (void *arg)
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, 0);
   uint8_t uuid[16];
-  int rc = d->profile[0] ? 0 : find_session_of_pid (d);
-  if (rc == 0)
-    rc = wait_for_header (d, uuid);
+  int rc = find_session_of_pid (d, uuid);
   struct emlat_ringfile rf;
   memset (&rf, 0, sizeof rf);
   rf.fd = -1;

@@ -10,9 +10,11 @@
  * used by the command, not exported.
  *
  * The drainer is a thread of the driver.  It waits (inotify, no polling)
- * until the program's session wrote the profile's header, opens the ring
- * file with the drainers' lock (ringfile.h), waits for the session's first
- * checkpoint, and then runs the writer's own loop (writer.c) on it:
+ * until the program's session created its ring file in /dev/shm, opens it
+ * with the drainers' lock (ringfile.h), waits for the session's first
+ * checkpoint, writes the profile's start that the session kept in the
+ * ring file (the program writes nothing into its profile: FORMAT.md
+ * F-106), and then runs the writer's own loop (writer.c) on it:
  * passes at high water, at a thread's exit and at a flush of the program,
  * checkpoints after each, resource samples of the program from /proc.
  * When the program stops its session, or emlat_drainer_stop is called

@@ -182,7 +182,59 @@ emlat_out_close (struct emlat_out *o)
 }
 
 int
-emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size)
+emlat_out_adopt_unopened (struct emlat_out *o, const char *path)
+{
+  memset (o, 0, sizeof *o);
+  o->fd = -1;
+  if (strlen (path) >= sizeof o->path)
+    return -ENAMETOOLONG;
+  struct stat st;
+  if (lstat (path, &st) != 0)
+    return errno == ENOENT ? emlat_out_open (o, path, EMLAT_OUT_NEW) : -errno;
+  if (S_ISLNK (st.st_mode))
+    return -ELOOP; /* as O_NOFOLLOW answers */
+  if (S_ISDIR (st.st_mode))
+    return -EISDIR;
+  if (!S_ISREG (st.st_mode))
+    return -EINVAL;
+  if (st.st_size != 0 || st.st_uid != geteuid ())
+    return -EEXIST;
+  o->dev = st.st_dev;
+  o->ino = st.st_ino;
+  snprintf (o->path, sizeof o->path, "%s", path);
+  return 0;
+}
+
+/* Cut FD to nothing and write START (LEN bytes) at its beginning. */
+static int
+write_start (int fd, const void *start, size_t len)
+{
+  if (ftruncate (fd, 0) != 0)
+    return -errno;
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t w = pwrite (fd, (const char *)start + done, len - done, (off_t)done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          int e = w < 0 ? errno : EIO;
+          if (ftruncate (fd, 0) != 0)
+            {
+              /* Nothing more to undo: the reader stops at the first
+                 incomplete chunk. */
+            }
+          return -e;
+        }
+      done += (size_t)w;
+    }
+  return 0;
+}
+
+int
+emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const void *start,
+                  size_t len)
 {
   memset (o, 0, sizeof *o);
   o->fd = -1;
@@ -196,6 +248,17 @@ emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size)
     {
       close (fd);
       return -EINVAL;
+    }
+  if (start && (uint64_t)st.st_size < len)
+    {
+      /* Nobody wrote the file's start yet (or not all of it). */
+      int rc = write_start (fd, start, len);
+      if (rc != 0)
+        {
+          close (fd);
+          return rc;
+        }
+      st.st_size = (off_t)len;
     }
   if ((uint64_t)st.st_size < size)
     size = (uint64_t)st.st_size; /* shorter than the writer left it */

@@ -50,9 +50,19 @@ int emlat_out_open_in_dir (struct emlat_out *o, const char *dir);
    Returns 0 or a negative errno. */
 int emlat_out_append (struct emlat_out *o, const struct iovec *iov, int iovcnt);
 void emlat_out_close (struct emlat_out *o);
+/* PATH as EMLAT_OUT_ADOPT_EMPTY would take it, for a process that writes
+   nothing into it itself (its driver does, DESIGN.md 8.7): an existing
+   empty regular file of this user is checked and left closed (O->fd -1,
+   its path, device and inode kept); a missing one is created (and left
+   open, as emlat_out_open does).  Returns 0 or a negative errno (-EEXIST
+   for a file with bytes or of another user, -ELOOP for a symlink). */
+int emlat_out_adopt_unopened (struct emlat_out *o, const char *path);
 /* Open the existing regular file PATH to append after its first SIZE bytes
-   (what follows is cut off: an unfinished pass of a dead writer).
-   Returns 0 or a negative errno. */
-int emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size);
+   (what follows is cut off: an unfinished pass of a dead writer).  With
+   START (LEN bytes: the file's header and first chunks, kept by a session
+   that did not write them itself), a file shorter than LEN is cut to
+   nothing and START written first.  Returns 0 or a negative errno. */
+int emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const void *start,
+                      size_t len);
 
 #endif /* EMLAT_FILEOUT_H */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/endian.h"
@@ -183,8 +184,35 @@ prepare_rings (struct emlat_session *s, struct emlat_pool *pool, const uint64_t 
 
 /* Open the profile file the checkpoint names, cut back to its size, and
    remove later rotated files (created by a pass that never checkpointed). */
+/* The profile's start kept in ring file RF (a DRIVEN session writes
+   nothing into its profile: F-106), checked to be a file header of RF's
+   session at rotation 0 followed by whole chunks' worth of bytes: 0 with
+   *START (malloc'd) and *LEN, or *LEN 0 when none is kept; -EPROTO when
+   what is kept is damaged. */
+static int
+profile_start (const struct emlat_ringfile *rf, void **start, size_t *len)
+{
+  int rc = emlat_rf_prologue_read (rf, start, len);
+  if (rc == -ENOMEM || (rc == 0 && *len == 0))
+    return rc;
+  struct emlat_file_header fh;
+  if (rc == 0
+      && (*len < EMLAT_FILE_HEADER_SIZE
+          || emlat_parse_file_header (*start, EMLAT_FILE_HEADER_SIZE, &fh) != EMLAT_STOP_CLEAN
+          || memcmp (fh.uuid, rf->h->uuid, 16) != 0 || fh.rotation != 0))
+    rc = -EINVAL;
+  if (rc != 0)
+    {
+      free (*start);
+      *start = 0;
+      *len = 0;
+      return -EPROTO;
+    }
+  return 0;
+}
+
 int
-emlat_rfs_reopen_profile (struct emlat_session *s)
+emlat_rfs_reopen_profile (struct emlat_session *s, const struct emlat_ringfile *rf)
 {
   char name[4096];
   for (uint64_t k = s->rotation + 1;; k++)
@@ -198,7 +226,13 @@ emlat_rfs_reopen_profile (struct emlat_session *s)
     snprintf (name, sizeof name, "%s", s->base_path);
   else if (emlat_out_rotated_name (name, sizeof name, s->base_path, s->rotation) != 0)
     return -ENAMETOOLONG;
-  return emlat_out_reopen (&s->out, name, s->out.size);
+  void *start = 0;
+  size_t len = 0;
+  int rc = s->rotation == 0 ? profile_start (rf, &start, &len) : 0;
+  if (rc == 0)
+    rc = emlat_out_reopen (&s->out, name, s->out.size, start, len);
+  free (start);
+  return rc;
 }
 
 /* A writer session S over ring file RF (of the set BASE) that this process
@@ -339,7 +373,7 @@ recover_with (struct emlat_ringfile *rf, const char *base, const struct exit_inf
       keep_max (&s.ahead_wakes, &h->stop_ahead_wakes);
     }
   prepare_rings (&s, &pool, tails, threads, retired);
-  rc = emlat_rfs_reopen_profile (&s);
+  rc = emlat_rfs_reopen_profile (&s, rf);
   if (rc != 0)
     goto out;
   uint64_t written0 = s.records_written, errors0 = s.write_errors;
@@ -356,6 +390,16 @@ out:
   return rc;
 }
 
+/* Whether PATH is a regular file shorter than a profile's file header:
+   one whose start a driver or a recovery has still to write. */
+static int
+unwritten (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode)
+         && (uint64_t)st.st_size < EMLAT_FILE_HEADER_SIZE;
+}
+
 static int
 recover_profile (const char *profile, const struct exit_info *ex, struct emlat_recovery *res)
 {
@@ -368,6 +412,13 @@ recover_profile (const char *profile, const struct exit_info *ex, struct emlat_r
   uint8_t uuid[16];
   uint64_t rotation = 0;
   int rc = emlat_rfs_profile_identity (profile, uuid, &rotation);
+  if (rc == -EINVAL && unwritten (profile))
+    {
+      /* A DRIVEN session's profile that nobody wrote into yet: its ring
+         file keeps its start and names it (F-106). */
+      rc = emlat_rf_find_by_profile (profile, uuid) == 0 ? 0 : -EINVAL;
+      rotation = 0;
+    }
   if (rc != 0)
     return rc == -EINVAL ? 0 : rc; /* not a profile: nothing to recover */
   char base[4096];

@@ -42,8 +42,10 @@ int emlat_rfs_init (struct emlat_session *s, struct emlat_pool *pool, struct eml
 void emlat_rfs_take_strings (struct emlat_session *s, const struct emlat_ringfile *rf);
 /* Open the profile file S's checkpoint names, cut back to its checkpointed
    size, and remove rotated files after it (a pass that never
-   checkpointed).  0 or a negative errno. */
-int emlat_rfs_reopen_profile (struct emlat_session *s);
+   checkpointed); the profile's start that RF keeps (F-106) is written
+   first when the file is shorter.  0 or a negative errno (-EPROTO: what
+   RF keeps is damaged). */
+int emlat_rfs_reopen_profile (struct emlat_session *s, const struct emlat_ringfile *rf);
 /* Free everything S holds (not the ring file, not the pool). */
 void emlat_rfs_release (struct emlat_session *s);
 

@@ -169,7 +169,8 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
   memset (rf, 0, sizeof *rf);
   rf->fd = -1;
   uint64_t rings_off = EMLAT_RF_PAGE;
-  uint64_t strings_off = round_page (rings_off + (uint64_t)nrings * sizeof (struct emlat_ring));
+  uint64_t prologue_off = round_page (rings_off + (uint64_t)nrings * sizeof (struct emlat_ring));
+  uint64_t strings_off = prologue_off + EMLAT_RF_PROLOGUE_CAP;
   uint64_t slots_off = round_page (strings_off + EMLAT_RF_STRINGS_CAP);
   uint64_t slot_bytes = 32;
   uint64_t ckpt_base = round_page (slots_off + (uint64_t)nrings * nslots * slot_bytes);
@@ -219,6 +220,8 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
   h->nslots = nslots;
   h->rings_off = rings_off;
   h->ring_stride = sizeof (struct emlat_ring);
+  h->prologue_off = prologue_off;
+  h->prologue_cap = EMLAT_RF_PROLOGUE_CAP;
   h->strings_off = strings_off;
   h->strings_cap = EMLAT_RF_STRINGS_CAP;
   h->slots_off = slots_off;
@@ -264,10 +267,12 @@ header_ok (const struct emlat_rf_header *h, uint64_t file_size)
       || h->nslots > (1u << 24) || (h->nslots & (h->nslots - 1))
       || h->ring_stride != sizeof (struct emlat_ring) || h->rings_off != EMLAT_RF_PAGE)
     return -EINVAL;
-  uint64_t strings_off = round_page (h->rings_off + (uint64_t)h->nrings * h->ring_stride);
+  uint64_t prologue_off = round_page (h->rings_off + (uint64_t)h->nrings * h->ring_stride);
+  uint64_t strings_off = prologue_off + EMLAT_RF_PROLOGUE_CAP;
   uint64_t slots_off = round_page (strings_off + EMLAT_RF_STRINGS_CAP);
   uint64_t ckpt_base = round_page (slots_off + (uint64_t)h->nrings * h->nslots * 32);
-  if (h->strings_off != strings_off || h->strings_cap != EMLAT_RF_STRINGS_CAP
+  if (h->prologue_off != prologue_off || h->prologue_cap != EMLAT_RF_PROLOGUE_CAP
+      || h->strings_off != strings_off || h->strings_cap != EMLAT_RF_STRINGS_CAP
       || h->slots_off != slots_off || h->ckpt_base != ckpt_base || file_size < ckpt_base)
     return -EINVAL;
   return 0;
@@ -421,6 +426,54 @@ emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
       at += 4 + len;
     }
   return walked;
+}
+
+int
+emlat_rf_prologue_write (struct emlat_ringfile *rf, const struct iovec *v, int n, size_t len)
+{
+  struct emlat_rf_header *h = rf->h;
+  if (len > h->prologue_cap || n > 64)
+    return -EFBIG;
+  uint32_t crc = 0;
+  for (int i = 0; i < n; i++)
+    crc = emlat_crc32c (crc, v[i].iov_base, v[i].iov_len);
+  /* pwrite, not stores into the mapping: a file system without space
+     answers ENOSPC instead of a SIGBUS.  A few KiB into tmpfs: one call
+     writes it all, or the area is not used. */
+  ssize_t w = pwritev (rf->fd, v, n, (off_t)h->prologue_off);
+  if (w != (ssize_t)len)
+    return w < 0 ? -errno : -ENOSPC;
+  h->prologue_crc = crc;
+  /* Release: the bytes and their CRC are in place before the length says
+     the area is kept (loaded with acquire in emlat_rf_prologue_read). */
+  atomic_store_explicit (&h->prologue_len, (uint32_t)len, memory_order_release);
+  return 0;
+}
+
+int
+emlat_rf_prologue_read (const struct emlat_ringfile *rf, void **out, size_t *len)
+{
+  struct emlat_rf_header *h = rf->h;
+  *out = 0;
+  *len = 0;
+  /* Acquire: pairs with the release in emlat_rf_prologue_write. */
+  uint32_t n = atomic_load_explicit (&h->prologue_len, memory_order_acquire);
+  if (n == 0)
+    return 0;
+  if (n > h->prologue_cap || h->prologue_off + n > rf->file_end)
+    return -EINVAL;
+  void *buf = malloc (n);
+  if (!buf)
+    return -ENOMEM;
+  if (pread (rf->fd, buf, n, (off_t)h->prologue_off) != (ssize_t)n
+      || emlat_crc32c (0, buf, n) != h->prologue_crc)
+    {
+      free (buf);
+      return -EINVAL;
+    }
+  *out = buf;
+  *len = n;
+  return 0;
 }
 
 int
@@ -612,6 +665,7 @@ struct driven_search
   uint64_t pid;
   char *out;
   size_t cap;
+  uint8_t *uuid;
   int found, pending;
 };
 
@@ -641,19 +695,62 @@ driven_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
   if (again.profile[0] != '/' || strlen (again.profile) >= ds->cap)
     return;
   strcpy (ds->out, again.profile);
+  memcpy (ds->uuid, again.uuid, 16);
   ds->found = 1;
 }
 
 int
-emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, int *pending)
+emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
+                            int *pending)
 {
-  struct driven_search ds = { pid, profile, cap, 0, 0 };
+  struct driven_search ds = { pid, profile, cap, uuid, 0, 0 };
   *pending = 0;
   int rc = each_shm_ring (driven_one, &ds);
   if (rc < 0)
     return rc;
   *pending = ds.pending;
   return ds.found ? 0 : -ENOENT;
+}
+
+/* emlat_rf_find_by_profile: the profile's file and what was found. */
+struct by_profile
+{
+  dev_t dev;
+  ino_t ino;
+  uint8_t *uuid;
+  int found;
+};
+
+static void
+by_profile_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
+{
+  (void)path;
+  (void)fd;
+  struct by_profile *bp = ctx;
+  struct stat st;
+  /* Relaxed: a copy of the header; whoever recovers the file reads the
+     length again under the file's locks. */
+  if (bp->found || h->static_crc != static_crc (h) || !(h->flags & EMLAT_RF_DRIVEN)
+      || h->layout != emlat_rf_layout ()
+      || atomic_load_explicit (&h->prologue_len, memory_order_relaxed) == 0
+      || h->profile[0] != '/' || stat (h->profile, &st) != 0 || st.st_dev != bp->dev
+      || st.st_ino != bp->ino)
+    return;
+  memcpy (bp->uuid, h->uuid, 16);
+  bp->found = 1;
+}
+
+int
+emlat_rf_find_by_profile (const char *profile, uint8_t uuid[16])
+{
+  struct stat st;
+  if (stat (profile, &st) != 0)
+    return -errno;
+  struct by_profile bp = { st.st_dev, st.st_ino, uuid, 0 };
+  int rc = each_shm_ring (by_profile_one, &bp);
+  if (rc < 0)
+    return rc;
+  return bp.found ? 0 : -ENOENT;
 }
 
 void

@@ -11,6 +11,10 @@
  * Layout (offsets in bytes, all page-aligned but the header fields):
  *   0              the header (struct emlat_rf_header, one page)
  *   rings_off      nrings ring control blocks (struct emlat_ring, ring.h)
+ *   prologue_off   the profile's start as a DRIVEN session encoded it (its
+ *                  file header, SESSION and STRING chunks), for the driver
+ *                  or a recovery to write into the profile: the recording
+ *                  process writes nothing into its profile itself
  *   strings_off    the string log: per string a u32 length and its bytes
  *   slots_off      nrings x nslots slots of 32 bytes (the rings' records)
  *   ckpt_base      checkpoint areas of the writer (checkpoint.c), written
@@ -49,6 +53,9 @@
 /* String log capacity: every string the session may define (session.c:
    at most 2^20 strings, 64 MiB in all) with its length word. */
 #define EMLAT_RF_STRINGS_CAP ((64u << 20) + (4u << 20))
+/* Capacity of the profile's start kept for a DRIVEN session (a SESSION
+   larger than this is written into the profile by the process itself). */
+#define EMLAT_RF_PROLOGUE_CAP (64u << 10)
 /* First capacity of each checkpoint area. */
 #define EMLAT_RF_CKPT_INIT (1u << 20)
 
@@ -93,6 +100,7 @@ struct emlat_rf_header
   uint64_t ckpt_base;
   uint32_t chunk_bytes, flags;
   uint64_t rotate_bytes;
+  uint64_t prologue_off, prologue_cap;
   uint32_t static_crc;    /* CRC32C of bytes 0 .. offsetof (static_crc) */
   uint32_t pad0;
 
@@ -121,6 +129,11 @@ struct emlat_rf_header
   _Atomic uint64_t d_records_written, d_records_dropped, d_bytes_written, d_chunks_written;
   _Atomic uint64_t d_ring_high_water, d_writer_cpu_ns, d_write_errors;
   _Atomic int64_t d_last_error;
+  /* The profile's start (a DRIVEN session's file header, SESSION and
+     STRING chunks): its length, stored with release after the bytes and
+     their CRC32C (0: the process wrote it into the profile itself). */
+  _Atomic uint32_t prologue_len;
+  uint32_t prologue_crc;
 
   _Alignas (64) struct emlat_rf_ckpt_slot ckpt[2];
 
@@ -192,6 +205,19 @@ uint64_t emlat_rf_strings (const struct emlat_ringfile *rf, uint64_t from,
                            void (*fn) (void *ctx, uint64_t id, const void *s, uint32_t len),
                            void *ctx);
 
+struct iovec;
+/* Keep the profile's start, the N pieces V (LEN bytes in all), in the
+   prologue area for whoever drains or recovers the file to write into the
+   profile.  0, -EFBIG when it does not fit, or a negative errno. */
+int emlat_rf_prologue_write (struct emlat_ringfile *rf, const struct iovec *v, int n, size_t len);
+/* The kept profile's start: 0 with *OUT (malloc'd) and *LEN, 0 with *LEN
+   = 0 when there is none, -EINVAL when its length or CRC is wrong. */
+int emlat_rf_prologue_read (const struct emlat_ringfile *rf, void **out, size_t *len);
+/* The UUID of a ring file in /dev/shm that keeps the start of the profile
+   PROFILE (the same file: device and inode), for a profile the driver or
+   the process never wrote into.  0, -ENOENT, or a negative errno. */
+int emlat_rf_find_by_profile (const char *profile, uint8_t uuid[16]);
+
 /* Write a checkpoint body of LEN bytes, the N pieces V in order, into the
    inactive slot and publish it with sequence SEQ.  Returns 0 or a negative
    errno. */
@@ -219,11 +245,12 @@ int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, voi
 
 /* The profile of process PID's DRIVEN session (F-105) that is recording
    and ready to be drained: the absolute path its ring file in /dev/shm
-   holds, copied into PROFILE (CAP bytes).  0; -ENOENT when there is none,
+   holds, copied into PROFILE (CAP bytes), and the session's UUID.  0; -ENOENT when there is none,
    with *PENDING 1 when one of the process's DRIVEN files is still
    starting (look again soon); or a negative errno when the directory
    cannot be read.  The first found wins. */
-int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, int *pending);
+int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
+                                int *pending);
 
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);

@@ -301,6 +301,8 @@ open_first_file (struct emlat_session *s)
     emlat_writer_checkpoint_first (s);
   if (s->ring.fd < 0)
     s->driven = 0; /* the ring file was given up: we drain ourselves */
+  if (rc == 0 && s->start_in_ring && s->ring.fd < 0)
+    rc = emlat_writer_start_in_profile (s); /* and write what it kept */
   return rc;
 }
 

@@ -77,6 +77,8 @@ struct emlat_session
   int defer_finish;         /* EMLAT_OPT_DEFER_FINISH */
   int driven;               /* EMLAT_OPT_DRIVER_DRAINS in effect: no writer
                                thread here; the ring file is DRIVEN */
+  int start_in_ring;        /* the profile's start is kept in the ring
+                               file, not written (F-106, writer.c) */
   int external;             /* this process drains another's ring file
                                (drain.c): requests and status go through
                                the ring file's header */
@@ -170,8 +172,13 @@ extern struct emlat_session *emlat_g_session;
 /* Writer thread body (writer.c). */
 void *emlat_writer_main (void *arg);
 /* Open the first file and write header + SESSION (writer.c, called by
-   emlat_start before the thread starts).  Returns 0 or a negative errno. */
+   emlat_start before the thread starts); a driven session keeps them in
+   its ring file instead (start_in_ring).  Returns 0 or a negative errno. */
 int emlat_writer_open_first (struct emlat_session *s);
+/* The ring file that kept the profile's start was given up (its first
+   checkpoint failed): write the start into the profile after all.
+   Returns 0 or a negative errno (the profile is then removed). */
+int emlat_writer_start_in_profile (struct emlat_session *s);
 /* Final pass, final STATS, close (called by the writer thread at stop,
    and by recovery). */
 void emlat_writer_finish (struct emlat_session *s);

@@ -695,10 +695,12 @@ encode_session (struct emlat_session *s)
 }
 
 /* Write the chunks of s->chunks[from..] as one writev, prefixed by HDR
-   (64 bytes) when not NULL.  Seals sequence numbers.  Returns 0 or -errno;
-   on failure the sequence counter is rewound. */
+   (64 bytes) when not NULL, into the profile, or with TO_RING into the
+   ring file's prologue area for the driver to write (F-106: the file
+   then counts them as written).  Seals sequence numbers.  Returns 0 or
+   -errno; on failure the sequence counter is rewound. */
 static int
-write_chunks (struct emlat_session *s, const uint8_t *hdr, size_t from)
+write_chunks (struct emlat_session *s, const uint8_t *hdr, size_t from, int to_ring)
 {
   size_t n = s->chunks.n - from + (hdr ? 1 : 0);
   if (n == 0)
@@ -723,7 +725,8 @@ write_chunks (struct emlat_session *s, const uint8_t *hdr, size_t from)
       v[k++].iov_len = c->len;
       bytes += c->len;
     }
-  int rc = emlat_out_append (&s->out, v, (int)k);
+  int rc = to_ring ? emlat_rf_prologue_write (&s->ring, v, (int)k, bytes)
+                   : emlat_out_append (&s->out, v, (int)k);
   if (v != stackv)
     free (v);
   if (rc != 0)
@@ -731,14 +734,17 @@ write_chunks (struct emlat_session *s, const uint8_t *hdr, size_t from)
       s->chunk_seq = seq0;
       return rc;
     }
+  if (to_ring)
+    s->out.size += bytes;
   s->bytes_written += bytes;
   s->chunks_written += k - (hdr ? 1 : 0);
   return 0;
 }
 
-/* Start file number s->rotation at PATH: header, SESSION, all strings. */
+/* Start file number s->rotation at PATH: header, SESSION, all strings;
+   TO_RING: kept in the ring file for the driver (write_chunks). */
 static int
-start_file (struct emlat_session *s)
+start_file (struct emlat_session *s, int to_ring)
 {
   uint8_t hdr[EMLAT_FILE_HEADER_SIZE];
   emlat_file_header (hdr, s->uuid, s->rotation, s->realtime0, s->mono0);
@@ -753,7 +759,7 @@ start_file (struct emlat_session *s)
   pthread_mutex_unlock (&s->lock);
   if (rc != 0)
     return -ENOMEM;
-  rc = write_chunks (s, hdr, from);
+  rc = write_chunks (s, hdr, from, to_ring);
   s->chunks.n = from;
   return rc;
 }
@@ -761,18 +767,49 @@ start_file (struct emlat_session *s)
 int
 emlat_writer_open_first (struct emlat_session *s)
 {
+  /* A driven session leaves the profile's start in its ring file: its
+     driver, or the recovery that finishes the profile, writes it (F-106);
+     an empty file made for it is only checked, not opened. */
+  int to_ring = s->driven && s->ring.fd >= 0;
   /* Already open when emlat_start reserved a name in a directory. */
   enum emlat_out_mode mode = s->overwrite      ? EMLAT_OUT_OVERWRITE
                              : s->adopt_empty ? EMLAT_OUT_ADOPT_EMPTY
                                               : EMLAT_OUT_NEW;
-  int rc = s->out.fd >= 0      ? 0
-           : s->base_path[0] ? emlat_out_open (&s->out, s->base_path, mode)
-                             : -EINVAL;
+  int rc = s->out.fd >= 0                 ? 0
+           : !s->base_path[0]             ? -EINVAL
+           : to_ring && s->adopt_empty ? emlat_out_adopt_unopened (&s->out, s->base_path)
+                                          : emlat_out_open (&s->out, s->base_path, mode);
   if (rc != 0)
     return rc;
   emlat_arena_reset (&s->arena);
   emlat_chunk_list_reset (&s->chunks);
-  rc = start_file (s);
+  rc = start_file (s, to_ring);
+  s->start_in_ring = to_ring && rc == 0;
+  if (rc == -EFBIG && to_ring)
+    rc = emlat_writer_start_in_profile (s); /* a SESSION too large for it */
+  if (rc != 0)
+    {
+      emlat_out_close (&s->out);
+      unlink (s->base_path);
+    }
+  return rc;
+}
+
+int
+emlat_writer_start_in_profile (struct emlat_session *s)
+{
+  enum emlat_out_mode mode = s->overwrite ? EMLAT_OUT_OVERWRITE : EMLAT_OUT_ADOPT_EMPTY;
+  s->start_in_ring = 0;
+  s->chunk_seq = 0;
+  s->bytes_written = s->chunks_written = 0;
+  s->out.size = 0;
+  emlat_arena_reset (&s->arena);
+  emlat_chunk_list_reset (&s->chunks);
+  /* The file exists: checked empty and ours, or created, by
+     emlat_writer_open_first. */
+  int rc = s->out.fd >= 0 ? 0 : emlat_out_open (&s->out, s->base_path, mode);
+  if (rc == 0)
+    rc = start_file (s, 0);
   if (rc != 0)
     {
       emlat_out_close (&s->out);
@@ -795,7 +832,7 @@ rotate (struct emlat_session *s)
   struct emlat_out prev = s->out;
   s->out = next;
   s->rotation++;
-  rc = start_file (s);
+  rc = start_file (s, 0);
   if (rc != 0)
     {
       /* Keep writing into the previous file. */
@@ -1073,7 +1110,7 @@ rotate_if_due (struct emlat_session *s, struct pass_state *ps)
 static void
 write_pass (struct emlat_session *s, struct pass_state *ps)
 {
-  int rc = s->chunks.n ? write_chunks (s, 0, 0) : 0;
+  int rc = s->chunks.n ? write_chunks (s, 0, 0, 0) : 0;
   if (rc == 0)
     {
       s->records_written += ps->carried;

@@ -28,9 +28,16 @@
  *   given up  the drainer stops 30 ms into the run (a driver that gives
  *             up or dies) while the child records on: what it drained
  *             stays, the rest is in the profile or counted as lost.
+ *   undriven killed  no driver, SIGKILL at a random moment: the profile
+ *             is still empty (the program wrote nothing into it, in any
+ *             round: F-106) and its start is in the ring file; a
+ *             recovery with that start damaged refuses and changes
+ *             nothing, and with it intact writes the start and the
+ *             records the ring kept, the rest counted as lost.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -39,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +54,7 @@
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
 #include "record/drain.h"
+#include "record/ringfile.h"
 #include "publog.h"
 #include "scanutil.h"
 #include "tap.h"
@@ -70,7 +79,7 @@ __tsan_default_options (void)
 /* BY_PID: as DRAINED, but the child names its profile itself (the
    driver did not create it) and the driver finds the session by the
    child's process id, as `emlat replay` does for a profiled Emacs. */
-enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP, BY_PID };
+enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP, BY_PID, UNDRIVEN_KILLED };
 
 /* What the child publishes, in memory shared with the parent. */
 struct progress
@@ -79,6 +88,9 @@ struct progress
   _Atomic uint64_t started;
   /* The child's own findings (exit codes say which failed). */
   _Atomic uint64_t writers_at_start, flush_rc, spans_after_flush, status_passes_cpu;
+  /* The profile's size right after emlat_start: the program writes
+     nothing into it (FORMAT.md F-106), its start is in the ring file. */
+  _Atomic uint64_t profile_bytes_at_start;
 };
 
 /* Threads of this process named emlat-writer (a sanitizer's runtime may
@@ -152,6 +164,9 @@ child (const char *path, struct progress *pg, enum mode m)
   if (emlat_start (&o) != 0)
     _exit (3);
   atomic_store (&pg->writers_at_start, writer_threads ());
+  struct stat at_start;
+  atomic_store (&pg->profile_bytes_at_start,
+                stat (path, &at_start) == 0 ? (uint64_t)at_start.st_size : UINT64_MAX);
   atomic_store (&pg->started, 1);
   if (m == THREADS)
     {
@@ -183,7 +198,7 @@ child (const char *path, struct progress *pg, enum mode m)
             }
         }
     }
-  if (m == KILLED)
+  if (m == KILLED || m == UNDRIVEN_KILLED)
     for (;;)
       pause ();
   _exit (emlat_stop () == 0 ? 0 : 5);
@@ -235,11 +250,47 @@ collect (const char *path, struct numbered *sn, struct samples_seen *rs, uint64_
   emlat_profile_free (p);
 }
 
+/* The profile at PATH is still empty and its start is kept in the ring
+   file of the session (killed, never drained): a recovery with that
+   start damaged refuses (-EPROTO) and leaves both files as they were;
+   with it intact it writes the start and the records. */
+static void
+kept_start_checked (const char *path)
+{
+  uint8_t uuid[16];
+  char ring[4096];
+  CHECK_OK (emlat_rf_find_by_profile (path, uuid));
+  CHECK_OK (emlat_rf_path (ring, sizeof ring, EMLAT_RF_IN_SHM, path, uuid));
+  int fd = open (ring, O_RDWR | O_CLOEXEC);
+  CHECK (fd >= 0, "open %s", ring);
+  struct emlat_rf_header h;
+  CHECK (pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h, "read the ring file's header");
+  uint32_t len = atomic_load (&h.prologue_len);
+  CHECK (len > 64 && len <= h.prologue_cap, "the profile's start is kept (%u bytes)", len);
+  uint8_t b = 0, flipped;
+  off_t at = (off_t)(h.prologue_off + len / 2);
+  CHECK (pread (fd, &b, 1, at) == 1, "read a byte of the start");
+  flipped = b ^ 0x10;
+  CHECK (pwrite (fd, &flipped, 1, at) == 1, "damage the start");
+  struct emlat_recovery rec;
+  CHECK_EQ_I64 (emlat_recover (path, &rec), -EPROTO);
+  struct stat st;
+  CHECK (stat (path, &st) == 0 && st.st_size == 0, "the profile is left empty");
+  CHECK (access (ring, F_OK) == 0, "the ring file is kept");
+  CHECK (pwrite (fd, &b, 1, at) == 1, "repair the start");
+  close (fd);
+  CHECK_OK (emlat_recover (path, &rec));
+  CHECK (rec.found == 1 && rec.records > 0, "recovered %llu records",
+         (unsigned long long)rec.records);
+  CHECK (stat (path, &st) == 0 && st.st_size > (off_t)len, "the profile has its start and more");
+  CHECK (access (ring, F_OK) != 0, "the ring file is gone");
+}
+
 static void
 round_with (const char *dir, enum mode m, int delay_ms, int idx)
 {
   static const char *const names[]
-    = { "drained", "threads", "killed", "no driver", "given up", "by pid" };
+    = { "drained", "threads", "killed", "no driver", "given up", "by pid", "undriven killed" };
   char *path = tu_strf ("%s/drain-%d-%d.emlat", dir, (int)m, idx);
   if (m != BY_PID)
     {
@@ -256,7 +307,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
   if (pid == 0)
     child (path, pg, m);
   struct emlat_drainer *d = NULL;
-  if (m != NO_DRIVER)
+  if (m != NO_DRIVER && m != UNDRIVEN_KILLED)
     CHECK_OK (emlat_drainer_start (m == BY_PID ? NULL : path, pid, &d));
   while (!atomic_load (&pg->started))
     usleep (200);
@@ -269,7 +320,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
       emlat_drainer_stop (d, &dr);
       d = NULL;
     }
-  if (m == KILLED)
+  if (m == KILLED || m == UNDRIVEN_KILLED)
     {
       usleep ((useconds_t)delay_ms * 1000);
       kill_t = emlat_now ();
@@ -284,15 +335,20 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
     emlat_drainer_stop (d, &dr);
   waitpid (pid, &status, 0);
   uint64_t secs10 = (emlat_now () - t0) / 100000000u;
-  if (m == KILLED)
+  if (m == KILLED || m == UNDRIVEN_KILLED)
     CHECK (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL, "%s: killed (0x%x)", names[m],
            status);
   else
     CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: child exit 0x%x", names[m],
            status);
   CHECK_EQ_U64 (atomic_load (&pg->writers_at_start), 0);
+  CHECK (atomic_load (&pg->profile_bytes_at_start) == 0,
+         "%s: the program wrote nothing into its profile (%llu bytes after its start)", names[m],
+         (unsigned long long)atomic_load (&pg->profile_bytes_at_start));
+  if (m == UNDRIVEN_KILLED)
+    kept_start_checked (path);
   uint64_t published = atomic_load_explicit (&pg->log.published, memory_order_acquire);
-  uint64_t early = m == KILLED ? publog_before (&pg->log, kill_t) : 0;
+  uint64_t early = m == KILLED || m == UNDRIVEN_KILLED ? publog_before (&pg->log, kill_t) : 0;
 
   struct numbered sn = { 0 };
   sn.cap = SPANS + 2;
@@ -363,6 +419,17 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
       CHECK (rs.n >= 1, "killed: the driver's baseline sample is in the profile (%zu)", rs.n);
       CHECK_LE_U64 (sn.unended, 1);
       break;
+    case UNDRIVEN_KILLED:
+      /* Nobody drained and nobody wrote the profile's start: the
+         recovery wrote it from the ring file, then every record the ring
+         kept; the rest is counted lost. */
+      CHECK_EQ_U64 (st[1], 0);
+      CHECK (missing * 2 <= lost + 2, "%s: %llu spans missing, %llu records lost", names[m],
+             (unsigned long long)missing, (unsigned long long)lost);
+      CHECK (sn.max >= 1 && (early <= sn.max || lost > 0),
+             "%s: the spans the ring kept are there (up to %llu)", names[m],
+             (unsigned long long)sn.max);
+      break;
     case GIVEN_UP:
       CHECK (dr.attached && dr.passes >= 1, "given up: the drainer drained first (%llu passes)",
              (unsigned long long)dr.passes);
@@ -397,5 +464,6 @@ main (void)
   round_with (dir, NO_DRIVER, 0, idx++);
   round_with (dir, GIVEN_UP, 0, idx++);
   round_with (dir, BY_PID, 0, idx++);
+  round_with (dir, UNDRIVEN_KILLED, 20 + rand () % 80, idx++);
   TEST_DONE ();
 }
