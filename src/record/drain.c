@@ -121,9 +121,14 @@ find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
           rc = -ECANCELED;
           break;
         }
-      uint64_t now = emlat_clock_now ();
       if (pending)
-        look_until = now + LOOK_AFTER_CREATE_NS;
+        {
+          /* Its session is starting: sleep until it says it is ready
+             (a futex wake), in slices so that a stop is seen. */
+          emlat_rf_wait_ready (uuid, 10);
+          continue;
+        }
+      uint64_t now = emlat_clock_now ();
       int timeout = in < 0 || now < look_until ? 1 : -1;
       struct pollfd p[2] = { { .fd = d->wake_fd, .events = POLLIN },
                              { .fd = in, .events = POLLIN } };

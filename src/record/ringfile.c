@@ -13,16 +13,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
-#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/crc32c.h"
@@ -89,11 +91,12 @@ static int
 shm_usable (uint64_t size)
 {
   struct statfs fs;
-  struct statvfs vfs;
+  /* statfs alone: statvfs would ask the kernel a second time. */
   if (statfs (SHM_DIR, &fs) != 0 || (unsigned long)fs.f_type != TMPFS_MAGIC_NUMBER
-      || statvfs (SHM_DIR, &vfs) != 0 || access (SHM_DIR, W_OK | X_OK) != 0)
+      || access (SHM_DIR, W_OK | X_OK) != 0)
     return 0;
-  return (uint64_t)vfs.f_bavail * vfs.f_frsize >= size;
+  uint64_t unit = fs.f_frsize ? (uint64_t)fs.f_frsize : (uint64_t)fs.f_bsize;
+  return (uint64_t)fs.f_bavail * unit >= size;
 }
 
 /* Whether a file of SIZE bytes stays under RLIMIT_FSIZE (beyond it,
@@ -667,6 +670,7 @@ struct driven_search
   size_t cap;
   uint8_t *uuid;
   int found, pending;
+  uint8_t pending_uuid[16]; /* of the first file still starting */
 };
 
 static void
@@ -682,6 +686,8 @@ driven_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
     return;
   if (!atomic_load_explicit (&h->driver_ready, memory_order_relaxed))
     {
+      if (!ds->pending)
+        memcpy (ds->pending_uuid, h->uuid, 16);
       ds->pending = 1; /* its session is starting */
       return;
     }
@@ -703,13 +709,49 @@ int
 emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
                             int *pending)
 {
-  struct driven_search ds = { pid, profile, cap, uuid, 0, 0 };
+  struct driven_search ds = { pid, profile, cap, uuid, 0, 0, { 0 } };
   *pending = 0;
   int rc = each_shm_ring (driven_one, &ds);
   if (rc < 0)
     return rc;
   *pending = ds.pending;
+  if (!ds.found && ds.pending)
+    memcpy (uuid, ds.pending_uuid, 16);
   return ds.found ? 0 : -ENOENT;
+}
+
+int
+emlat_rf_wait_ready (const uint8_t uuid[16], int timeout_ms)
+{
+  char path[128];
+  int rc = emlat_rf_path (path, sizeof path, EMLAT_RF_IN_SHM, "", uuid);
+  if (rc != 0)
+    return rc;
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return -errno;
+  struct stat st;
+  void *m = MAP_FAILED;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (uint64_t)st.st_size >= EMLAT_RF_PAGE)
+    m = mmap (0, EMLAT_RF_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+  close (fd);
+  if (m == MAP_FAILED)
+    return -EINVAL;
+  struct emlat_rf_header *h = m;
+  rc = -ESTALE;
+  if (memcmp (h->uuid, uuid, 16) == 0)
+    {
+      /* Acquire: pairs with the session's release store of the word
+         (session.c, call_driver), which also wakes this wait: a shared
+         futex word of the file, whichever mapping waits on it. */
+      struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+      if (!atomic_load_explicit (&h->driver_ready, memory_order_acquire)
+          && atomic_load_explicit (&h->state, memory_order_relaxed) == EMLAT_RF_RECORDING)
+        syscall (SYS_futex, &h->driver_ready, FUTEX_WAIT, 0, &ts, 0, 0);
+      rc = atomic_load_explicit (&h->driver_ready, memory_order_acquire) ? 0 : -ETIMEDOUT;
+    }
+  munmap (m, EMLAT_RF_PAGE);
+  return rc;
 }
 
 /* emlat_rf_find_by_profile: the profile's file and what was found. */

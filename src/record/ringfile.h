@@ -245,12 +245,20 @@ int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, voi
 
 /* The profile of process PID's DRIVEN session (F-105) that is recording
    and ready to be drained: the absolute path its ring file in /dev/shm
-   holds, copied into PROFILE (CAP bytes), and the session's UUID.  0; -ENOENT when there is none,
-   with *PENDING 1 when one of the process's DRIVEN files is still
-   starting (look again soon); or a negative errno when the directory
-   cannot be read.  The first found wins. */
+   holds, copied into PROFILE (CAP bytes), and the session's UUID in
+   UUID.  0; -ENOENT when there is none, with *PENDING 1 and UUID that
+   of a DRIVEN file of the process still starting (emlat_rf_wait_ready);
+   or a negative errno when the directory cannot be read.  The first
+   found wins. */
 int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
                                 int *pending);
+
+/* Wait up to TIMEOUT_MS until the session UUID, whose ring file is in
+   /dev/shm, says it is ready to be drained (driver_ready, a shared futex
+   word the session wakes).  0 when it is; -ETIMEDOUT (also when the
+   session ended first, or the wait was interrupted); -ESTALE for a file
+   of another session; or a negative errno. */
+int emlat_rf_wait_ready (const uint8_t uuid[16], int timeout_ms);
 
 /* Unmap and close (the lock is released); REMOVE also unlinks the file. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);
