@@ -8,6 +8,9 @@
  *   tty_probe batch         raw mode; "READY"; each blocking read(0) is
  *                           acknowledged by "<n>;" (bytes read); 'q' ends
  *   tty_probe pollbatch     the same, waiting with poll(-1) before each read
+ *   tty_probe typeahead     the same, but never blocking: poll(0) checks for
+ *                           input, with 1 ms of sleep after each that found
+ *                           none, until one finds it; then the read
  *   tty_probe busy MS       "READY"; reads one byte; "BUSY"; spins MS ms on
  *                           the CPU without looking at the terminal; reads;
  *                           "DONE"
@@ -108,6 +111,34 @@ mode_batch (int use_poll)
           struct pollfd p = { .fd = 0, .events = POLLIN };
           if (poll (&p, 1, -1) < 0)
             continue;
+        }
+      char buf[256];
+      ssize_t r = read (0, buf, sizeof buf);
+      if (r <= 0)
+        return 1;
+      char ack[32];
+      snprintf (ack, sizeof ack, "%zd;", r);
+      say (ack);
+      if (memchr (buf, 'q', (size_t)r))
+        return 0;
+    }
+}
+
+static int
+mode_typeahead (void)
+{
+  raw_mode ();
+  say ("READY");
+  for (;;)
+    {
+      struct pollfd p = { .fd = 0, .events = POLLIN };
+      int pr = poll (&p, 1, 0);
+      if (pr < 0)
+        continue;
+      if (pr == 0 || !(p.revents & POLLIN))
+        {
+          sleep_ms (1);
+          continue;
         }
       char buf[256];
       ssize_t r = read (0, buf, sizeof buf);
@@ -312,6 +343,8 @@ main (int argc, char **argv)
     return mode_batch (0);
   if (strcmp (m, "pollbatch") == 0)
     return mode_batch (1);
+  if (strcmp (m, "typeahead") == 0)
+    return mode_typeahead ();
   if (strcmp (m, "busy") == 0)
     return mode_busy (a);
   if (strcmp (m, "stdio") == 0)

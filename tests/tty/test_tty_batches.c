@@ -5,7 +5,10 @@
  * command interaction whose byte count, source range and arrival bounds
  * match what the program did, whose output epoch ends at the last write
  * before the program waited again, and whose dispatch and end are the end
- * of its read and the start of that wait.
+ * of its read and the start of that wait.  And a program that never blocks
+ * but checks for typeahead with zero-timeout polls (1 ms apart): a poll
+ * that finds nothing bounds the arrival from below (known empty at its
+ * start), the one that finds the input bounds it from above.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -130,10 +133,67 @@ run (const char *mode)
   free (probe);
 }
 
+/* Zero-timeout polls only (tty_probe typeahead): every batch's arrival
+   lies between the start of the last poll that found nothing and the end
+   of the one that found it, about a millisecond apart, both main-poll
+   observations; neither is inferred. */
+static void
+run_typeahead (void)
+{
+  const char *dir = tu_tmpdir ();
+  char *file = tu_strf ("%s/typeahead.emlat", dir);
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"typeahead", NULL };
+  struct ph_child c;
+  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  const char *keys = "abq";
+  for (int k = 0; k < 3; k++)
+    {
+      ph_sleep_ms (30);
+      ph_send (&c, keys + k, 1);
+      ph_expect (&c, "1;", 5000);
+    }
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  TEST_DIAG ("mode typeahead");
+  pv_print (&v);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
+  for (size_t k = 0; k < 3; k++)
+    {
+      const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, k);
+      uint64_t earliest = 0, ready = 0, latest = 0, rb = 0;
+      enum emlat_quality eq = 0, rq = 0;
+      CHECK (pv_time (&v, ix, EMLAT_T_INPUT_EARLIEST, &earliest, &eq),
+             "batch %zu: known empty before it", k);
+      CHECK_EQ_U64 (eq, EMLAT_Q_MAIN_POLL_READY);
+      CHECK (pv_time (&v, ix, EMLAT_T_INPUT_READY, &ready, &rq), "batch %zu: readiness", k);
+      CHECK_EQ_U64 (rq, EMLAT_Q_MAIN_POLL_READY);
+      CHECK (pv_time (&v, ix, EMLAT_T_INPUT_LATEST, &latest, NULL)
+               && pv_time (&v, ix, EMLAT_T_READ_BEGIN, &rb, NULL),
+             "batch %zu: latest arrival and read", k);
+      CHECK_EQ_U64 (latest, ready); /* one byte: the poll that found it */
+      CHECK (earliest < ready && ready <= rb, "batch %zu: empty %llu < ready %llu <= read %llu",
+             k, (unsigned long long)earliest, (unsigned long long)ready,
+             (unsigned long long)rb);
+      /* The polls are a millisecond's sleep apart: a wider interval would
+         mean a poll's observation was lost. */
+      CHECK (ready - earliest < 20000000u, "batch %zu: arrival known within %llu ns", k,
+             (unsigned long long)(ready - earliest));
+    }
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
 int
 main (void)
 {
   run ("batch");
   run ("pollbatch");
+  run_typeahead ();
   TEST_DONE ();
 }
