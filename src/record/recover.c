@@ -182,13 +182,11 @@ prepare_rings (struct emlat_session *s, struct emlat_pool *pool, const uint64_t 
     }
 }
 
-/* Open the profile file the checkpoint names, cut back to its size, and
-   remove later rotated files (created by a pass that never checkpointed). */
 /* The profile's start kept in ring file RF (a DRIVEN session writes
-   nothing into its profile: F-106), checked to be a file header of RF's
-   session at rotation 0 followed by whole chunks' worth of bytes: 0 with
-   *START (malloc'd) and *LEN, or *LEN 0 when none is kept; -EPROTO when
-   what is kept is damaged. */
+   nothing into its profile: F-106), checked (its CRC, and a file header
+   of RF's session at rotation 0 at its beginning): 0 with *START
+   (malloc'd) and *LEN, or *LEN 0 when none is kept; -EPROTO when what is
+   kept is damaged. */
 static int
 profile_start (const struct emlat_ringfile *rf, void **start, size_t *len)
 {
@@ -211,6 +209,9 @@ profile_start (const struct emlat_ringfile *rf, void **start, size_t *len)
   return 0;
 }
 
+/* Open the profile file the checkpoint names, its start written first
+   when only RF holds it, cut back to its size, and remove later rotated
+   files (created by a pass that never checkpointed). */
 int
 emlat_rfs_reopen_profile (struct emlat_session *s, const struct emlat_ringfile *rf)
 {

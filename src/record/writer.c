@@ -785,8 +785,10 @@ emlat_writer_open_first (struct emlat_session *s)
   emlat_chunk_list_reset (&s->chunks);
   rc = start_file (s, to_ring);
   s->start_in_ring = to_ring && rc == 0;
-  if (rc == -EFBIG && to_ring)
-    rc = emlat_writer_start_in_profile (s); /* a SESSION too large for it */
+  if (rc != 0 && rc != -ENOMEM && to_ring)
+    /* A SESSION too large for the ring file's area, or the area not
+       writable (tmpfs full): the profile gets the start now. */
+    rc = emlat_writer_start_in_profile (s);
   if (rc != 0)
     {
       emlat_out_close (&s->out);

@@ -28,6 +28,9 @@
  *   given up  the drainer stops 30 ms into the run (a driver that gives
  *             up or dies) while the child records on: what it drained
  *             stays, the rest is in the profile or counted as lost.
+ *   big start as drained, with a SESSION larger than the ring file keeps
+ *             of a profile's start: the program writes its start into the
+ *             profile itself, and the driver drains as before.
  *   undriven killed  no driver, SIGKILL at a random moment: the profile
  *             is still empty (the program wrote nothing into it, in any
  *             round: F-106) and its start is in the ring file; a
@@ -79,7 +82,7 @@ __tsan_default_options (void)
 /* BY_PID: as DRAINED, but the child names its profile itself (the
    driver did not create it) and the driver finds the session by the
    child's process id, as `emlat replay` does for a profiled Emacs. */
-enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP, BY_PID, UNDRIVEN_KILLED };
+enum mode { DRAINED, THREADS, KILLED, NO_DRIVER, GIVEN_UP, BY_PID, UNDRIVEN_KILLED, BIG_START };
 
 /* What the child publishes, in memory shared with the parent. */
 struct progress
@@ -161,6 +164,22 @@ child (const char *path, struct progress *pg, enum mode m)
                              .max_threads = m == THREADS ? 16 : 0,
                              .flags = EMLAT_OPT_DEFER_FINISH | EMLAT_OPT_ADOPT_EMPTY
                                       | EMLAT_OPT_DRIVER_DRAINS };
+  /* BIG_START: a SESSION of about 80 KiB, more than the ring file keeps
+     of a profile's start (64 KiB): the program writes it itself. */
+  static struct emlat_meta big[80];
+  static char keys[80][32], value[1000];
+  if (m == BIG_START)
+    {
+      memset (value, 'x', sizeof value);
+      for (int i = 0; i < 80; i++)
+        {
+          snprintf (keys[i], sizeof keys[i], "test.big_%d", i);
+          big[i] = (struct emlat_meta){ .key = keys[i], .type = EMLAT_META_STR, .s = value,
+                                        .s_len = sizeof value };
+        }
+      o.meta = big;
+      o.n_meta = 80;
+    }
   if (emlat_start (&o) != 0)
     _exit (3);
   atomic_store (&pg->writers_at_start, writer_threads ());
@@ -184,11 +203,11 @@ child (const char *path, struct progress *pg, enum mode m)
   for (uint64_t n = 1; n <= SPANS; n++)
     {
       publog_span (&pg->log, n);
-      if (n == SPANS / 2 && (m == DRAINED || m == BY_PID || m == NO_DRIVER))
+      if (n == SPANS / 2 && (m == DRAINED || m == BY_PID || m == NO_DRIVER || m == BIG_START))
         {
           int rc = emlat_flush ();
           atomic_store (&pg->flush_rc, (uint64_t)(int64_t)rc);
-          if (m == DRAINED || m == BY_PID)
+          if (m == DRAINED || m == BY_PID || m == BIG_START)
             {
               atomic_store (&pg->spans_after_flush, spans_up_to (path, n));
               struct emlat_status st;
@@ -290,7 +309,8 @@ static void
 round_with (const char *dir, enum mode m, int delay_ms, int idx)
 {
   static const char *const names[]
-    = { "drained", "threads", "killed", "no driver", "given up", "by pid", "undriven killed" };
+    = { "drained", "threads", "killed",         "no driver",
+        "given up", "by pid",  "undriven killed", "big start" };
   char *path = tu_strf ("%s/drain-%d-%d.emlat", dir, (int)m, idx);
   if (m != BY_PID)
     {
@@ -342,9 +362,14 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
     CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: child exit 0x%x", names[m],
            status);
   CHECK_EQ_U64 (atomic_load (&pg->writers_at_start), 0);
-  CHECK (atomic_load (&pg->profile_bytes_at_start) == 0,
-         "%s: the program wrote nothing into its profile (%llu bytes after its start)", names[m],
-         (unsigned long long)atomic_load (&pg->profile_bytes_at_start));
+  uint64_t at_start = atomic_load (&pg->profile_bytes_at_start);
+  if (m == BIG_START)
+    CHECK (at_start > 80000 && at_start != UINT64_MAX,
+           "%s: the program wrote its start itself (%llu bytes after its start)", names[m],
+           (unsigned long long)at_start);
+  else
+    CHECK (at_start == 0, "%s: the program wrote nothing into its profile (%llu bytes after its start)",
+           names[m], (unsigned long long)at_start);
   if (m == UNDRIVEN_KILLED)
     kept_start_checked (path);
   uint64_t published = atomic_load_explicit (&pg->log.published, memory_order_acquire);
@@ -380,6 +405,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
     {
     case DRAINED:
     case BY_PID:
+    case BIG_START:
     case THREADS:
       CHECK_EQ_U64 (missing, 0);
       CHECK_EQ_U64 (lost, 0);
@@ -398,7 +424,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
                && (m == THREADS || rs.last_cpu_ns > 0),
              "%s: the driver's resource samples of the program (%zu, %zu with RSS, CPU %llu ns)",
              names[m], rs.n, rs.with_rss, (unsigned long long)rs.last_cpu_ns);
-      if (m == DRAINED || m == BY_PID)
+      if (m != THREADS)
         {
           CHECK_EQ_U64 (atomic_load (&pg->flush_rc), 0);
           CHECK_EQ_U64 (atomic_load (&pg->spans_after_flush), SPANS / 2);
@@ -465,5 +491,6 @@ main (void)
   round_with (dir, GIVEN_UP, 0, idx++);
   round_with (dir, BY_PID, 0, idx++);
   round_with (dir, UNDRIVEN_KILLED, 20 + rand () % 80, idx++);
+  round_with (dir, BIG_START, 0, idx++);
   TEST_DONE ();
 }
