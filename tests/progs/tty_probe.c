@@ -99,46 +99,32 @@ sleep_ms (long ms)
     ;
 }
 
-static int
-mode_batch (int use_poll)
+/* How a batch mode waits before each read. */
+enum batch_wait
 {
-  raw_mode ();
-  say ("READY");
-  for (;;)
-    {
-      if (use_poll)
-        {
-          struct pollfd p = { .fd = 0, .events = POLLIN };
-          if (poll (&p, 1, -1) < 0)
-            continue;
-        }
-      char buf[256];
-      ssize_t r = read (0, buf, sizeof buf);
-      if (r <= 0)
-        return 1;
-      char ack[32];
-      snprintf (ack, sizeof ack, "%zd;", r);
-      say (ack);
-      if (memchr (buf, 'q', (size_t)r))
-        return 0;
-    }
-}
+  WAIT_NONE,     /* the read blocks */
+  WAIT_POLL,     /* poll(-1) */
+  WAIT_TYPEAHEAD /* poll(0), 1 ms of sleep after each that found nothing */
+};
 
 static int
-mode_typeahead (void)
+mode_batch (enum batch_wait wait)
 {
   raw_mode ();
   say ("READY");
   for (;;)
     {
-      struct pollfd p = { .fd = 0, .events = POLLIN };
-      int pr = poll (&p, 1, 0);
-      if (pr < 0)
-        continue;
-      if (pr == 0 || !(p.revents & POLLIN))
+      if (wait != WAIT_NONE)
         {
-          sleep_ms (1);
-          continue;
+          struct pollfd p = { .fd = 0, .events = POLLIN };
+          int pr = poll (&p, 1, wait == WAIT_POLL ? -1 : 0);
+          if (pr < 0)
+            continue;
+          if (wait == WAIT_TYPEAHEAD && (pr == 0 || !(p.revents & POLLIN)))
+            {
+              sleep_ms (1);
+              continue;
+            }
         }
       char buf[256];
       ssize_t r = read (0, buf, sizeof buf);
@@ -340,11 +326,11 @@ main (int argc, char **argv)
   long a = argc > 2 ? strtol (argv[2], NULL, 10) : 0;
   long b = argc > 3 ? strtol (argv[3], NULL, 10) : 0;
   if (strcmp (m, "batch") == 0)
-    return mode_batch (0);
+    return mode_batch (WAIT_NONE);
   if (strcmp (m, "pollbatch") == 0)
-    return mode_batch (1);
+    return mode_batch (WAIT_POLL);
   if (strcmp (m, "typeahead") == 0)
-    return mode_typeahead ();
+    return mode_batch (WAIT_TYPEAHEAD);
   if (strcmp (m, "busy") == 0)
     return mode_busy (a);
   if (strcmp (m, "stdio") == 0)
