@@ -85,7 +85,7 @@ struct emlat_rf_ckpt_slot
 
 struct emlat_rf_header
 {
-  /* Static: bytes 0..135, CRC-protected. */
+  /* Static: bytes 0..151, CRC-protected. */
   char magic[8];
   uint32_t version;
   uint32_t layout;        /* emlat_rf_layout () of the writing build */
