@@ -221,7 +221,6 @@ int emlat_rf_find_by_profile (const char *profile, uint8_t uuid[16]);
 /* Write a checkpoint body of LEN bytes, the N pieces V in order, into the
    inactive slot and publish it with sequence SEQ.  Returns 0 or a negative
    errno. */
-struct iovec;
 int emlat_rf_ckpt_write (struct emlat_ringfile *rf, uint64_t seq, const struct iovec *v, int n,
                          size_t len);
 /* The newest valid checkpoint, read into a new buffer (*BUF, *LEN; free
