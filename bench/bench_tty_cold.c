@@ -34,7 +34,8 @@
  * build's library, and prints other - on with its interval: an A/B of two
  * versions of the library in one interleaved run.  `--compare
  * $BUILD/bench/libemlat-floor.so` measures against the floor of any
- * interposing recorder (bench/floor_preload.c).
+ * interposing recorder (bench/floor_preload.c); EMLAT_FLOOR=tsc or tsc1 in
+ * the environment picks its cheaper-clock variants.
  * docs/PERFORMANCE.md, "Where the added CPU goes", uses them.
  *
  * Invariants: every child is reaped; its files live in one mkdtemp
@@ -242,7 +243,9 @@ run_child (const struct options *o, int arm, int mode, int run)
           setenv ("EMLAT_TRACE", "1", 1);
           setenv ("EMLAT_FILE", profile, 1);
           setenv ("EMLAT_FINISH", "reader", 1);
-          setenv ("EMLAT_FLOOR", "1", 1); /* libemlat-floor.so's switch */
+          /* libemlat-floor.so's switch; a variant already in the
+             environment (EMLAT_FLOOR=tsc, tsc1) is kept. */
+          setenv ("EMLAT_FLOOR", "1", 0);
         }
       execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, (char *)NULL);
       _exit (127);

@@ -13,8 +13,15 @@
  * what this floor costs in a program with cold caches is a lower bound for
  * every design that records each call.
  *
- * Active only when EMLAT_FLOOR=1 (bench_tty_cold sets it with EMLAT_TRACE);
- * otherwise every call forwards.
+ * Active only when EMLAT_FLOOR is set (bench_tty_cold sets it to 1 with
+ * EMLAT_TRACE unless the environment already names a variant); otherwise
+ * every call forwards.  Variants, for what a cheaper clock could save:
+ *   EMLAT_FLOOR=1     two CLOCK_MONOTONIC reads (the vDSO) per call;
+ *   EMLAT_FLOOR=tsc   two reads of the time-stamp counter (rdtsc) per call,
+ *                     the raw ticks stored, no conversion (x86-64 only);
+ *   EMLAT_FLOOR=tsc1  one rdtsc per call, after it: the least any recorder
+ *                     that timestamps each call can do.
+ * Any other value, or tsc on another architecture, leaves it inactive.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -41,12 +48,35 @@ static ssize_t (*real_read) (int, void *, size_t);
 static ssize_t (*real_write) (int, const void *, size_t);
 static int (*real_poll) (struct pollfd *, nfds_t, int);
 
+enum floor_clock
+{
+  FLOOR_MONOTONIC,
+  FLOOR_TSC,
+  FLOOR_TSC_ONCE
+};
+static enum floor_clock floor_clock;
+
 static inline uint64_t
 floor_now (void)
 {
+#if defined __x86_64__
+  if (floor_clock != FLOOR_MONOTONIC)
+    {
+      uint32_t lo, hi;
+      __asm__ volatile ("rdtsc" : "=a"(lo), "=d"(hi));
+      return (uint64_t)hi << 32 | lo;
+    }
+#endif
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The time before a call: read only when the variant reads twice. */
+static inline uint64_t
+floor_before (void)
+{
+  return floor_clock == FLOOR_TSC_ONCE ? 0 : floor_now ();
 }
 
 static inline void
@@ -67,7 +97,17 @@ floor_init (void)
   real_write = (ssize_t (*) (int, const void *, size_t))dlsym (RTLD_NEXT, "write");
   real_poll = (int (*) (struct pollfd *, nfds_t, int))dlsym (RTLD_NEXT, "poll");
   const char *on = getenv ("EMLAT_FLOOR");
-  if (!on || strcmp (on, "1") != 0)
+  if (!on)
+    return;
+  if (strcmp (on, "1") == 0)
+    floor_clock = FLOOR_MONOTONIC;
+#if defined __x86_64__
+  else if (strcmp (on, "tsc") == 0)
+    floor_clock = FLOOR_TSC;
+  else if (strcmp (on, "tsc1") == 0)
+    floor_clock = FLOOR_TSC_ONCE;
+#endif
+  else
     return;
   char path[64];
   snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
@@ -90,7 +130,7 @@ read (int fd, void *buf, size_t n)
 {
   if (!floor_ring || fd > 2)
     return real_read (fd, buf, n);
-  uint64_t t0 = floor_now ();
+  uint64_t t0 = floor_before ();
   ssize_t r = real_read (fd, buf, n);
   floor_record ((uint64_t)fd, r, t0);
   return r;
@@ -101,7 +141,7 @@ write (int fd, const void *buf, size_t n)
 {
   if (!floor_ring || fd > 2)
     return real_write (fd, buf, n);
-  uint64_t t0 = floor_now ();
+  uint64_t t0 = floor_before ();
   ssize_t r = real_write (fd, buf, n);
   floor_record ((uint64_t)fd | 1u << 8, r, t0);
   return r;
@@ -121,7 +161,7 @@ poll (struct pollfd *fds, nfds_t n, int timeout)
   int fd = fds[0].fd;
   if (fd < 0 || fd > 2)
     return real_poll (fds, n, timeout);
-  uint64_t t0 = floor_now ();
+  uint64_t t0 = floor_before ();
   int r = real_poll (fds, n, timeout);
   floor_record ((uint64_t)fd | 2u << 8, r, t0);
   return r;
