@@ -317,7 +317,10 @@ EMLAT_API int emlat_active (void);
 
 /* The profiler clock in nanoseconds: CLOCK_MONOTONIC_RAW where it works,
    else CLOCK_MONOTONIC.  Valid (and the same clock) before, during and after
-   a session.  No system call on Linux (vDSO). */
+   a session.  No system call on Linux: from a session's start on, read
+   through the time-stamp counter where the kernel keeps time with it
+   (x86-64), else through the vDSO; EMLAT_CLOCK_VIA=vdso in the environment
+   keeps it on the vDSO (docs/DESIGN.md 2.1). */
 EMLAT_API uint64_t emlat_now (void);
 
 /* The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).

@@ -1,20 +1,213 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * clock.c -- choice and calibration of the profiler clock (see clock.h).
+ * clock.c -- choice and calibration of the profiler clock (see clock.h),
+ * and the anchors of its reads through the time-stamp counter.
  *
- * Invariant: emlat_clock_id never changes after emlat_clock_init() returned
- * once; before that it is CLOCK_MONOTONIC, so a read before init is still
- * monotonic (and init runs before the first session anyway).
+ * Invariants: emlat_clock_id never changes after emlat_clock_init()
+ * returned once; before that it is CLOCK_MONOTONIC, so a read before init
+ * is still monotonic (and init runs before the first session anyway).  The
+ * counter is used only after init found CLOCK_MONOTONIC_RAW, the
+ * kernel's clocksource "tsc" and no EMLAT_CLOCK_VIA=vdso, and stops being used, for the whole process,
+ * the first time an anchor's prediction misses the vDSO by more than the
+ * bound (every thread's anchor runs out within 2 s after that).
  */
 #include "common/clock.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 clockid_t emlat_clock_id = CLOCK_MONOTONIC;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 static uint64_t clock_res_ns;
 static uint64_t clock_cost_ns;
+
+#if EMLAT_CLOCK_COUNTER
+__thread struct emlat_clock_anchor emlat_clock_anchor
+  __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+
+/* 1 while reads may go through the counter.  Set (release) by init after
+   the origin below is written; cleared (relaxed: a thread that still sees
+   1 only takes one more anchor, checked like any other) by a failed
+   check. */
+static _Atomic int counter_on;
+/* The process's first (counter, ns) pair: every anchor's rate is measured
+   from it.  Written once by init before counter_on is set. */
+static uint64_t origin_tsc, origin_ns;
+
+/* An anchor is taken only once this much time separates it from the
+   origin: before, the rate's error (the pairs' windows over the baseline)
+   would be too large, and reads go to the vDSO. */
+#define ANCHOR_MIN_BASELINE_NS 1000000u
+/* The longest an anchor holds: LIMIT * MULT stays below 2^64 (2^32 times
+   2e9 ns), and a machine whose counter stops agreeing with the kernel is
+   caught within it. */
+#define ANCHOR_MAX_AGE_NS 2000000000u
+/* A pair whose counter window is wider than this (preempted, or a slow
+   vDSO) is not used as an anchor: with every pair within half of it of
+   the truth, an honest prediction misses by at most 1 us, half the
+   check's bound. */
+#define PAIR_MAX_WINDOW_NS 500u
+/* Between an anchor's rate and the next one's, a change larger than this
+   (parts per million) means the counter and the clock have parted. */
+#define RATE_MAX_CHANGE_PPM 100.0
+
+static inline uint64_t
+rdtsc_ordered (void)
+{
+  __builtin_ia32_lfence ();
+  uint64_t t = __builtin_ia32_rdtsc ();
+  __builtin_ia32_lfence ();
+  return t;
+}
+
+/* One (counter, ns) pair: the counter read just before and just after the
+   clock, the middle kept; the narrowest of up to four tries.  Returns the
+   window's width in ticks. */
+static uint64_t
+read_pair (uint64_t *tsc, uint64_t *ns)
+{
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 4; i++)
+    {
+      uint64_t t0 = rdtsc_ordered ();
+      uint64_t n = emlat_clock_vdso_now ();
+      uint64_t t1 = rdtsc_ordered ();
+      if (t1 - t0 < best)
+        {
+          best = t1 - t0;
+          *tsc = t0 + best / 2;
+          *ns = n;
+        }
+      /* About 100 ticks is a clean read: no need for another. */
+      if (best < 256)
+        break;
+    }
+  return best;
+}
+
+/* The kernel keeps time with the counter: CLOCK_MONOTONIC_RAW is then a
+   fixed linear function of it. */
+static int
+kernel_uses_tsc (void)
+{
+  int fd = open ("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                 O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[16];
+  ssize_t n = read (fd, buf, sizeof buf);
+  close (fd);
+  return n == 4 && memcmp (buf, "tsc\n", 4) == 0;
+}
+
+static void
+counter_init (void)
+{
+#ifdef CLOCK_MONOTONIC_RAW
+  /* EMLAT_CLOCK_VIA=vdso: every read through clock_gettime (for a
+     program, or a test, that replaces clock_gettime; or a machine whose
+     counter one does not trust). */
+  const char *via = getenv ("EMLAT_CLOCK_VIA");
+  if (via && strcmp (via, "vdso") == 0)
+    return;
+  if (emlat_clock_id != CLOCK_MONOTONIC_RAW || !kernel_uses_tsc ())
+    return;
+  uint64_t t, n;
+  if (read_pair (&t, &n) > 1024)
+    return;
+  origin_tsc = t;
+  origin_ns = n;
+  atomic_store_explicit (&counter_on, 1, memory_order_release);
+#endif
+}
+
+int
+emlat_clock_counter_parted (const struct emlat_clock_anchor *old, uint64_t t, uint64_t n,
+                            double ns_per_tick)
+{
+  double old_ns_per_tick = (double)old->mult / 4294967296.0;
+  double change_ppm = (old_ns_per_tick - ns_per_tick) / ns_per_tick * 1e6;
+  if (change_ppm > RATE_MAX_CHANGE_PPM || change_ppm < -RATE_MAX_CHANGE_PPM)
+    return 1;
+  /* The prediction only a short time after the anchor ran out, so that
+     its own rate error has not grown past the bound. */
+  uint64_t d = t - old->tsc;
+  if (d >= 2 * old->limit)
+    return 0;
+  double miss = (double)old->ns + (double)d * old_ns_per_tick - (double)n;
+  return miss > EMLAT_CLOCK_COUNTER_MAX_ERROR_NS || miss < -(double)EMLAT_CLOCK_COUNTER_MAX_ERROR_NS;
+}
+
+static inline uint64_t
+max_u64 (uint64_t a, uint64_t b)
+{
+  return a > b ? a : b;
+}
+
+uint64_t
+emlat_clock_now_slow (void)
+{
+  struct emlat_clock_anchor *a = &emlat_clock_anchor;
+  /* Acquire: pairs with init's release, so the origin is visible. */
+  if (!atomic_load_explicit (&counter_on, memory_order_acquire))
+    {
+      a->limit = 0;
+      return max_u64 (emlat_clock_vdso_now (), a->floor);
+    }
+  /* Every value the old anchor gave lies below its prediction at LIMIT. */
+  if (a->limit)
+    a->floor = max_u64 (a->floor, a->ns + ((a->limit * a->mult) >> 32));
+  uint64_t t, n;
+  uint64_t window = read_pair (&t, &n);
+  uint64_t base_ticks = t - origin_tsc, base_ns = n - origin_ns;
+  double ns_per_tick = base_ticks ? (double)base_ns / (double)base_ticks : 0;
+  if (n < origin_ns || t < origin_tsc || base_ns < ANCHOR_MIN_BASELINE_NS
+      || (double)window * ns_per_tick > PAIR_MAX_WINDOW_NS)
+    {
+      /* Too early, or a pair too loose to anchor on: this read only. */
+      a->limit = 0;
+      return max_u64 (n, a->floor);
+    }
+  if (a->limit && base_ns > 1000 * (uint64_t)ANCHOR_MIN_BASELINE_NS
+      && emlat_clock_counter_parted (a, t, n, ns_per_tick))
+    {
+      atomic_store_explicit (&counter_on, 0, memory_order_relaxed);
+      a->limit = 0;
+      return max_u64 (n, a->floor);
+    }
+  uint64_t age_ns = base_ns / 2 < ANCHOR_MAX_AGE_NS ? base_ns / 2 : ANCHOR_MAX_AGE_NS;
+  /* A signal handler of this thread that reads the clock while the anchor
+     is half written finds LIMIT 0 and anchors itself; the fences keep the
+     compiler from moving LIMIT's stores.  (Its anchor may then be mixed
+     with this one's: a pair whose halves lie microseconds apart, for at
+     most 2 s, and never read as earlier than FLOOR.) */
+  a->limit = 0;
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  a->tsc = t;
+  a->ns = n;
+  a->mult = (uint64_t)(ns_per_tick * 4294967296.0);
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  a->limit = (uint64_t)((double)age_ns / ns_per_tick);
+  return max_u64 (n, a->floor);
+}
+
+const char *
+emlat_clock_source (void)
+{
+  emlat_clock_init ();
+  return atomic_load_explicit (&counter_on, memory_order_relaxed) ? "tsc" : "vdso";
+}
+#else
+const char *
+emlat_clock_source (void)
+{
+  return "vdso";
+}
+#endif
 
 static int
 cmp_u64 (const void *a, const void *b)
@@ -31,6 +224,9 @@ clock_init_once (void)
   if (clock_gettime (CLOCK_MONOTONIC_RAW, &ts) == 0)
     emlat_clock_id = CLOCK_MONOTONIC_RAW;
 #endif
+#if EMLAT_CLOCK_COUNTER
+  counter_init ();
+#endif
   if (clock_getres (emlat_clock_id, &ts) == 0)
     clock_res_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   /* 9 x 32 reads: the median is steady to a nanosecond or two, and the
@@ -38,13 +234,33 @@ clock_init_once (void)
      200 of 9 x 1000 reads. */
   enum { RUNS = 9, READS = 32 };
   uint64_t per[RUNS];
-  for (int r = 0; r < RUNS; r++)
+#if EMLAT_CLOCK_COUNTER
+  if (atomic_load_explicit (&counter_on, memory_order_relaxed))
     {
-      uint64_t t0 = emlat_clock_now (), t1 = t0;
-      for (int i = 0; i < READS; i++)
-        t1 = emlat_clock_now ();
-      per[r] = (t1 - t0) / READS;
+      /* Through the counter, with an anchor of this calibration's own
+         (the thread's first anchor comes only after
+         ANCHOR_MIN_BASELINE_NS); any rate costs the same. */
+      struct emlat_clock_anchor cal = { origin_tsc, origin_ns,
+                                        (uint64_t)(0.4 * 4294967296.0), UINT64_MAX, 0 };
+      for (int r = 0; r < RUNS; r++)
+        {
+          volatile uint64_t sink = 0;
+          uint64_t t0 = emlat_clock_vdso_now ();
+          for (int i = 0; i < READS; i++)
+            sink = emlat_clock_from_anchor (&cal, __builtin_ia32_rdtsc () - cal.tsc);
+          (void)sink;
+          per[r] = (emlat_clock_vdso_now () - t0) / READS;
+        }
     }
+  else
+#endif
+    for (int r = 0; r < RUNS; r++)
+      {
+        uint64_t t0 = emlat_clock_vdso_now (), t1 = t0;
+        for (int i = 0; i < READS; i++)
+          t1 = emlat_clock_vdso_now ();
+        per[r] = (t1 - t0) / READS;
+      }
   qsort (per, RUNS, sizeof per[0], cmp_u64);
   clock_cost_ns = per[RUNS / 2];
 }

@@ -189,6 +189,7 @@ emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const str
   rc |= push_str (kv, n, cap, "clock.id", emlat_clock_name ());
   rc |= push_u (kv, n, cap, "clock.resolution_ns", emlat_clock_resolution_ns ());
   rc |= push_u (kv, n, cap, "clock.read_cost_ns", emlat_clock_read_cost_ns ());
+  rc |= push_str (kv, n, cap, "clock.via", emlat_clock_source ());
   rc |= push_u (kv, n, cap, "clock.includes_suspend", 0);
   rc |= push_str (kv, n, cap, "clock.thread_cpu", "CLOCK_THREAD_CPUTIME_ID");
   struct utsname u;
