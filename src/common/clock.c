@@ -165,8 +165,15 @@ emlat_clock_now_slow (void)
   uint64_t window = read_pair (&t, &n);
   uint64_t base_ticks = t - origin_tsc, base_ns = n - origin_ns;
   double ns_per_tick = base_ticks ? (double)base_ns / (double)base_ticks : 0;
-  if (n < origin_ns || t < origin_tsc || base_ns < ANCHOR_MIN_BASELINE_NS
-      || (double)window * ns_per_tick > PAIR_MAX_WINDOW_NS)
+  if (t < origin_tsc)
+    {
+      /* The counter went back past the origin (reset by a resume): it no
+         longer measures from the origin, so it serves no more. */
+      atomic_store_explicit (&counter_on, 0, memory_order_relaxed);
+      a->limit = 0;
+      return max_u64 (n, a->floor);
+    }
+  if (base_ns < ANCHOR_MIN_BASELINE_NS || (double)window * ns_per_tick > PAIR_MAX_WINDOW_NS)
     {
       /* Too early, or a pair too loose to anchor on: this read only. */
       a->limit = 0;
