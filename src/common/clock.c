@@ -42,6 +42,10 @@ static uint64_t origin_tsc, origin_ns;
    origin: before, the rate's error (the pairs' windows over the baseline)
    would be too large, and reads go to the vDSO. */
 #define ANCHOR_MIN_BASELINE_NS 1000000u
+/* The same in counter ticks, before the rate is known: at least 1 ms for
+   a counter of up to 2 GHz (0.2 ms at 10 GHz; ANCHOR_MIN_BASELINE_NS is
+   checked too). */
+#define ANCHOR_MIN_TICKS 2000000u
 /* The longest an anchor holds: LIMIT * MULT stays below 2^64 (2^32 times
    2e9 ns), and a machine whose counter stops agreeing with the kernel is
    caught within it. */
@@ -154,6 +158,13 @@ emlat_clock_now_slow (void)
   struct emlat_clock_anchor *a = &emlat_clock_anchor;
   /* Acquire: pairs with init's release, so the origin is visible. */
   if (!atomic_load_explicit (&counter_on, memory_order_acquire))
+    {
+      a->limit = 0;
+      return max_u64 (emlat_clock_vdso_now (), a->floor);
+    }
+  /* Too early for any rate (less than ANCHOR_MIN_TICKS after the origin):
+     the vDSO alone, without the pair's fenced counter reads. */
+  if (__builtin_ia32_rdtsc () - origin_tsc < ANCHOR_MIN_TICKS)
     {
       a->limit = 0;
       return max_u64 (emlat_clock_vdso_now (), a->floor);
