@@ -101,6 +101,7 @@ emlat_clock_now (void)
   return emlat_clock_from_anchor (a, d);
 }
 #else
+#define EMLAT_CLOCK_COUNTER 0
 static inline uint64_t
 emlat_clock_now (void)
 {
