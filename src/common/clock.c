@@ -14,14 +14,20 @@
 #include "common/clock.h"
 
 #include <fcntl.h>
-#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 clockid_t emlat_clock_id = CLOCK_MONOTONIC;
-static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+/* 0: not begun; 1: one thread runs clock_init_once; 2: done.  Claimed
+   by a compare-and-swap (acq_rel) and completed with a release store, so
+   that a read that finds the clock undecided can start it without
+   blocking (a signal handler that interrupted this very thread's init
+   just reads the vDSO), and emlat_clock_init() waits for it. */
+static _Atomic int init_state;
+static int clock_init_claim (void);
 static uint64_t clock_res_ns;
 static uint64_t clock_cost_ns;
 
@@ -29,13 +35,21 @@ static uint64_t clock_cost_ns;
 __thread struct emlat_clock_anchor emlat_clock_anchor
   __attribute__ ((tls_model ("initial-exec"), aligned (64)));
 
-/* 1 while reads may go through the counter.  Set (release) by init after
-   the origin below is written; cleared (relaxed: a thread that still sees
-   1 only takes one more anchor, checked like any other) by a failed
-   check. */
-static _Atomic int counter_on;
+/* Whether reads may go through the counter: undecided until init, then
+   on or off; on is set (release) by init after the origin below is
+   written; off by init, or by a failed check (relaxed: a thread that
+   still sees on only takes one more anchor, checked like any other).  A
+   thread that finds it off reads the vDSO from then on (its anchor's
+   VDSO flag). */
+enum counter_state
+{
+  COUNTER_UNDECIDED,
+  COUNTER_ON,
+  COUNTER_OFF
+};
+static _Atomic int counter_state;
 /* The process's first (counter, ns) pair: every anchor's rate is measured
-   from it.  Written once by init before counter_on is set. */
+   from it.  Written once by init before counter_state is set on. */
 static uint64_t origin_tsc, origin_ns;
 
 /* An anchor is taken only once this much time separates it from the
@@ -111,22 +125,23 @@ kernel_uses_tsc (void)
 static void
 counter_init (void)
 {
+  int on = 0;
 #ifdef CLOCK_MONOTONIC_RAW
   /* EMLAT_CLOCK_VIA=vdso: every read through clock_gettime (for a
      program, or a test, that replaces clock_gettime; or a machine whose
      counter one does not trust). */
   const char *via = getenv ("EMLAT_CLOCK_VIA");
-  if (via && strcmp (via, "vdso") == 0)
-    return;
-  if (emlat_clock_id != CLOCK_MONOTONIC_RAW || !kernel_uses_tsc ())
-    return;
   uint64_t t, n;
-  if (read_pair (&t, &n) > 1024)
-    return;
-  origin_tsc = t;
-  origin_ns = n;
-  atomic_store_explicit (&counter_on, 1, memory_order_release);
+  on = !(via && strcmp (via, "vdso") == 0) && emlat_clock_id == CLOCK_MONOTONIC_RAW
+       && kernel_uses_tsc () && read_pair (&t, &n) <= 1024;
+  if (on)
+    {
+      origin_tsc = t;
+      origin_ns = n;
+    }
 #endif
+  /* Release: the origin before the state that lets readers use it. */
+  atomic_store_explicit (&counter_state, on ? COUNTER_ON : COUNTER_OFF, memory_order_release);
 }
 
 int
@@ -157,9 +172,19 @@ emlat_clock_now_slow (void)
 {
   struct emlat_clock_anchor *a = &emlat_clock_anchor;
   /* Acquire: pairs with init's release, so the origin is visible. */
-  if (!atomic_load_explicit (&counter_on, memory_order_acquire))
+  int state = atomic_load_explicit (&counter_state, memory_order_acquire);
+  /* A read before any session: the first decides the clock, as a
+     session's start would. */
+  if (state == COUNTER_UNDECIDED && clock_init_claim ())
+    state = atomic_load_explicit (&counter_state, memory_order_acquire);
+  if (state != COUNTER_ON)
     {
+      /* Off for good: this thread reads the vDSO from now on, through
+         emlat_clock_now's first test.  Undecided (no init yet): this
+         read only. */
       a->limit = 0;
+      if (state == COUNTER_OFF)
+        a->vdso = 1;
       return max_u64 (emlat_clock_vdso_now (), a->floor);
     }
   /* Too early for any rate (less than ANCHOR_MIN_TICKS after the origin):
@@ -180,8 +205,9 @@ emlat_clock_now_slow (void)
     {
       /* The counter went back past the origin (reset by a resume): it no
          longer measures from the origin, so it serves no more. */
-      atomic_store_explicit (&counter_on, 0, memory_order_relaxed);
+      atomic_store_explicit (&counter_state, COUNTER_OFF, memory_order_relaxed);
       a->limit = 0;
+      a->vdso = 1;
       return max_u64 (n, a->floor);
     }
   if (base_ns < ANCHOR_MIN_BASELINE_NS || (double)window * ns_per_tick > PAIR_MAX_WINDOW_NS)
@@ -193,8 +219,9 @@ emlat_clock_now_slow (void)
   if (a->limit && base_ns > 1000 * (uint64_t)ANCHOR_MIN_BASELINE_NS
       && emlat_clock_counter_parted (a, t, n, ns_per_tick))
     {
-      atomic_store_explicit (&counter_on, 0, memory_order_relaxed);
+      atomic_store_explicit (&counter_state, COUNTER_OFF, memory_order_relaxed);
       a->limit = 0;
+      a->vdso = 1;
       return max_u64 (n, a->floor);
     }
   uint64_t age_ns = base_ns / 2 < ANCHOR_MAX_AGE_NS ? base_ns / 2 : ANCHOR_MAX_AGE_NS;
@@ -217,7 +244,8 @@ const char *
 emlat_clock_source (void)
 {
   emlat_clock_init ();
-  return atomic_load_explicit (&counter_on, memory_order_relaxed) ? "tsc" : "vdso";
+  return atomic_load_explicit (&counter_state, memory_order_relaxed) == COUNTER_ON ? "tsc"
+                                                                                  : "vdso";
 }
 #else
 const char *
@@ -253,13 +281,13 @@ clock_init_once (void)
   enum { RUNS = 9, READS = 32 };
   uint64_t per[RUNS];
 #if EMLAT_CLOCK_COUNTER
-  if (atomic_load_explicit (&counter_on, memory_order_relaxed))
+  if (atomic_load_explicit (&counter_state, memory_order_relaxed) == COUNTER_ON)
     {
       /* Through the counter, with an anchor of this calibration's own
          (the thread's first anchor comes only after
          ANCHOR_MIN_BASELINE_NS); any rate costs the same. */
       struct emlat_clock_anchor cal = { origin_tsc, origin_ns,
-                                        (uint64_t)(0.4 * 4294967296.0), UINT64_MAX, 0 };
+                                        (uint64_t)(0.4 * 4294967296.0), UINT64_MAX, 0, 0 };
       for (int r = 0; r < RUNS; r++)
         {
           volatile uint64_t sink = 0;
@@ -283,10 +311,28 @@ clock_init_once (void)
   clock_cost_ns = per[RUNS / 2];
 }
 
+/* Run the init if no thread has begun it; 1 when this call ran it. */
+static int
+clock_init_claim (void)
+{
+  int expected = 0;
+  if (!atomic_compare_exchange_strong_explicit (&init_state, &expected, 1,
+                                                memory_order_acq_rel, memory_order_acquire))
+    return 0;
+  clock_init_once ();
+  atomic_store_explicit (&init_state, 2, memory_order_release);
+  return 1;
+}
+
 void
 emlat_clock_init (void)
 {
-  pthread_once (&clock_once, clock_init_once);
+  if (clock_init_claim ())
+    return;
+  /* Acquire: pairs with the release above, so the init's writes are
+     seen. */
+  while (atomic_load_explicit (&init_state, memory_order_acquire) != 2)
+    sched_yield ();
 }
 
 const char *

@@ -58,7 +58,8 @@ emlat_clock_vdso_now (void)
 #define EMLAT_CLOCK_COUNTER_MAX_ERROR_NS 2000u
 
 /* The calling thread's anchor, one cache line of its static TLS.  LIMIT 0
-   (a new thread, or the counter off) sends every read to the slow path. */
+   (a new thread, or no rate yet) sends a read to the slow path; VDSO set
+   (the counter off for the process) sends every read to the vDSO. */
 struct emlat_clock_anchor
 {
   uint64_t tsc;   /* the counter at the anchor */
@@ -66,6 +67,7 @@ struct emlat_clock_anchor
   uint64_t mult;  /* ns per counter tick, times 2^32 */
   uint64_t limit; /* counter ticks after TSC the anchor holds for */
   uint64_t floor; /* the least value to return: the old anchor's last */
+  uint64_t vdso;  /* nonzero: read the vDSO (no more anchors) */
 };
 extern __attribute__ ((visibility ("hidden"))) __thread struct emlat_clock_anchor
   emlat_clock_anchor __attribute__ ((tls_model ("initial-exec"), aligned (64)));
@@ -95,6 +97,11 @@ static inline uint64_t
 emlat_clock_now (void)
 {
   struct emlat_clock_anchor *a = &emlat_clock_anchor;
+  if (__builtin_expect (a->vdso != 0, 0))
+    {
+      uint64_t ns = emlat_clock_vdso_now ();
+      return ns < a->floor ? a->floor : ns;
+    }
   uint64_t d = __builtin_ia32_rdtsc () - a->tsc;
   if (__builtin_expect (d >= a->limit, 0))
     return emlat_clock_now_slow ();

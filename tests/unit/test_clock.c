@@ -113,7 +113,7 @@ check_parted (void)
   /* An anchor of 0.4 ns per tick at tick 1e9, 1e6 ticks long. */
   const double rate = 0.4;
   struct emlat_clock_anchor old = { 1000000000u, 5000000000u,
-                                    (uint64_t)(rate * 4294967296.0), 1000000u, 0 };
+                                    (uint64_t)(rate * 4294967296.0), 1000000u, 0, 0 };
   uint64_t t = old.tsc + 1500000u; /* half a LIMIT after it ran out */
   uint64_t n = old.ns + (uint64_t)(1500000u * rate);
   CHECK (!emlat_clock_counter_parted (&old, t, n, rate), "an exact prediction is not parted");
