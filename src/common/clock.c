@@ -3,12 +3,12 @@
  * clock.c -- choice and calibration of the profiler clock (see clock.h),
  * and the anchors of its reads through the time-stamp counter.
  *
- * Invariants: emlat_clock_id never changes after emlat_clock_init()
- * returned once; before that it is CLOCK_MONOTONIC, so a read before init
- * is still monotonic (and init runs before the first session anyway).  The
- * counter is used only after init found CLOCK_MONOTONIC_RAW, the
- * kernel's clocksource "tsc" and no EMLAT_CLOCK_VIA=vdso, and stops being used, for the whole process,
- * the first time an anchor's prediction misses the vDSO by more than the
+ * Invariants: emlat_clock_id never changes after the init (run by a
+ * session's start, or by the first read that finds it not begun) is
+ * done; before that it is CLOCK_MONOTONIC.  The counter is used only after
+ * init found CLOCK_MONOTONIC_RAW, the kernel's clocksource "tsc" and no
+ * EMLAT_CLOCK_VIA=vdso, and stops being used, for the whole process, the
+ * first time an anchor's prediction misses the vDSO by more than the
  * bound (every thread's anchor runs out within 2 s after that).
  */
 #include "common/clock.h"
@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 clockid_t emlat_clock_id = CLOCK_MONOTONIC;
@@ -108,17 +109,19 @@ read_pair (uint64_t *tsc, uint64_t *ns)
 }
 
 /* The kernel keeps time with the counter: CLOCK_MONOTONIC_RAW is then a
-   fixed linear function of it. */
+   fixed linear function of it.  Raw system calls: the interposition
+   library defines open, read and close itself. */
 static int
 kernel_uses_tsc (void)
 {
-  int fd = open ("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                 O_RDONLY | O_CLOEXEC);
+  long fd = syscall (SYS_openat, AT_FDCWD,
+                     "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                     O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;
   char buf[16];
-  ssize_t n = read (fd, buf, sizeof buf);
-  close (fd);
+  long n = syscall (SYS_read, (int)fd, buf, sizeof buf);
+  syscall (SYS_close, (int)fd);
   return n == 4 && memcmp (buf, "tsc\n", 4) == 0;
 }
 
