@@ -73,6 +73,9 @@ static uint64_t origin_tsc, origin_ns;
 /* Between an anchor's rate and the next one's, a change larger than this
    (parts per million) means the counter and the clock have parted. */
 #define RATE_MAX_CHANGE_PPM 100.0
+/* The origin's pair must be tighter still (it is the start of every
+   rate's baseline): 1,024 ticks, 0.2 to 0.5 us at 2 to 5 GHz. */
+#define ORIGIN_MAX_WINDOW_TICKS 1024u
 
 static inline uint64_t
 rdtsc_ordered (void)
@@ -136,7 +139,7 @@ counter_init (void)
   const char *via = getenv ("EMLAT_CLOCK_VIA");
   uint64_t t, n;
   on = !(via && strcmp (via, "vdso") == 0) && emlat_clock_id == CLOCK_MONOTONIC_RAW
-       && kernel_uses_tsc () && read_pair (&t, &n) <= 1024;
+       && kernel_uses_tsc () && read_pair (&t, &n) <= ORIGIN_MAX_WINDOW_TICKS;
   if (on)
     {
       origin_tsc = t;
@@ -168,6 +171,17 @@ static inline uint64_t
 max_u64 (uint64_t a, uint64_t b)
 {
   return a > b ? a : b;
+}
+
+/* The counter off for the process (relaxed: see counter_state) and this
+   thread on the vDSO from now on; N, the vDSO's time, is this read's. */
+static uint64_t
+counter_give_up (struct emlat_clock_anchor *a, uint64_t n)
+{
+  atomic_store_explicit (&counter_state, COUNTER_OFF, memory_order_relaxed);
+  a->limit = 0;
+  a->vdso = 1;
+  return max_u64 (n, a->floor);
 }
 
 uint64_t
@@ -202,17 +216,12 @@ emlat_clock_now_slow (void)
     a->floor = max_u64 (a->floor, a->ns + ((a->limit * a->mult) >> 32));
   uint64_t t, n;
   uint64_t window = read_pair (&t, &n);
+  /* A counter that went back past the origin (reset by a resume) no
+     longer measures from it, so it serves no more. */
+  if (t < origin_tsc)
+    return counter_give_up (a, n);
   uint64_t base_ticks = t - origin_tsc, base_ns = n - origin_ns;
   double ns_per_tick = base_ticks ? (double)base_ns / (double)base_ticks : 0;
-  if (t < origin_tsc)
-    {
-      /* The counter went back past the origin (reset by a resume): it no
-         longer measures from the origin, so it serves no more. */
-      atomic_store_explicit (&counter_state, COUNTER_OFF, memory_order_relaxed);
-      a->limit = 0;
-      a->vdso = 1;
-      return max_u64 (n, a->floor);
-    }
   if (base_ns < ANCHOR_MIN_BASELINE_NS || (double)window * ns_per_tick > PAIR_MAX_WINDOW_NS)
     {
       /* Too early, or a pair too loose to anchor on: this read only. */
@@ -221,12 +230,7 @@ emlat_clock_now_slow (void)
     }
   if (a->limit && base_ns > 1000 * (uint64_t)ANCHOR_MIN_BASELINE_NS
       && emlat_clock_counter_parted (a, t, n, ns_per_tick))
-    {
-      atomic_store_explicit (&counter_state, COUNTER_OFF, memory_order_relaxed);
-      a->limit = 0;
-      a->vdso = 1;
-      return max_u64 (n, a->floor);
-    }
+    return counter_give_up (a, n);
   uint64_t age_ns = base_ns / 2 < ANCHOR_MAX_AGE_NS ? base_ns / 2 : ANCHOR_MAX_AGE_NS;
   /* A signal handler of this thread that reads the clock while the anchor
      is half written finds LIMIT 0 and anchors itself; the fences keep the
