@@ -6,6 +6,7 @@
  * the program's own work.
  *
  *   BUILD=build bench_tty_cold [--runs R] [--keys K] [--trash-mib M]
+ *                              [--idle-ms MS] [--idle-keys K] [--modes LIST]
  *
  * A child process plays a pager on a pseudo-terminal (its stdin, stdout and
  * stderr are the slave, in raw mode).  Per key it does what `less` does for
@@ -19,7 +20,11 @@
  * Modes: warm (the keys back to back) and cold (before each key the child
  * writes one byte per 64-byte line of an M MiB buffer, default 16: the
  * library's code and data, the vDSO and the ring leave the caches and the
- * TLB, as they do while a program renders a page).
+ * TLB, as they do while a program renders a page), and idle (before each
+ * of --idle-keys keys, default 200, the child sleeps --idle-ms, default 20:
+ * the state a typed key finds, the vCPU idle since the last one, which
+ * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "The pages a key
+ * touches").  --modes picks some of warm, cold and idle (default all).
  *
  * Arms, interleaved in ABBA order per round and mode: none (the library
  * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
@@ -57,8 +62,8 @@
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
-enum { MODE_WARM, MODE_COLD, NMODES };
-static const char *const mode_name[NMODES] = { "warm", "cold" };
+enum { MODE_WARM, MODE_COLD, MODE_IDLE, NMODES };
+static const char *const mode_name[NMODES] = { "warm", "cold", "idle" };
 
 #define MAX_RUNS 64
 
@@ -130,8 +135,9 @@ child_fail (int result_fd, const char *what)
 }
 
 static int
-child_main (int master, int result_fd, int cold, long keys, long trash_mib)
+child_main (int master, int result_fd, int mode, long keys, long trash_mib, long idle_ms)
 {
+  int cold = mode == MODE_COLD;
   struct termios tio;
   if (tcgetattr (0, &tio) == 0)
     {
@@ -153,6 +159,12 @@ child_main (int master, int result_fd, int cold, long keys, long trash_mib)
       if (cold)
         for (size_t i = 0; i < trash_bytes; i += 64)
           trash[i] = (char)(trash[i] + 1);
+      if (mode == MODE_IDLE)
+        {
+          struct timespec ts = { idle_ms / 1000, (idle_ms % 1000) * 1000000L };
+          while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+            ;
+        }
       if (write (master, key, sizeof key) != (ssize_t)sizeof key)
         return child_fail (result_fd, "write to the master");
       /* The pty delivers the key to the slave from a kernel worker: wait
@@ -189,11 +201,37 @@ child_main (int master, int result_fd, int cold, long keys, long trash_mib)
 /* ------------------------------------------------------------------ */
 /* The parent                                                          */
 
+/* Parse LIST, comma-separated mode names, into the bit set *MODES: 0, or
+   -1 for an unknown name or an empty list. */
+static int
+parse_modes (const char *list, unsigned *modes)
+{
+  *modes = 0;
+  const char *p = list;
+  while (*p)
+    {
+      size_t len = strcspn (p, ",");
+      int m = 0;
+      while (m < NMODES && !(strlen (mode_name[m]) == len && strncmp (p, mode_name[m], len) == 0))
+        m++;
+      if (m == NMODES)
+        return -1;
+      *modes |= 1u << m;
+      p += len;
+      if (*p == ',')
+        p++;
+    }
+  return *modes ? 0 : -1;
+}
+
 struct options
 {
   int runs;
   long keys;
   long trash_mib;
+  long idle_ms;   /* the idle mode's pause before each key */
+  long idle_keys; /* and its keys per run */
+  unsigned modes; /* bit m: mode m runs (--modes) */
   const char *lib;
   const char *other; /* --compare: a second build's library, or NULL */
   int narms;
@@ -229,11 +267,12 @@ run_child (const struct options *o, int arm, int mode, int run)
       if (s > 2)
         close (s);
       close (res[0]);
-      char m[16], r[16], k[32], t[32];
+      char m[16], r[16], k[32], t[32], i[32];
       snprintf (m, sizeof m, "%d", master);
       snprintf (r, sizeof r, "%d", res[1]);
-      snprintf (k, sizeof k, "%ld", o->keys);
+      snprintf (k, sizeof k, "%ld", mode == MODE_IDLE ? o->idle_keys : o->keys);
       snprintf (t, sizeof t, "%ld", o->trash_mib);
+      snprintf (i, sizeof i, "%ld", o->idle_ms);
       unsetenv ("EMLAT_TRACE");
       unsetenv ("LD_PRELOAD");
       if (arm != ARM_NONE)
@@ -247,7 +286,7 @@ run_child (const struct options *o, int arm, int mode, int run)
              environment (EMLAT_FLOOR=tsc, tsc1) is kept. */
           setenv ("EMLAT_FLOOR", "1", 0);
         }
-      execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, (char *)NULL);
+      execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, i, (char *)NULL);
       _exit (127);
     }
   close (res[1]);
@@ -308,10 +347,16 @@ paired (const double *d, int n, double *med, double *lo, double *hi)
 int
 main (int argc, char **argv)
 {
-  if (argc == 7 && strcmp (argv[1], "--child") == 0)
-    return child_main (atoi (argv[3]), atoi (argv[4]), strcmp (argv[2], "cold") == 0,
-                       atol (argv[5]), atol (argv[6]));
-  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .narms = ARM_OTHER };
+  if (argc == 8 && strcmp (argv[1], "--child") == 0)
+    {
+      int mode = 0;
+      while (mode < NMODES - 1 && strcmp (argv[2], mode_name[mode]) != 0)
+        mode++;
+      return child_main (atoi (argv[3]), atoi (argv[4]), mode, atol (argv[5]), atol (argv[6]),
+                         atol (argv[7]));
+    }
+  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 20,
+                       .idle_keys = 200, .modes = (1u << NMODES) - 1, .narms = ARM_OTHER };
   static char other[4096];
   for (int i = 1; i < argc; i++)
     {
@@ -321,6 +366,19 @@ main (int argc, char **argv)
         o.keys = atol (argv[++i]);
       else if (strcmp (argv[i], "--trash-mib") == 0 && i + 1 < argc)
         o.trash_mib = atol (argv[++i]);
+      else if (strcmp (argv[i], "--idle-ms") == 0 && i + 1 < argc)
+        o.idle_ms = atol (argv[++i]);
+      else if (strcmp (argv[i], "--idle-keys") == 0 && i + 1 < argc)
+        o.idle_keys = atol (argv[++i]);
+      else if (strcmp (argv[i], "--modes") == 0 && i + 1 < argc)
+        {
+          if (parse_modes (argv[++i], &o.modes) != 0)
+            {
+              fprintf (stderr, "bench_tty_cold: --modes %s: a comma-separated list of warm, "
+                       "cold and idle\n", argv[i]);
+              return 2;
+            }
+        }
       else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
         {
           if (!realpath (argv[++i], other))
@@ -334,14 +392,16 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
+                   "[--idle-ms MS] [--idle-keys K] [--modes LIST] "
                    "[--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
     }
-  if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1)
+  if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1 || o.idle_ms < 0
+      || o.idle_ms > 10000 || o.idle_keys < 10)
     {
-      fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1\n",
-               MAX_RUNS);
+      fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1, "
+               "--idle-ms 0..10000, --idle-keys >= 10\n", MAX_RUNS);
       return 2;
     }
   static char lib[4096], self[4096];
@@ -372,7 +432,7 @@ main (int argc, char **argv)
   int failed = 0;
   for (int run = 0; run < o.runs && !failed; run++)
     for (int mode = 0; mode < NMODES && !failed; mode++)
-      for (int j = 0; j < o.narms && !failed; j++)
+      for (int j = 0; j < o.narms && !failed && (o.modes >> mode & 1); j++)
         {
           int arm = run % 2 ? o.narms - 1 - j : j; /* ABBA over rounds */
           double v = run_child (&o, arm, mode, run);
@@ -384,10 +444,13 @@ main (int argc, char **argv)
   if (failed)
     return 1;
 
-  printf ("# bench_tty_cold: %d runs of %ld keys per arm and mode, cold = %ld MiB touched "
-          "before each key\n", o.runs, o.keys, o.trash_mib);
+  printf ("# bench_tty_cold: %d runs per arm and mode of %ld keys (warm, cold) and %ld keys "
+          "(idle); cold = %ld MiB touched before each key, idle = a %ld ms sleep before each "
+          "key\n", o.runs, o.keys, o.idle_keys, o.trash_mib, o.idle_ms);
   for (int mode = 0; mode < NMODES; mode++)
     {
+      if (!(o.modes >> mode & 1))
+        continue;
       for (int arm = 0; arm < o.narms; arm++)
         {
           double tmp[MAX_RUNS];

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # test_bench_tty_cold.sh -- the keystroke-cost harness (bench/bench_tty_cold.c)
-# works end to end: 2 rounds of 20 keys, warm and cold (1 MiB), the three
-# arms and, with --compare, the floor library (bench/floor_preload.c) as a
+# works end to end: 2 rounds of 20 keys, warm and cold (1 MiB), and of 10
+# keys idle (1 ms), the three arms and, with --compare, the floor library (bench/floor_preload.c) as a
 # fourth.
 #
 # Checked: it exits 0; it prints, for both modes, a key time per arm (a
@@ -33,10 +33,11 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 
-out=$(BUILD=$BUILD "$bench" --runs 2 --keys 20 --trash-mib 1 --compare "$floor" 2>"$tmp/err")
+out=$(BUILD=$BUILD "$bench" --runs 2 --keys 20 --trash-mib 1 --idle-keys 10 --idle-ms 1 \
+  --compare "$floor" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
-for mode in warm cold; do
+for mode in warm cold idle; do
   for arm in none loaded on other; do
     v=$(printf '%s\n' "$out" | awk -v m="tty_cold_key_ns_${arm}_$mode" '$1=="METRIC" && $2==m {print $3}')
     case $v in
@@ -53,11 +54,17 @@ for mode in warm cold; do
   printf '%s\n' "$out" | grep -q "^METRIC tty_cold_other_minus_on_ns_$mode -\{0,1\}[0-9]* ns \[" \
     || fail "no other - on line for $mode"
 done
+# --modes runs only the modes it names.
+out=$(BUILD=$BUILD "$bench" --runs 2 --idle-keys 10 --idle-ms 1 --modes idle 2>"$tmp/err")
+[ $? -eq 0 ] || fail "--modes idle: $(cat "$tmp/err")"
+printf '%s\n' "$out" | grep -q '^METRIC tty_cold_key_ns_on_idle ' || fail "--modes idle printed no idle key time"
+! printf '%s\n' "$out" | grep -q '_warm\|_cold ' || fail "--modes idle ran another mode"
 leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
 "$bench" --runs 1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--runs 1 is not exit 2"
 "$bench" --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--bogus is not exit 2"
+"$bench" --modes warm,hot >/dev/null 2>&1; [ $? -eq 2 ] || fail "--modes warm,hot is not exit 2"
 "$bench" --compare /nonexistent.so >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing --compare library is not exit 2"
 
 [ $fails -eq 0 ] && echo "ok: bench_tty_cold harness" && exit 0
