@@ -36,8 +36,8 @@
  * median over rounds of on - none) with _lo and _hi (95 % paired bootstrap
  * over rounds), and the same for on - loaded (tty_cold_recording_ns_*).
  * --compare LIB adds a fourth arm, "other": tracing on with another
- * build's library, and prints other - on with its interval: an A/B of two
- * versions of the library in one interleaved run.  `--compare
+ * build's library, and prints other - on with its interval (an A/B of two
+ * versions of the library in one interleaved run) and other - none.  `--compare
  * $BUILD/bench/libemlat-floor.so` measures against the floor of any
  * interposing recorder (bench/floor_preload.c); EMLAT_FLOOR=tsc or tsc1 in
  * the environment picks its cheaper-clock variants.
@@ -478,6 +478,11 @@ main (int argc, char **argv)
       paired (d, o.runs, &med, &lo, &hi);
       printf ("METRIC tty_cold_other_minus_on_ns_%s %.0f ns [%.0f, %.0f]\n", mode_name[mode],
               med, lo, hi);
+      for (int r = 0; r < o.runs; r++)
+        d[r] = key_ns[mode][ARM_OTHER][r] - key_ns[mode][ARM_NONE][r];
+      paired (d, o.runs, &med, &lo, &hi);
+      printf ("METRIC tty_cold_other_added_ns_%s %.0f ns [%.0f, %.0f]\n", mode_name[mode], med,
+              lo, hi);
     }
   return 0;
 }

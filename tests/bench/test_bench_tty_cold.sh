@@ -53,6 +53,8 @@ for mode in warm cold idle; do
   done
   printf '%s\n' "$out" | grep -q "^METRIC tty_cold_other_minus_on_ns_$mode -\{0,1\}[0-9]* ns \[" \
     || fail "no other - on line for $mode"
+  printf '%s\n' "$out" | grep -q "^METRIC tty_cold_other_added_ns_$mode -\{0,1\}[0-9]* ns \[" \
+    || fail "no other - none line for $mode"
 done
 # --modes runs only the modes it names.
 out=$(BUILD=$BUILD "$bench" --runs 2 --idle-keys 10 --idle-ms 1 --modes idle 2>"$tmp/err")
