@@ -23,8 +23,8 @@
  * TLB, as they do while a program renders a page), and idle (before each
  * of --idle-keys keys, default 200, the child sleeps --idle-ms, default 20:
  * the state a typed key finds, the vCPU idle since the last one, which
- * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "The pages a key
- * touches").  --modes picks some of warm, cold and idle (default all).
+ * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "A key after
+ * idle").  --modes picks some of warm, cold and idle (default all).
  *
  * Arms, interleaved in ABBA order per round and mode: none (the library
  * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
@@ -37,8 +37,8 @@
  * over rounds), and the same for on - loaded (tty_cold_recording_ns_*).
  * --compare LIB adds a fourth arm, "other": tracing on with another
  * build's library, and prints other - on with its interval (an A/B of two
- * versions of the library in one interleaved run) and other - none.  `--compare
- * $BUILD/bench/libemlat-floor.so` measures against the floor of any
+ * versions of the library in one interleaved run) and other - none.
+ * `--compare $BUILD/bench/libemlat-floor.so` measures against the floor of any
  * interposing recorder (bench/floor_preload.c); EMLAT_FLOOR=tsc or tsc1 in
  * the environment picks its cheaper-clock variants.
  * docs/PERFORMANCE.md, "Where the added CPU goes", uses them.

@@ -14,9 +14,11 @@
 #    program once, then round 2, ...), so slow drift of the machine affects
 #    all alike.  The long ones, bench_burst (the burst test at the default
 #    sizes, about 2 minutes; its full sweep is `bench_burst --sweep`) and
-#    bench_long (an 8-hour day, about 30 s), run in round 1 only.  Each
-#    program prints "METRIC name value unit" lines; this script prints,
-#    per metric, the median, min and max over the runs.
+#    bench_long (an 8-hour day, about 30 s), run in round 1 only, and so
+#    does bench_tty_cold's idle mode (about 2 minutes; later rounds pass
+#    --modes warm,cold).  Each program prints "METRIC name value unit"
+#    lines; this script prints, per metric, the median, min and max over
+#    the runs.
 # 2. Instruction counts with valgrind's callgrind: bench_producer
 #    --callgrind {spans,clock,inactive} N runs with
 #    --toggle-collect=<its hot loop> for N = N1 and N2; the difference of
@@ -67,6 +69,9 @@ while [ "$round" -le "$RUNS" ]; do
     esac
     variants="-"
     [ "$name" = bench_writer ] && variants="- --threads_2"
+    # bench_tty_cold's idle mode sleeps 20 ms before each of its keys
+    # (about 2 minutes a run, with 8 rounds of its own): the first round only.
+    [ "$name" = bench_tty_cold ] && [ "$round" -gt 1 ] && variants="--modes_warm,cold"
     for v in $variants; do
       if [ "$v" = - ]; then args=; else args=$(echo "$v" | tr '_' ' '); fi
       echo "run $round/$RUNS: $name $args" >&2
