@@ -44,7 +44,8 @@
  * docs/PERFORMANCE.md, "Where the added CPU goes", uses them.
  *
  * Invariants: every child is reaped; its files live in one mkdtemp
- * directory, removed at the end.
+ * directory, removed at the end; a traced child's ring file in /dev/shm is
+ * removed by emlat_recover, which finishes its profile.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,8 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "emlat/emlat_reader.h"
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
@@ -300,11 +303,17 @@ run_child (const struct options *o, int arm, int mode, int run)
   int st;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
-  /* The profile and its ring file (the reader would finish them). */
+  /* The profile is finished as the reader would (emlat_recover also
+     removes the ring file it names in /dev/shm), then removed.  The floor
+     library (--compare) writes no profile: nothing to finish. */
+  if ((arm == ARM_ON || arm == ARM_OTHER) && access (profile, F_OK) == 0)
+    {
+      struct emlat_recovery rec;
+      int rc = emlat_recover (profile, &rec);
+      if (rc != 0)
+        fprintf (stderr, "bench_tty_cold: %s: cannot finish: %s\n", profile, strerror (-rc));
+    }
   unlink (profile);
-  char ring[160];
-  snprintf (ring, sizeof ring, "%s-ring", profile);
-  unlink (ring);
   if (!WIFEXITED (st) || WEXITSTATUS (st) != 0 || n <= 0)
     {
       fprintf (stderr, "bench_tty_cold: %s/%s run failed (status %d): %s\n", arm_name[arm],

@@ -9,7 +9,7 @@
 # Checked: it exits 0; it prints, for both modes, a key time per arm (a
 # positive number of ns), the added cost and the recording cost with a 95%
 # interval lo <= hi, and other - on with --compare; bad options are exit 2;
-# nothing is left in TMPDIR.
+# nothing is left in TMPDIR, and no ring file in /dev/shm.
 #
 # Not checked: any of the times.  Timing belongs to benchmarks (make bench),
 # never to tests.  SKIP (77) in a sanitizer build (make asan-test): the
@@ -33,6 +33,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 
+rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
 out=$(BUILD=$BUILD "$bench" --runs 2 --keys 20 --trash-mib 1 --idle-keys 10 --idle-ms 1 \
   --compare "$floor" 2>"$tmp/err")
 rc=$?
@@ -61,6 +62,8 @@ out=$(BUILD=$BUILD "$bench" --runs 2 --idle-keys 10 --idle-ms 1 --modes idle 2>"
 [ $? -eq 0 ] || fail "--modes idle: $(cat "$tmp/err")"
 printf '%s\n' "$out" | grep -q '^METRIC tty_cold_key_ns_on_idle ' || fail "--modes idle printed no idle key time"
 ! printf '%s\n' "$out" | grep -q '_warm\|_cold ' || fail "--modes idle ran another mode"
+rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+[ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
 leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
