@@ -24,16 +24,27 @@
  * arrived after the first readable observation).
  *
  * An interaction's fields are gathered in thread-local memory and recorded
- * with one emlat_ix_commit when it closes: one ring record instead of one
- * per field.  (An interaction still open when the program dies then keeps
- * its begin record only; it was not complete anyway.)
+ * with one ring record when it closes (one record instead of one per
+ * field).  They are kept in a dense store (record/ixdense.h) of the 29
+ * fields this model sets, five cache lines with the rest of the thread's
+ * state instead of the sixteen a struct emlat_ix_fields spans: a key typed
+ * after the machine idled finds each of those lines cold (PERFORMANCE.md,
+ * "A key after idle").  Each field is stored when the call that learns it
+ * ends, so closing an interaction only adds its end.  (An interaction still
+ * open when the program dies keeps its begin record only; it was not
+ * complete anyway.)
  *
  * Invariants: all state is thread-local and touched only with tty_nest > 0
  * (the interposed call in progress), so a signal handler's interposed call
  * never sees it half-updated; recording calls are the producer API's (no
- * allocation, lock or system call); an absent time is never recorded.
+ * allocation, lock or system call); an absent time is never recorded.  The
+ * dense store holds the open interaction's fields only: it is cleared when
+ * one opens; the first batch's bounds are staged in their words and set
+ * (their mask bits) only when a second batch makes them differ from the
+ * decisive ones.
  */
 #include "tty.h"
+#include "record/ixdense.h"
 
 #include <errno.h>
 #include <string.h>
@@ -47,64 +58,93 @@ struct tty_stream_seen
   uint64_t t;     /* when */
 };
 
+/* The fields the model sets (the dense store's layout). */
+#define TTY_LT                                                               \
+  ((1u << EMLAT_T_INPUT_EARLIEST) | (1u << EMLAT_T_INPUT_LATEST)             \
+   | (1u << EMLAT_T_INPUT_READY) | (1u << EMLAT_T_READ_BEGIN)                \
+   | (1u << EMLAT_T_READ_END) | (1u << EMLAT_T_ROOT_WORK_END)                \
+   | (1u << EMLAT_T_OUTPUT_BEGIN) | (1u << EMLAT_T_OUTPUT_END)               \
+   | (1u << EMLAT_T_FLUSH_BEGIN) | (1u << EMLAT_T_FLUSH_END)                 \
+   | (1u << EMLAT_T_FIRST_INPUT_EARLIEST) | (1u << EMLAT_T_FIRST_INPUT_LATEST) \
+   | (1u << EMLAT_T_WRITE_FIRST_BEGIN) | (1u << EMLAT_T_WRITE_FIRST_END)     \
+   | (1u << EMLAT_T_WRITE_LAST_BEGIN) | (1u << EMLAT_T_WRITE_LAST_END))
+#define TTY_LV                                                               \
+  ((1u << EMLAT_V_FIRST_SOURCE_BATCH) | (1u << EMLAT_V_FIRST_SOURCE_BEGIN)   \
+   | (1u << EMLAT_V_FIRST_SOURCE_END) | (1u << EMLAT_V_DECISIVE_SOURCE_BATCH) \
+   | (1u << EMLAT_V_DECISIVE_SOURCE_BEGIN)                                   \
+   | (1u << EMLAT_V_DECISIVE_SOURCE_END) | (1u << EMLAT_V_FINAL_OUTPUT_EPOCH))
+#define TTY_LC                                                               \
+  ((1u << EMLAT_C_READ_BATCH_BYTES) | (1u << EMLAT_C_EXTRA_READS)            \
+   | (1u << EMLAT_C_TTY_BYTES) | (1u << EMLAT_C_STDIO_CALLS)                 \
+   | (1u << EMLAT_C_FLUSH_FAILURES) | (1u << EMLAT_C_WRITE_CALLS)            \
+   | (1u << EMLAT_C_OUTPUT_EPOCHS))
+#define TTY_WORDS EMLAT_IXD_WORDS (TTY_LT, TTY_LV, TTY_LC)
+
+_Static_assert (!(TTY_LT & (1u << EMLAT_T_INTERACTION_END)),
+                "the interaction's end is the commit's argument");
+
+/* The word of time field K, value field K, counter K (a compile-time
+   error for a field outside the layout). */
+#define TTY_TW(s, k)                                                         \
+  (*({ EMLAT_IXD_CHECK (TTY_LT, k);                                          \
+       &(s)->fw[emlat_ixd_tindex (TTY_LT, k)]; }))
+#define TTY_VW(s, k)                                                         \
+  (*({ EMLAT_IXD_CHECK (TTY_LV, k);                                          \
+       &(s)->fw[emlat_ixd_vindex (TTY_LT, TTY_LV, k)]; }))
+#define TTY_CW(s, k)                                                         \
+  (*({ EMLAT_IXD_CHECK (TTY_LC, k);                                          \
+       &(s)->fw[emlat_ixd_cindex (TTY_LT, TTY_LV, TTY_LC, k)]; }))
+
 struct tty_thread
 {
-  /* Input knowledge. */
-  uint64_t t_empty; /* last known-empty time, 0 = never */
-  enum emlat_quality empty_q;
-  uint64_t t_ready; /* first main-poll readable since the last batch */
-
-  /* The open interaction. */
-  uint64_t cause; /* 0 = none */
-  int kind;
-  int out;            /* an output epoch has begun */
-  uint64_t epoch;
-  uint64_t t_out_begin, t_out_end;
-  enum emlat_quality out_begin_q;
-  /* The first and the last call that emitted bytes: when it began and
-     ended, and the quality of each time (the write bounds, FORMAT.md
-     F-66b: the bytes reached the kernel inside [begin, end]). */
-  uint64_t t_wfirst_begin, t_wfirst_end, t_wlast_begin, t_wlast_end;
-  enum emlat_quality wfirst_q0, wfirst_q1, wlast_q0, wlast_q1;
-  int have_last;      /* a successful write or flush is known */
-  uint64_t t_last_begin, t_last_end;
-  enum emlat_quality last_q;
-  uint64_t bytes, writes, stdio_calls, flush_failures, extra_reads;
-  /* Arrival bounds of the interaction's first batch (0 = absent). */
-  uint64_t first_earliest, first_latest;
-  enum emlat_quality first_earliest_q, first_latest_q;
+  /* The open interaction (0 = none) and its root kind. */
+  uint64_t cause;
+  uint8_t kind;
+  /* Input knowledge: the last known-empty time (0 = never) and its
+     quality; the first main-poll readable since the last batch. */
+  uint8_t empty_q;
+  /* The qualities of the first batch's staged bounds, as recorded (0 for
+     the default). */
+  uint8_t first_earliest_q, first_latest_q;
+  uint64_t t_empty;
+  uint64_t t_ready;
   /* Stdio calls seen before any interaction opened on this thread. */
   uint64_t stdio_pending;
-  /* The open interaction's fields, gathered here and recorded with one
-     emlat_ix_commit when it closes (one ring record instead of one per
-     field: docs/PERFORMANCE.md). */
-  struct emlat_ix_fields f;
+  /* The open interaction's fields (layout TTY_LT, TTY_LV, TTY_LC). */
+  struct emlat_ixd_head fh;
+  uint64_t fw[TTY_WORDS];
 
   struct tty_stream_seen streams[TTY_STREAMS];
 };
 
-static __thread struct tty_thread tty_t TTY_TLS;
+static __thread struct tty_thread tty_t TTY_TLS __attribute__ ((aligned (64)));
 
 /* Output epochs are numbered across the process. */
 static _Atomic uint64_t tty_epoch_seq;
 
-static void
-tty_ix_reset (struct tty_thread *s)
+/* Set time field K (its word W) to T, of quality Q where DFLT is the
+   field's default. */
+static inline void
+tty_set_time (struct tty_thread *s, unsigned k, uint64_t *w, uint64_t t,
+              enum emlat_quality q, enum emlat_quality dflt)
 {
-  s->cause = 0;
-  s->kind = 0;
-  s->out = 0;
-  s->have_last = 0;
-  s->bytes = s->writes = s->stdio_calls = s->flush_failures = 0;
-  s->extra_reads = 0;
+  *w = t;
+  s->fh.tmask |= 1u << k;
+  emlat_ixd_quality (&s->fh, k, q == dflt ? 0 : q);
 }
-
-static void
-tty_ix_time (struct tty_thread *s, enum emlat_time_field f, uint64_t t,
-             enum emlat_quality q, enum emlat_quality dflt)
-{
-  emlat_ixf_time_q (&s->f, f, t, q == dflt ? 0 : q);
-}
+#define TTY_TIME(s, k, t, q, dflt)                                           \
+  tty_set_time (s, k, &TTY_TW (s, k), t, q, dflt)
+/* A field always of its default quality. */
+#define TTY_TIME0(s, k, t)                                                   \
+  (TTY_TW (s, k) = (t), (s)->fh.tmask |= 1u << (k))
+#define TTY_VALUE(s, k, v)                                                   \
+  (TTY_VW (s, k) = (v), (s)->fh.vmask |= 1u << (k))
+#define TTY_COUNT(s, k, v)                                                   \
+  (TTY_CW (s, k) = (v), (s)->fh.cmask |= 1u << (k))
+/* Add D to counter K (absent: 0). */
+#define TTY_ADD(s, k, d)                                                     \
+  (TTY_CW (s, k) = ((s)->fh.cmask & (1u << (k)) ? TTY_CW (s, k) : 0) + (d),   \
+   (s)->fh.cmask |= 1u << (k))
 
 static void
 tty_ix_close (struct tty_thread *s, uint64_t t)
@@ -112,43 +152,12 @@ tty_ix_close (struct tty_thread *s, uint64_t t)
   uint64_t c = s->cause;
   if (!c)
     return;
-  struct emlat_ix_fields *f = &s->f;
-  emlat_ixf_time (f, EMLAT_T_ROOT_WORK_END, t);
-  if (s->out)
-    {
-      tty_ix_time (s, EMLAT_T_OUTPUT_BEGIN, s->t_out_begin, s->out_begin_q,
-                   EMLAT_Q_WRITE);
-      emlat_ixf_time (f, EMLAT_T_OUTPUT_END, s->t_out_end);
-      emlat_ixf_value (f, EMLAT_V_FINAL_OUTPUT_EPOCH, s->epoch);
-      emlat_ixf_count (f, EMLAT_C_TTY_BYTES, s->bytes);
-      emlat_ixf_count (f, EMLAT_C_OUTPUT_EPOCHS, 1);
-      tty_ix_time (s, EMLAT_T_WRITE_FIRST_BEGIN, s->t_wfirst_begin, s->wfirst_q0,
-                   EMLAT_Q_WRITE);
-      tty_ix_time (s, EMLAT_T_WRITE_FIRST_END, s->t_wfirst_end, s->wfirst_q1,
-                   EMLAT_Q_WRITE);
-      tty_ix_time (s, EMLAT_T_WRITE_LAST_BEGIN, s->t_wlast_begin, s->wlast_q0,
-                   EMLAT_Q_WRITE);
-      tty_ix_time (s, EMLAT_T_WRITE_LAST_END, s->t_wlast_end, s->wlast_q1,
-                   EMLAT_Q_WRITE);
-    }
-  if (s->have_last)
-    {
-      tty_ix_time (s, EMLAT_T_FLUSH_BEGIN, s->t_last_begin, s->last_q,
-                   EMLAT_Q_FLUSH);
-      tty_ix_time (s, EMLAT_T_FLUSH_END, s->t_last_end, s->last_q,
-                   EMLAT_Q_FLUSH);
-    }
-  if (s->writes)
-    emlat_ixf_count (f, EMLAT_C_WRITE_CALLS, s->writes);
-  if (s->stdio_calls)
-    emlat_ixf_count (f, EMLAT_C_STDIO_CALLS, s->stdio_calls);
-  if (s->flush_failures)
-    emlat_ixf_count (f, EMLAT_C_FLUSH_FAILURES, s->flush_failures);
-  if (s->extra_reads)
-    emlat_ixf_count (f, EMLAT_C_EXTRA_READS, s->extra_reads);
+  TTY_TIME0 (s, EMLAT_T_ROOT_WORK_END, t);
   /* It ended at T (ROOT_WORK_END above): no clock read of its own. */
-  emlat_ix_commit_at (c, f, EMLAT_STATUS_NORMAL, t);
-  tty_ix_reset (s);
+  emlat_ix_commit_dense (c, &s->fh, s->fw, TTY_LT, TTY_LV, TTY_LC,
+                         EMLAT_STATUS_NORMAL, t);
+  s->cause = 0;
+  s->kind = 0;
 }
 
 /* Open an interaction of KIND dispatched at T (0: now). */
@@ -156,9 +165,10 @@ static void
 tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind, uint64_t t)
 {
   s->cause = emlat_ix_begin_at (kind, 0, 0, t);
-  s->kind = kind;
-  emlat_ixf_clear (&s->f);
-  s->stdio_calls = s->stdio_pending;
+  s->kind = (uint8_t)kind;
+  emlat_ixd_clear (&s->fh);
+  if (s->stdio_pending)
+    TTY_COUNT (s, EMLAT_C_STDIO_CALLS, s->stdio_pending);
   s->stdio_pending = 0;
 }
 
@@ -242,7 +252,9 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
     }
   /* The program came back for input after output, or after blocking: the
      previous interaction is complete. */
-  if (s->cause && (s->out || s->kind != EMLAT_ROOT_TTY_COMMAND || blocked))
+  if (s->cause
+      && ((s->fh.tmask & (1u << EMLAT_T_OUTPUT_BEGIN))
+          || s->kind != EMLAT_ROOT_TTY_COMMAND || blocked))
     tty_ix_close (s, t0);
 
   struct emlat_input_batch b;
@@ -279,7 +291,7 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
   if (first)
     tty_ix_open (s, EMLAT_ROOT_TTY_COMMAND, t1);
   else
-    s->extra_reads++;
+    TTY_ADD (s, EMLAT_C_EXTRA_READS, 1);
   uint64_t c = s->cause;
   if (!c)
     return;
@@ -292,43 +304,46 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
       latest = ready;
       latest_q = ready_q;
     }
-  struct emlat_ix_fields *f = &s->f;
   if (s->t_empty)
-    tty_ix_time (s, EMLAT_T_INPUT_EARLIEST, s->t_empty, s->empty_q,
-                 EMLAT_Q_READ);
-  tty_ix_time (s, EMLAT_T_INPUT_LATEST, latest, latest_q, EMLAT_Q_READ);
+    TTY_TIME (s, EMLAT_T_INPUT_EARLIEST, s->t_empty, s->empty_q,
+              EMLAT_Q_READ);
+  TTY_TIME (s, EMLAT_T_INPUT_LATEST, latest, latest_q, EMLAT_Q_READ);
   if (ready)
-    tty_ix_time (s, EMLAT_T_INPUT_READY, ready, ready_q,
-                 EMLAT_Q_MAIN_POLL_READY);
-  emlat_ixf_time (f, EMLAT_T_READ_BEGIN, t0);
-  emlat_ixf_time (f, EMLAT_T_READ_END, t1);
-  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_BATCH, b.batch_id);
-  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_BEGIN, 0);
-  emlat_ixf_value (f, EMLAT_V_DECISIVE_SOURCE_END, (uint64_t)r);
+    TTY_TIME (s, EMLAT_T_INPUT_READY, ready, ready_q, EMLAT_Q_MAIN_POLL_READY);
+  TTY_TIME0 (s, EMLAT_T_READ_BEGIN, t0);
+  TTY_TIME0 (s, EMLAT_T_READ_END, t1);
+  TTY_VALUE (s, EMLAT_V_DECISIVE_SOURCE_BATCH, b.batch_id);
+  TTY_VALUE (s, EMLAT_V_DECISIVE_SOURCE_BEGIN, 0);
+  TTY_VALUE (s, EMLAT_V_DECISIVE_SOURCE_END, (uint64_t)r);
   if (first)
     {
-      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_BATCH, b.batch_id);
-      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_BEGIN, 0);
-      emlat_ixf_value (f, EMLAT_V_FIRST_SOURCE_END, (uint64_t)r);
-      emlat_ixf_count (f, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
-      s->first_earliest = s->t_empty;
-      s->first_earliest_q = s->empty_q;
-      s->first_latest = latest;
-      s->first_latest_q = latest_q;
+      TTY_VALUE (s, EMLAT_V_FIRST_SOURCE_BATCH, b.batch_id);
+      TTY_VALUE (s, EMLAT_V_FIRST_SOURCE_BEGIN, 0);
+      TTY_VALUE (s, EMLAT_V_FIRST_SOURCE_END, (uint64_t)r);
+      TTY_COUNT (s, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
+      /* Staged: set only if a second batch follows (0: absent). */
+      TTY_TW (s, EMLAT_T_FIRST_INPUT_EARLIEST) = s->t_empty;
+      s->first_earliest_q = s->empty_q == EMLAT_Q_READ ? 0 : s->empty_q;
+      TTY_TW (s, EMLAT_T_FIRST_INPUT_LATEST) = latest;
+      s->first_latest_q = latest_q == EMLAT_Q_READ ? 0 : latest_q;
     }
   else
     {
       /* The first batch's bounds, kept apart from the decisive ones (DESIGN.md
          section 3.4: prefix dwell). */
-      if (s->extra_reads == 1)
+      if (TTY_CW (s, EMLAT_C_EXTRA_READS) == 1)
         {
-          if (s->first_earliest)
-            tty_ix_time (s, EMLAT_T_FIRST_INPUT_EARLIEST, s->first_earliest,
-                         s->first_earliest_q, EMLAT_Q_READ);
-          tty_ix_time (s, EMLAT_T_FIRST_INPUT_LATEST, s->first_latest,
-                       s->first_latest_q, EMLAT_Q_READ);
+          if (TTY_TW (s, EMLAT_T_FIRST_INPUT_EARLIEST))
+            {
+              s->fh.tmask |= 1u << EMLAT_T_FIRST_INPUT_EARLIEST;
+              emlat_ixd_quality (&s->fh, EMLAT_T_FIRST_INPUT_EARLIEST,
+                                 s->first_earliest_q);
+            }
+          s->fh.tmask |= 1u << EMLAT_T_FIRST_INPUT_LATEST;
+          emlat_ixd_quality (&s->fh, EMLAT_T_FIRST_INPUT_LATEST,
+                             s->first_latest_q);
         }
-      emlat_ixf_add (f, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
+      TTY_ADD (s, EMLAT_C_READ_BATCH_BYTES, (uint64_t)r);
     }
 }
 
@@ -341,31 +356,28 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
     return;
   if (!tty_ix_ensure ())
     return;
-  if (!s->out)
+  if (!(s->fh.tmask & (1u << EMLAT_T_OUTPUT_BEGIN)))
     {
-      s->out = 1;
-      s->t_out_begin = t0;
-      s->out_begin_q = q0;
+      /* The interaction's output epoch begins. */
+      TTY_TIME (s, EMLAT_T_OUTPUT_BEGIN, t0, q0, EMLAT_Q_WRITE);
       /* relaxed: a unique number, no data published with it. */
-      s->epoch = atomic_fetch_add_explicit (&tty_epoch_seq, 1,
-                                            memory_order_relaxed) + 1;
-      s->t_wfirst_begin = t0;
-      s->t_wfirst_end = t1;
-      s->wfirst_q0 = q0;
-      s->wfirst_q1 = q1;
+      TTY_VALUE (s, EMLAT_V_FINAL_OUTPUT_EPOCH,
+                 atomic_fetch_add_explicit (&tty_epoch_seq, 1,
+                                            memory_order_relaxed) + 1);
+      TTY_COUNT (s, EMLAT_C_OUTPUT_EPOCHS, 1);
+      TTY_TIME (s, EMLAT_T_WRITE_FIRST_BEGIN, t0, q0, EMLAT_Q_WRITE);
+      TTY_TIME (s, EMLAT_T_WRITE_FIRST_END, t1, q1, EMLAT_Q_WRITE);
     }
-  s->t_wlast_begin = t0;
-  s->t_wlast_end = t1;
-  s->wlast_q0 = q0;
-  s->wlast_q1 = q1;
-  s->t_out_end = t1;
-  s->bytes += bytes;
+  TTY_TIME (s, EMLAT_T_WRITE_LAST_BEGIN, t0, q0, EMLAT_Q_WRITE);
+  TTY_TIME (s, EMLAT_T_WRITE_LAST_END, t1, q1, EMLAT_Q_WRITE);
+  TTY_TIME0 (s, EMLAT_T_OUTPUT_END, t1);
+  TTY_ADD (s, EMLAT_C_TTY_BYTES, bytes);
   if (ok)
     {
-      s->have_last = 1;
-      s->t_last_begin = t0;
-      s->t_last_end = t1;
-      s->last_q = q1;
+      /* The last successful write or flush: both bounds of the quality of
+         its end. */
+      TTY_TIME (s, EMLAT_T_FLUSH_BEGIN, t0, q1, EMLAT_Q_FLUSH);
+      TTY_TIME (s, EMLAT_T_FLUSH_END, t1, q1, EMLAT_Q_FLUSH);
     }
 }
 
@@ -373,9 +385,9 @@ void
 tty_ix_write_call (int failed)
 {
   struct tty_thread *s = &tty_t;
-  s->writes++;
+  TTY_ADD (s, EMLAT_C_WRITE_CALLS, 1);
   if (failed)
-    s->flush_failures++;
+    TTY_ADD (s, EMLAT_C_FLUSH_FAILURES, 1);
 }
 
 void
@@ -384,8 +396,9 @@ tty_ix_stdio_call (int flush_failed)
   struct tty_thread *s = &tty_t;
   if (s->cause)
     {
-      s->stdio_calls++;
-      s->flush_failures += flush_failed != 0;
+      TTY_ADD (s, EMLAT_C_STDIO_CALLS, 1);
+      if (flush_failed)
+        TTY_ADD (s, EMLAT_C_FLUSH_FAILURES, 1);
     }
   else
     s->stdio_pending++;

@@ -11,6 +11,12 @@
  *   tty_probe typeahead     the same, but never blocking: poll(0) checks for
  *                           input, with 1 ms of sleep after each that found
  *                           none, until one finds it; then the read
+ *   tty_probe prefix        raw mode; "READY"; per key: a blocking read(0)
+ *                           of one byte, then zero-timeout polls (1 ms of
+ *                           sleep after each that found nothing) until the
+ *                           next byte is there, its read, and "2;" (one
+ *                           interaction of two batches: a prefix key and
+ *                           the key it completes); a 'q' first ends
  *   tty_probe busy MS       "READY"; reads one byte; "BUSY"; spins MS ms on
  *                           the CPU without looking at the terminal; reads;
  *                           "DONE"
@@ -135,6 +141,32 @@ mode_batch (enum batch_wait wait)
       say (ack);
       if (memchr (buf, 'q', (size_t)r))
         return 0;
+    }
+}
+
+static int
+mode_prefix (void)
+{
+  raw_mode ();
+  say ("READY");
+  for (;;)
+    {
+      char c;
+      if (read (0, &c, 1) != 1)
+        return 1;
+      if (c == 'q')
+        return 0;
+      for (;;)
+        {
+          struct pollfd p = { .fd = 0, .events = POLLIN };
+          int pr = poll (&p, 1, 0);
+          if (pr > 0 && (p.revents & POLLIN))
+            break;
+          sleep_ms (1);
+        }
+      if (read (0, &c, 1) != 1)
+        return 1;
+      say ("2;");
     }
 }
 
@@ -329,6 +361,8 @@ main (int argc, char **argv)
     return mode_batch (WAIT_NONE);
   if (strcmp (m, "pollbatch") == 0)
     return mode_batch (WAIT_POLL);
+  if (strcmp (m, "prefix") == 0)
+    return mode_prefix ();
   if (strcmp (m, "typeahead") == 0)
     return mode_batch (WAIT_TYPEAHEAD);
   if (strcmp (m, "busy") == 0)
@@ -345,7 +379,7 @@ main (int argc, char **argv)
     return mode_env ();
   if (strcmp (m, "fork") == 0)
     return mode_fork ();
-  fprintf (stderr, "usage: tty_probe batch|pollbatch|busy MS|stdio MS|"
+  fprintf (stderr, "usage: tty_probe batch|pollbatch|prefix|busy MS|stdio MS|"
                    "flood KIB|ticks N MS|errno|env|fork\n");
   return 2;
 }

@@ -8,7 +8,12 @@
  * of its read and the start of that wait.  And a program that never blocks
  * but checks for typeahead with zero-timeout polls (1 ms apart): a poll
  * that finds nothing bounds the arrival from below (known empty at its
- * start), the one that finds the input bounds it from above.
+ * start), the one that finds the input bounds it from above.  And a
+ * prefix key (tty_probe prefix): two one-byte reads without output or a
+ * wait between them make one interaction of two batches, which keeps the
+ * first batch's arrival bounds apart from the decisive (second) one's,
+ * counts the extra read and both batches' bytes, and points its first and
+ * decisive source ranges at the two batches.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -189,11 +194,97 @@ run_typeahead (void)
   free (probe);
 }
 
+static void
+run_prefix (void)
+{
+  const char *dir = tu_tmpdir ();
+  char *file = tu_strf ("%s/prefix.emlat", dir);
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"prefix", NULL };
+  struct ph_child c;
+  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  for (int k = 0; k < 2; k++)
+    {
+      ph_sleep_ms (30);
+      ph_send (&c, "x", 1);
+      ph_sleep_ms (30);
+      ph_send (&c, "y", 1);
+      ph_expect (&c, "2;", 5000);
+    }
+  ph_sleep_ms (30);
+  ph_send (&c, "q", 1);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  TEST_DIAG ("mode prefix");
+  pv_print (&v);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
+  size_t nin;
+  const struct emlat_rd_input *in = emlat_profile_inputs (v.p, &nin);
+  CHECK_EQ_U64 (nin, 5);
+  for (size_t k = 0; k < 2; k++)
+    {
+      const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, k);
+      uint64_t extra = 0, bytes = 0, fe = 0, fl = 0, e = 0, l = 0, rb = 0, re = 0, out = 0;
+      enum emlat_quality feq = 0, flq = 0, eq = 0, lq = 0;
+      CHECK (pv_counter (&v, ix, EMLAT_C_EXTRA_READS, &extra) && extra == 1,
+             "key %zu: one extra read (%llu)", k, (unsigned long long)extra);
+      CHECK (pv_counter (&v, ix, EMLAT_C_READ_BATCH_BYTES, &bytes) && bytes == 2,
+             "key %zu: both batches' bytes (%llu)", k, (unsigned long long)bytes);
+      CHECK (pv_time (&v, ix, EMLAT_T_FIRST_INPUT_EARLIEST, &fe, &feq)
+               && pv_time (&v, ix, EMLAT_T_FIRST_INPUT_LATEST, &fl, &flq),
+             "key %zu: the first batch's arrival bounds", k);
+      CHECK (pv_time (&v, ix, EMLAT_T_INPUT_EARLIEST, &e, &eq)
+               && pv_time (&v, ix, EMLAT_T_INPUT_LATEST, &l, &lq)
+               && pv_time (&v, ix, EMLAT_T_READ_BEGIN, &rb, NULL)
+               && pv_time (&v, ix, EMLAT_T_READ_END, &re, NULL),
+             "key %zu: the decisive batch's bounds and read", k);
+      /* The first byte came after a blocking read began (inferred empty),
+         ended that read (of default quality, its end); the second came
+         after a poll that found nothing and before the one that found it
+         (main-poll readiness, one byte). */
+      CHECK_EQ_U64 (feq, EMLAT_Q_INFERRED);
+      CHECK_EQ_U64 (flq, EMLAT_Q_READ);
+      CHECK_EQ_U64 (eq, EMLAT_Q_MAIN_POLL_READY);
+      CHECK_EQ_U64 (lq, EMLAT_Q_MAIN_POLL_READY);
+      CHECK (fe < fl && fl <= e && e < l && l <= rb && rb <= re,
+             "key %zu: first [%llu, %llu] then decisive [%llu, %llu], read at %llu", k,
+             (unsigned long long)fe, (unsigned long long)fl, (unsigned long long)e,
+             (unsigned long long)l, (unsigned long long)rb);
+      CHECK_GE_U64 (l - fl, 20000000u); /* the bytes were sent 30 ms apart */
+      uint64_t fb = 0, db = 0, fend = 0, dend = 0;
+      CHECK (pv_value (&v, ix, EMLAT_V_FIRST_SOURCE_BATCH, &fb)
+               && pv_value (&v, ix, EMLAT_V_DECISIVE_SOURCE_BATCH, &db)
+               && pv_value (&v, ix, EMLAT_V_FIRST_SOURCE_END, &fend)
+               && pv_value (&v, ix, EMLAT_V_DECISIVE_SOURCE_END, &dend),
+             "key %zu: source ranges", k);
+      CHECK (nin == 5 && fb == in[2 * k].batch_id && db == in[2 * k + 1].batch_id,
+             "key %zu: first batch %llu, decisive %llu", k, (unsigned long long)fb,
+             (unsigned long long)db);
+      CHECK (fend == 1 && dend == 1, "key %zu: one byte each", k);
+      CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &out) && out == 2, "key %zu: its output",
+             k);
+    }
+  /* The 'q' alone: one batch, no first-batch bounds apart. */
+  const struct emlat_interaction *q = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, 2);
+  uint64_t x = 0;
+  CHECK (q && !pv_time (&v, q, EMLAT_T_FIRST_INPUT_LATEST, &x, NULL)
+           && !pv_counter (&v, q, EMLAT_C_EXTRA_READS, &x),
+         "a one-batch key has no extra read and no first-batch bounds");
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
 int
 main (void)
 {
   run ("batch");
   run ("pollbatch");
   run_typeahead ();
+  run_prefix ();
   TEST_DONE ();
 }
