@@ -144,6 +144,17 @@ mode_batch (enum batch_wait wait)
     }
 }
 
+/* Read one key byte from the terminal: 1 for a key, 0 for 'q' (the end),
+   -1 when the read failed. */
+static int
+next_key (void)
+{
+  char c;
+  if (read (0, &c, 1) != 1)
+    return -1;
+  return c != 'q';
+}
+
 static int
 mode_prefix (void)
 {
@@ -151,11 +162,9 @@ mode_prefix (void)
   say ("READY");
   for (;;)
     {
-      char c;
-      if (read (0, &c, 1) != 1)
-        return 1;
-      if (c == 'q')
-        return 0;
+      int k = next_key ();
+      if (k <= 0)
+        return k < 0;
       for (;;)
         {
           struct pollfd p = { .fd = 0, .events = POLLIN };
@@ -164,6 +173,7 @@ mode_prefix (void)
             break;
           sleep_ms (1);
         }
+      char c;
       if (read (0, &c, 1) != 1)
         return 1;
       say ("2;");
@@ -197,11 +207,9 @@ mode_stdio (long ms)
   say ("READY");
   for (;;)
     {
-      char c;
-      if (read (0, &c, 1) != 1)
-        return 1;
-      if (c == 'q')
-        return 0;
+      int k = next_key ();
+      if (k <= 0)
+        return k < 0;
       fputs ("stdio-out", stdout);
       sleep_ms (ms);
       fflush (stdout);
