@@ -18,17 +18,33 @@
 #include "profile_view.h"
 #include "pty_harness.h"
 
+/* Start tty_probe MODE, traced into a new profile in the test directory,
+   and wait for its READY: the profile's path (to free), or NULL when it
+   did not start. */
+static char *
+probe_start (const char *mode, struct ph_child *c)
+{
+  char *file = tu_strf ("%s/%s.emlat", tu_tmpdir (), mode);
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)mode, NULL };
+  int rc = ph_spawn (c, argv, ph_trace_env (file, NULL));
+  free (probe);
+  if (rc != 0)
+    {
+      free (file);
+      return NULL;
+    }
+  ph_expect (c, "READY", 5000);
+  return file;
+}
+
 static void
 run (const char *mode)
 {
-  const char *dir = tu_tmpdir ();
-  char *file = tu_strf ("%s/%s.emlat", dir, mode);
-  char *probe = ph_build_abs ("tests/progs/tty_probe");
-  char *argv[] = { probe, (char *)mode, NULL };
   struct ph_child c;
-  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+  char *file = probe_start (mode, &c);
+  if (!file)
     return;
-  ph_expect (&c, "READY", 5000);
   ph_send (&c, "a", 1);
   ph_expect (&c, "1;", 5000);
   ph_sleep_ms (50);
@@ -135,7 +151,6 @@ run (const char *mode)
     }
   pv_free (&v);
   free (file);
-  free (probe);
 }
 
 /* Zero-timeout polls only (tty_probe typeahead): every batch's arrival
@@ -145,14 +160,10 @@ run (const char *mode)
 static void
 run_typeahead (void)
 {
-  const char *dir = tu_tmpdir ();
-  char *file = tu_strf ("%s/typeahead.emlat", dir);
-  char *probe = ph_build_abs ("tests/progs/tty_probe");
-  char *argv[] = { probe, (char *)"typeahead", NULL };
   struct ph_child c;
-  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+  char *file = probe_start ("typeahead", &c);
+  if (!file)
     return;
-  ph_expect (&c, "READY", 5000);
   const char *keys = "abq";
   for (int k = 0; k < 3; k++)
     {
@@ -191,20 +202,15 @@ run_typeahead (void)
     }
   pv_free (&v);
   free (file);
-  free (probe);
 }
 
 static void
 run_prefix (void)
 {
-  const char *dir = tu_tmpdir ();
-  char *file = tu_strf ("%s/prefix.emlat", dir);
-  char *probe = ph_build_abs ("tests/progs/tty_probe");
-  char *argv[] = { probe, (char *)"prefix", NULL };
   struct ph_child c;
-  if (ph_spawn (&c, argv, ph_trace_env (file, NULL)) != 0)
+  char *file = probe_start ("prefix", &c);
+  if (!file)
     return;
-  ph_expect (&c, "READY", 5000);
   for (int k = 0; k < 2; k++)
     {
       ph_sleep_ms (30);
@@ -276,7 +282,6 @@ run_prefix (void)
          "a one-batch key has no extra read and no first-batch bounds");
   pv_free (&v);
   free (file);
-  free (probe);
 }
 
 int
