@@ -38,6 +38,20 @@ probe_start (const char *mode, struct ph_child *c)
   return file;
 }
 
+/* Wait for the probe to exit (status 0), then load its profile FILE into
+   V and print it: 0, or -1 when it could not be loaded. */
+static int
+probe_load (struct ph_child *c, const char *file, const char *mode,
+            struct pv *v)
+{
+  CHECK_EQ_I64 (ph_finish (c, 10000), 0);
+  if (pv_load (v, file) != 0)
+    return -1;
+  TEST_DIAG ("mode %s", mode);
+  pv_print (v);
+  return 0;
+}
+
 static void
 run (const char *mode)
 {
@@ -53,14 +67,10 @@ run (const char *mode)
   ph_sleep_ms (50);
   ph_send (&c, "q", 1);
   ph_expect (&c, "1;", 5000);
-  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
-
   struct pv v;
-  if (pv_load (&v, file) != 0)
+  if (probe_load (&c, file, mode, &v) != 0)
     return;
   int poll_mode = strcmp (mode, "pollbatch") == 0;
-  TEST_DIAG ("mode %s", mode);
-  pv_print (&v);
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
   uint64_t sizes[3] = { 1, 8, 1 };
   for (size_t k = 0; k < 3; k++)
@@ -171,12 +181,9 @@ run_typeahead (void)
       ph_send (&c, keys + k, 1);
       ph_expect (&c, "1;", 5000);
     }
-  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
   struct pv v;
-  if (pv_load (&v, file) != 0)
+  if (probe_load (&c, file, "typeahead", &v) != 0)
     return;
-  TEST_DIAG ("mode typeahead");
-  pv_print (&v);
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
   for (size_t k = 0; k < 3; k++)
     {
@@ -221,12 +228,9 @@ run_prefix (void)
     }
   ph_sleep_ms (30);
   ph_send (&c, "q", 1);
-  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
   struct pv v;
-  if (pv_load (&v, file) != 0)
+  if (probe_load (&c, file, "prefix", &v) != 0)
     return;
-  TEST_DIAG ("mode prefix");
-  pv_print (&v);
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
   size_t nin;
   const struct emlat_rd_input *in = emlat_profile_inputs (v.p, &nin);
