@@ -685,8 +685,9 @@ fill_dense (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint
       p[1] = src->h->q[1];
       p += 2;
     }
-  /* The layout's time fields below END_F, the end, those above it. */
-  uint32_t below = end_f < 32 ? (1u << end_f) - 1u : EMLAT_T_FIELD_MASK;
+  /* The layout's time fields below END_F (< 32), the end, those above
+     it. */
+  uint32_t below = (1u << end_f) - 1u;
   for (uint32_t b = src->lt & below; b; b &= b - 1, v++)
     if (tm & b & -b)
       *p++ = *v;

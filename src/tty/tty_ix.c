@@ -100,12 +100,13 @@ struct tty_thread
   /* The open interaction (0 = none) and its root kind. */
   uint64_t cause;
   uint8_t kind;
-  /* Input knowledge: the last known-empty time (0 = never) and its
-     quality; the first main-poll readable since the last batch. */
+  /* The quality of t_empty. */
   uint8_t empty_q;
   /* The qualities of the first batch's staged bounds, as recorded (0 for
      the default). */
   uint8_t first_earliest_q, first_latest_q;
+  /* Input knowledge: the last known-empty time (0 = never); the first
+     main-poll readable since the last batch. */
   uint64_t t_empty;
   uint64_t t_ready;
   /* Stdio calls seen before any interaction opened on this thread. */
@@ -292,8 +293,7 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
     tty_ix_open (s, EMLAT_ROOT_TTY_COMMAND, t1);
   else
     TTY_ADD (s, EMLAT_C_EXTRA_READS, 1);
-  uint64_t c = s->cause;
-  if (!c)
+  if (!s->cause)
     return;
 
   /* Arrival bounds of the decisive (this) batch. */
