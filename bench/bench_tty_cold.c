@@ -28,8 +28,13 @@
  *
  * Arms, interleaved in ABBA order per round and mode: none (the library
  * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
- * and on (EMLAT_TRACE=1, a profile in a temporary directory, finished by
- * the reader as under `emlat replay --interpose`).
+ * and on (EMLAT_TRACE=1, a profile in a temporary directory).  A traced
+ * child runs as `emlat record` and `emlat replay --interpose` run a
+ * program: its profile created empty for it, EMLAT_FINISH=drain:PID, its
+ * rings drained by this process (record/drain.h) and its profile finished
+ * here, so it runs no writer thread -- and stays single-threaded, which
+ * spares every libc system call wrapper its cancellation path.  --finish
+ * reader runs it as before (EMLAT_FINISH=reader: its own writer thread).
  *
  * Prints "METRIC name value unit" lines: tty_cold_key_ns_<arm>_<mode> (the
  * median over runs of the runs' medians), tty_cold_added_ns_<mode> (the
@@ -55,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -62,6 +68,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat_reader.h"
+#include "record/drain.h"
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
@@ -137,9 +144,57 @@ child_fail (int result_fd, const char *what)
   return 2;
 }
 
+/* The timed part's bounds as instruction addresses, for
+   bench_tty_footprint, which traces the child under valgrind's lackey and
+   counts the distinct lines a key touches between them.  Called outside
+   the timed part in every arm; noipa and distinct bodies keep them two
+   real functions. */
+__attribute__ ((noinline, noipa)) static void
+window_open (void)
+{
+  __asm__ volatile ("nop");
+}
+
+__attribute__ ((noinline, noipa)) static void
+window_close (void)
+{
+  __asm__ volatile ("nop; nop");
+}
+
+/* With EMLAT_BENCH_MARKS set (bench_tty_footprint), the child reports the
+   two markers' addresses on its result pipe before the keys and its
+   /proc/self/maps after them, before its result line. */
+static void
+report_marks (int result_fd)
+{
+  char line[96];
+  int n = snprintf (line, sizeof line, "marks %p %p\n", (void *)window_open, (void *)window_close);
+  if (write (result_fd, line, (size_t)n) != n)
+    _exit (2);
+}
+
+static void
+report_maps (int result_fd)
+{
+  int fd = open ("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  char buf[4096];
+  ssize_t r;
+  while ((r = read (fd, buf, sizeof buf)) > 0)
+    if (write (result_fd, buf, (size_t)r) != r)
+      break;
+  close (fd);
+  if (write (result_fd, "endmaps\n", 8) != 8)
+    _exit (2);
+}
+
 static int
 child_main (int master, int result_fd, int mode, long keys, long trash_mib, long idle_ms)
 {
+  int marks = getenv ("EMLAT_BENCH_MARKS") != NULL;
+  if (marks)
+    report_marks (result_fd);
   int cold = mode == MODE_COLD;
   struct termios tio;
   if (tcgetattr (0, &tio) == 0)
@@ -176,6 +231,7 @@ child_main (int master, int result_fd, int mode, long keys, long trash_mib, long
       struct pollfd in = { .fd = 0, .events = POLLIN };
       if (syscall (SYS_ppoll, &in, 1, NULL, NULL, sizeof (sigset_t)) != 1)
         return child_fail (result_fd, "ppoll");
+      window_open ();
       uint64_t t0 = now_ns ();
       struct pollfd p = { .fd = 0, .events = POLLIN };
       if (poll (&p, 1, 1000) != 1)
@@ -190,9 +246,12 @@ child_main (int master, int result_fd, int mode, long keys, long trash_mib, long
         if (write (1, screen, sizeof screen) != (ssize_t)sizeof screen)
           return child_fail (result_fd, "write");
       ns[k] = now_ns () - t0;
+      window_close ();
       if (drain (master, 3 * sizeof screen) != 0)
         return child_fail (result_fd, "read from the master");
     }
+  if (marks)
+    report_maps (result_fd);
   qsort (ns, (size_t)keys, sizeof *ns, cmp_u64);
   char line[64];
   int n = snprintf (line, sizeof line, "%llu\n", (unsigned long long)ns[keys / 2]);
@@ -237,10 +296,35 @@ struct options
   unsigned modes; /* bit m: mode m runs (--modes) */
   const char *lib;
   const char *other; /* --compare: a second build's library, or NULL */
+  int reader_finish; /* --finish reader: the child runs a writer thread */
   int narms;
   const char *self;
   char dir[64];
 };
+
+/* A traced run's finished profile holds an interaction per key and lost
+   nothing: 0, or -1 with a message (the arm did not record what it was
+   timed for). */
+static int
+profile_check (const char *profile, long keys)
+{
+  const char *paths[1] = { profile };
+  struct emlat_profile *p = NULL;
+  int rc = emlat_profile_load (paths, 1, NULL, 0, &p);
+  if (rc != 0)
+    {
+      fprintf (stderr, "bench_tty_cold: %s: cannot load: %s\n", profile, strerror (-rc));
+      return -1;
+    }
+  const struct emlat_profile_totals *t = emlat_profile_totals (p);
+  int ok = t->interactions >= (uint64_t)keys && t->lost_records == 0 && t->damaged_files == 0;
+  if (!ok)
+    fprintf (stderr, "bench_tty_cold: %s: %llu interactions for %ld keys, %llu records lost, "
+             "%llu damaged files\n", profile, (unsigned long long)t->interactions, keys,
+             (unsigned long long)t->lost_records, (unsigned long long)t->damaged_files);
+  emlat_profile_free (p);
+  return ok ? 0 : -1;
+}
 
 /* One run: the child's median key time in ns, or -1. */
 static double
@@ -255,6 +339,17 @@ run_child (const struct options *o, int arm, int mode, int run)
     return -1;
   char profile[128];
   snprintf (profile, sizeof profile, "%s/run-%d-%d-%d.emlat", o->dir, run, mode, arm);
+  int traced = arm == ARM_ON || arm == ARM_OTHER;
+  if (traced && !o->reader_finish)
+    {
+      /* As `emlat record` does: the profile created empty for the child,
+         which adopts it (EMLAT_OPT_ADOPT_EMPTY). */
+      int fd = open (profile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0)
+        return -1;
+      close (fd);
+    }
+  pid_t self_pid = getpid ();
   pid_t pid = fork ();
   if (pid < 0)
     return -1;
@@ -284,7 +379,13 @@ run_child (const struct options *o, int arm, int mode, int run)
         {
           setenv ("EMLAT_TRACE", "1", 1);
           setenv ("EMLAT_FILE", profile, 1);
-          setenv ("EMLAT_FINISH", "reader", 1);
+          /* drain:PID, as `emlat record` and `emlat replay --interpose`
+             run a program: this process drains its rings and finishes its
+             profile, the child runs no writer thread.  --finish reader:
+             the child's own writer thread drains them. */
+          char finish[32];
+          snprintf (finish, sizeof finish, "drain:%ld", (long)self_pid);
+          setenv ("EMLAT_FINISH", o->reader_finish ? "reader" : finish, 1);
           /* libemlat-floor.so's switch; a variant already in the
              environment (EMLAT_FLOOR=tsc, tsc1) is kept. */
           setenv ("EMLAT_FLOOR", "1", 0);
@@ -293,6 +394,9 @@ run_child (const struct options *o, int arm, int mode, int run)
       _exit (127);
     }
   close (res[1]);
+  struct emlat_drainer *drainer = NULL;
+  if (traced && !o->reader_finish && emlat_drainer_start (profile, pid, &drainer) != 0)
+    drainer = NULL; /* the rings keep what they hold; a loss is counted */
   char buf[64];
   ssize_t n = 0, r;
   while ((r = read (res[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0)
@@ -300,18 +404,38 @@ run_child (const struct options *o, int arm, int mode, int run)
   buf[n > 0 ? n : 0] = 0;
   close (res[0]);
   close (master);
+  /* The drainer stops once the child exited, before it is reaped (as
+     `emlat record` does). */
+  siginfo_t si;
+  while (waitid (P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+    ;
+  if (drainer)
+    emlat_drainer_stop (drainer, NULL);
   int st;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
-  /* The profile is finished as the reader would (emlat_recover also
-     removes the ring file it names in /dev/shm), then removed.  The floor
-     library (--compare) writes no profile: nothing to finish. */
-  if ((arm == ARM_ON || arm == ARM_OTHER) && access (profile, F_OK) == 0)
+  /* The profile is finished as `emlat record` finishes it: first a
+     session found by the child's process id (its ring file, when the
+     drainer had not yet attached to it), then the profile's own ring
+     file (emlat_recover also removes the ring file it names in /dev/shm);
+     then it is removed.  The floor library (--compare) writes no profile:
+     its file stays empty, nothing to finish. */
+  if (traced)
+    emlat_recover_process_exited (pid, st, NULL);
+  struct stat pst;
+  if (traced && stat (profile, &pst) == 0 && pst.st_size > 0)
     {
       struct emlat_recovery rec;
       int rc = emlat_recover (profile, &rec);
       if (rc != 0)
         fprintf (stderr, "bench_tty_cold: %s: cannot finish: %s\n", profile, strerror (-rc));
+      else if (profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0)
+        n = 0; /* the arm did not record what it ran: not a measurement */
+    }
+  else if (arm == ARM_ON)
+    {
+      fprintf (stderr, "bench_tty_cold: %s: the traced child wrote no profile\n", profile);
+      n = 0;
     }
   unlink (profile);
   if (!WIFEXITED (st) || WEXITSTATUS (st) != 0 || n <= 0)
@@ -388,6 +512,17 @@ main (int argc, char **argv)
               return 2;
             }
         }
+      else if (strcmp (argv[i], "--finish") == 0 && i + 1 < argc)
+        {
+          i++;
+          if (strcmp (argv[i], "reader") == 0)
+            o.reader_finish = 1;
+          else if (strcmp (argv[i], "drain") != 0)
+            {
+              fprintf (stderr, "bench_tty_cold: --finish %s: drain or reader\n", argv[i]);
+              return 2;
+            }
+        }
       else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
         {
           if (!realpath (argv[++i], other))
@@ -401,7 +536,7 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
-                   "[--idle-ms MS] [--idle-keys K] [--modes LIST] "
+                   "[--idle-ms MS] [--idle-keys K] [--modes LIST] [--finish drain|reader] "
                    "[--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
@@ -455,7 +590,9 @@ main (int argc, char **argv)
 
   printf ("# bench_tty_cold: %d runs per arm and mode of %ld keys (warm, cold) and %ld keys "
           "(idle); cold = %ld MiB touched before each key, idle = a %ld ms sleep before each "
-          "key\n", o.runs, o.keys, o.idle_keys, o.trash_mib, o.idle_ms);
+          "key; traced children %s\n", o.runs, o.keys, o.idle_keys, o.trash_mib, o.idle_ms,
+          o.reader_finish ? "drain their own rings (--finish reader)"
+                          : "drained by this process, as under emlat record");
   for (int mode = 0; mode < NMODES; mode++)
     {
       if (!(o.modes >> mode & 1))

@@ -14,7 +14,8 @@
 #    program once, then round 2, ...), so slow drift of the machine affects
 #    all alike.  The long ones, bench_burst (the burst test at the default
 #    sizes, about 2 minutes; its full sweep is `bench_burst --sweep`) and
-#    bench_long (an 8-hour day, about 30 s), run in round 1 only, and so
+#    bench_long (an 8-hour day, about 30 s) and bench_tty_footprint (exact
+#    counts under valgrind, the same every run), run in round 1 only, and so
 #    does bench_tty_cold's idle mode (about 2 minutes; later rounds pass
 #    --modes warm,cold).  Each program prints "METRIC name value unit"
 #    lines; this script prints, per metric, the median, min and max over
@@ -65,7 +66,7 @@ while [ "$round" -le "$RUNS" ]; do
   for p in $progs; do
     name=$(basename "$p")
     case $name in
-      bench_burst | bench_long) [ "$round" -gt 1 ] && continue ;;
+      bench_burst | bench_long | bench_tty_footprint) [ "$round" -gt 1 ] && continue ;;
     esac
     variants="-"
     [ "$name" = bench_writer ] && variants="- --threads_2"

@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * bench_tty_footprint.c -- the memory a key touches: the distinct cache
+ * lines and pages of code and data that one key of bench_tty_cold's idle
+ * pager touches between its timed part's bounds, per arm, counted
+ * exactly under valgrind's lackey.
+ *
+ *   BUILD=build bench_tty_footprint [--keys K] [--finish drain|reader]
+ *                                   [--dump ARM] [--compare LIB]
+ *
+ * Why: after an idle pause a key finds the caches and TLBs cold, so what
+ * the library adds to it is mostly the lines and pages it touches that the
+ * program would not, each a miss (docs/PERFORMANCE.md, "A key after
+ * idle").  bench_tty_cold measures the time with a spread of microseconds
+ * between runs; this counts the cause, deterministically, so a change can
+ * be judged by the lines it removes before it is timed.
+ *
+ * Arms: none (no preload), floor (build/bench/libemlat-floor.so, the
+ * least an interposing recorder does), on (BUILD's libemlat-tty.so,
+ * tracing on) and, with --compare, other (that library, tracing on).  Each
+ * arm runs `bench_tty_cold --child idle` once under `valgrind
+ * --tool=lackey --trace-mem=yes`, with EMLAT_BENCH_MARKS set: the child
+ * reports the addresses of its two marker functions, called just outside
+ * the timed part, and its /proc/self/maps.  Between the markers every
+ * instruction fetch and data access is counted by 64-byte line and 4 KiB
+ * page, code and data apart, and each line is attributed to the mapping
+ * it lies in.  The first two keys are skipped (the marker line may reach
+ * this program after the trace that follows it); per metric the median
+ * over the other keys.  Valgrind runs neither the vDSO nor the kernel: a
+ * clock_gettime is a system call here and the kernel's lines are not
+ * counted, so the floor reads the time-stamp counter (EMLAT_FLOOR=tsc,
+ * unless the environment names a variant), as the library does on x86-64.
+ * Traced children run as bench_tty_cold runs them (EMLAT_FINISH=drain:PID,
+ * no writer thread; nothing drains their rings, which hold every key) or,
+ * with --finish reader, with their own writer thread.  --dump ARM prints
+ * the distinct lines of that arm's middle key to stderr ("code|data FILE
+ * ADDRESS ACCESSES", the address in the file's ELF terms, for addr2line
+ * or nm).
+ *
+ * Prints "METRIC tty_fp_<arm>_<metric> value unit" lines: instructions,
+ * code_lines, data_lines, code_pages, data_pages, and lines_<region> for
+ * the regions lib (the preloaded library's mappings), libc, ld, exe,
+ * stack, shm (/dev/shm, the ring), anon (anonymous: TLS, the heap, the
+ * writer's stack) and other; then <arm>_minus_none for lines and pages.
+ *
+ * Invariants: every child is reaped; a traced child's profile lives in a
+ * mkdtemp directory removed at the end, its ring file finished by
+ * emlat_recover.  Exit 0, or 2 with a message naming what failed
+ * (valgrind missing, a child that failed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emlat/emlat_reader.h"
+
+enum { ARM_NONE, ARM_FLOOR, ARM_ON, ARM_OTHER, NARMS };
+static const char *const arm_name[NARMS] = { "none", "floor", "on", "other" };
+
+enum { R_LIB, R_LIBC, R_LD, R_EXE, R_STACK, R_SHM, R_ANON, R_OTHER, NREGIONS };
+static const char *const region_name[NREGIONS] = { "lib", "libc", "ld", "exe",
+                                                   "stack", "shm", "anon", "other" };
+
+#define MAX_KEYS 64
+#define MAX_MAPS 512
+#define SET_BITS 16 /* a window's distinct lines or pages, at most 65,536 */
+
+/* ------------------------------------------------------------------ */
+/* A set of 64-bit keys (line or page numbers), cleared per window      */
+
+struct set
+{
+  uint32_t slot[1u << SET_BITS]; /* index in member + 1; 0 is empty */
+  uint64_t *member;              /* the keys inserted, in order */
+  uint32_t *hits;                /* the accesses to each member */
+  size_t n;
+};
+
+static void
+set_add (struct set *s, uint64_t key)
+{
+  uint64_t h = key * 0x9e3779b97f4a7c15ull >> (64 - SET_BITS);
+  for (;;)
+    {
+      uint32_t i = s->slot[h];
+      if (i && s->member[i - 1] == key)
+        {
+          s->hits[i - 1]++;
+          return;
+        }
+      if (i == 0)
+        {
+          if (s->n + 1 >= (1u << SET_BITS) / 2)
+            return; /* full: the count saturates (never seen) */
+          s->member[s->n] = key;
+          s->hits[s->n] = 1;
+          s->slot[h] = (uint32_t)++s->n;
+          return;
+        }
+      h = (h + 1) & ((1u << SET_BITS) - 1);
+    }
+}
+
+/* Empty the set: every occupied slot lies in the probe run that starts at
+   one of the members' hash slots. */
+static void
+set_clear (struct set *s)
+{
+  for (size_t i = 0; i < s->n; i++)
+    {
+      uint64_t h = s->member[i] * 0x9e3779b97f4a7c15ull >> (64 - SET_BITS);
+      while (s->slot[h] != 0)
+        {
+          s->slot[h] = 0;
+          h = (h + 1) & ((1u << SET_BITS) - 1);
+        }
+    }
+  s->n = 0;
+}
+
+static struct set *
+set_new (void)
+{
+  struct set *s = calloc (1, sizeof *s);
+  if (s)
+    {
+      s->member = malloc (sizeof (uint64_t) << SET_BITS);
+      s->hits = malloc (sizeof (uint32_t) << SET_BITS);
+    }
+  if (!s || !s->member || !s->hits)
+    {
+      fprintf (stderr, "bench_tty_footprint: out of memory\n");
+      exit (2);
+    }
+  return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* One traced run                                                      */
+
+struct map
+{
+  uint64_t lo, hi;
+  uint64_t base; /* the lowest address of the same file's mappings: addr - base is the ELF address */
+  int region;
+  char name[64]; /* the file's base name, or the bracketed name */
+};
+
+/* A key's counts. */
+struct window
+{
+  uint64_t instructions, code_lines, data_lines, code_pages, data_pages;
+  uint64_t *lines; /* its distinct lines, code then data, for attribution */
+  uint32_t *hits;  /* the accesses to each */
+  size_t nlines;
+};
+
+struct run
+{
+  struct window w[MAX_KEYS + 4];
+  int nwindows;
+  struct map maps[MAX_MAPS];
+  int nmaps;
+  uint64_t mark_open, mark_close;
+  char result[1 << 16]; /* the result pipe's text */
+  size_t result_len;
+};
+
+static int
+region_of_path (const char *path, const char *lib)
+{
+  if (lib && strcmp (path, lib) == 0)
+    return R_LIB;
+  if (strstr (path, "/libc.so") || strstr (path, "/libc-"))
+    return R_LIBC;
+  if (strstr (path, "/ld-linux"))
+    return R_LD;
+  if (strstr (path, "bench_tty_cold"))
+    return R_EXE;
+  if (strcmp (path, "[stack]") == 0)
+    return R_STACK;
+  if (strncmp (path, "/dev/shm/", 9) == 0)
+    return R_SHM;
+  if (path[0] == 0 || strcmp (path, "[heap]") == 0)
+    return R_ANON;
+  return R_OTHER;
+}
+
+/* Parse the child's result text: the marks line and the maps between it
+   and "endmaps". */
+static void
+parse_result (struct run *run, const char *lib)
+{
+  run->result[run->result_len] = 0;
+  char *save = NULL;
+  int in_maps = 0;
+  for (char *line = strtok_r (run->result, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      unsigned long long lo, hi;
+      char path[4096];
+      if (strncmp (line, "marks ", 6) == 0)
+        {
+          in_maps = 1;
+          continue;
+        }
+      if (strcmp (line, "endmaps") == 0)
+        {
+          in_maps = 0;
+          continue;
+        }
+      if (!in_maps || run->nmaps == MAX_MAPS)
+        continue;
+      path[0] = 0;
+      if (sscanf (line, "%llx-%llx %*s %*s %*s %*s %4095s", &lo, &hi, path) < 2)
+        continue;
+      struct map *mp = &run->maps[run->nmaps++];
+      *mp = (struct map){ lo, hi, lo, region_of_path (path, lib), "" };
+      const char *slash = strrchr (path, '/');
+      snprintf (mp->name, sizeof mp->name, "%s", slash ? slash + 1 : path[0] ? path : "anon");
+      for (int i = 0; i < run->nmaps - 1; i++)
+        if (path[0] == '/' && strcmp (run->maps[i].name, mp->name) == 0)
+          mp->base = run->maps[i].base;
+    }
+}
+
+static const struct map *
+map_of (const struct run *run, uint64_t addr)
+{
+  for (int i = 0; i < run->nmaps; i++)
+    if (addr >= run->maps[i].lo && addr < run->maps[i].hi)
+      return &run->maps[i];
+  return NULL;
+}
+
+static int
+region_of (const struct run *run, uint64_t addr)
+{
+  const struct map *m = map_of (run, addr);
+  return m ? m->region : R_OTHER;
+}
+
+/* --dump: the distinct lines of one key (the middle one), one per line:
+   "code|data FILE 0xELF-ADDRESS ACCESSES" (anonymous and bracketed mappings give
+   the offset in the mapping), for addr2line or nm. */
+static void
+dump_window (const struct run *run, const struct window *w, size_t ncode, FILE *out)
+{
+  for (size_t i = 0; i < w->nlines; i++)
+    {
+      uint64_t addr = w->lines[i] << 6;
+      const struct map *m = map_of (run, addr);
+      fprintf (out, "%s %s 0x%llx %u\n", i < ncode ? "code" : "data", m ? m->name : "?",
+               (unsigned long long)(m ? addr - m->base : addr), w->hits[i]);
+    }
+}
+
+struct tracer
+{
+  struct run *run;
+  struct set *code_lines, *data_lines, *code_pages, *data_pages;
+  int open;
+  uint64_t instructions;
+};
+
+static void
+close_window (struct tracer *t)
+{
+  struct run *run = t->run;
+  if (run->nwindows < MAX_KEYS + 4)
+    {
+      struct window *w = &run->w[run->nwindows++];
+      w->instructions = t->instructions;
+      w->code_lines = t->code_lines->n;
+      w->data_lines = t->data_lines->n;
+      w->code_pages = t->code_pages->n;
+      w->data_pages = t->data_pages->n;
+      w->nlines = t->code_lines->n + t->data_lines->n;
+      w->lines = malloc ((w->nlines + 1) * sizeof *w->lines);
+      w->hits = malloc ((w->nlines + 1) * sizeof *w->hits);
+      if (!w->lines || !w->hits)
+        exit (2);
+      memcpy (w->hits, t->code_lines->hits, t->code_lines->n * sizeof *w->hits);
+      memcpy (w->hits + t->code_lines->n, t->data_lines->hits, t->data_lines->n * sizeof *w->hits);
+      memcpy (w->lines, t->code_lines->member, t->code_lines->n * sizeof *w->lines);
+      memcpy (w->lines + t->code_lines->n, t->data_lines->member,
+              t->data_lines->n * sizeof *w->lines);
+    }
+  set_clear (t->code_lines);
+  set_clear (t->data_lines);
+  set_clear (t->code_pages);
+  set_clear (t->data_pages);
+  t->instructions = 0;
+  t->open = 0;
+}
+
+/* One lackey line: "I  addr,size", " L addr,size", " S ...", " M ...". */
+static void
+trace_line (struct tracer *t, const char *line)
+{
+  char kind;
+  if (line[0] == 'I')
+    kind = 'I';
+  else if (line[0] == ' ' && (line[1] == 'L' || line[1] == 'S' || line[1] == 'M'))
+    kind = 'D';
+  else
+    return;
+  const char *p = line + 2;
+  while (*p == ' ')
+    p++;
+  char *end;
+  uint64_t addr = strtoull (p, &end, 16);
+  uint64_t size = *end == ',' ? strtoull (end + 1, NULL, 10) : 1;
+  if (size == 0)
+    size = 1;
+  if (kind == 'I')
+    {
+      if (t->run->mark_open && addr == t->run->mark_open)
+        {
+          set_clear (t->code_lines);
+          set_clear (t->data_lines);
+          set_clear (t->code_pages);
+          set_clear (t->data_pages);
+          t->instructions = 0;
+          t->open = 1;
+          return;
+        }
+      if (t->open && addr == t->run->mark_close)
+        {
+          close_window (t);
+          return;
+        }
+    }
+  if (!t->open)
+    return;
+  if (kind == 'I')
+    t->instructions++;
+  for (uint64_t l = addr >> 6; l <= (addr + size - 1) >> 6; l++)
+    set_add (kind == 'I' ? t->code_lines : t->data_lines, l);
+  for (uint64_t pg = addr >> 12; pg <= (addr + size - 1) >> 12; pg++)
+    set_add (kind == 'I' ? t->code_pages : t->data_pages, pg);
+}
+
+/* The marks line, once the result pipe has brought it. */
+static void
+look_for_marks (struct run *run)
+{
+  if (run->mark_open)
+    return;
+  run->result[run->result_len] = 0;
+  const char *m = strstr (run->result, "marks ");
+  unsigned long long a, b;
+  if (m && strchr (m, '\n') && sscanf (m, "marks %llx %llx", &a, &b) == 2)
+    {
+      run->mark_open = a;
+      run->mark_close = b;
+    }
+}
+
+struct options
+{
+  int keys;
+  const char *self_dir; /* the directory holding bench_tty_cold */
+  char lib[4096], floor[4096], other[4096];
+  int narms;
+  int reader_finish; /* --finish reader */
+  char dir[64];
+};
+
+static int
+trace_arm (const struct options *o, int arm, struct run *run, struct tracer *t)
+{
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt (master) != 0 || unlockpt (master) != 0)
+    return -1;
+  const char *slave_path = ptsname (master);
+  int res[2], log[2];
+  if (!slave_path || pipe (res) != 0 || pipe (log) != 0)
+    return -1;
+  char profile[128];
+  snprintf (profile, sizeof profile, "%s/fp-%d.emlat", o->dir, arm);
+  int traced = arm == ARM_ON || arm == ARM_OTHER;
+  if (traced && !o->reader_finish)
+    {
+      int fd = open (profile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0)
+        return -1;
+      close (fd);
+    }
+  pid_t pid = fork ();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    {
+      setsid ();
+      int s = open (slave_path, O_RDWR);
+      if (s < 0)
+        _exit (2);
+      dup2 (s, 0);
+      dup2 (s, 1);
+      dup2 (s, 2);
+      if (s > 2)
+        close (s);
+      close (res[0]);
+      close (log[0]);
+      char m[16], r[16], k[16], logfd[32], exe[4200];
+      snprintf (m, sizeof m, "%d", master);
+      snprintf (r, sizeof r, "%d", res[1]);
+      snprintf (k, sizeof k, "%d", o->keys);
+      snprintf (logfd, sizeof logfd, "--log-fd=%d", log[1]);
+      snprintf (exe, sizeof exe, "%s/bench_tty_cold", o->self_dir);
+      unsetenv ("EMLAT_TRACE");
+      unsetenv ("LD_PRELOAD");
+      setenv ("EMLAT_BENCH_MARKS", "1", 1);
+      /* valgrind's launcher (a dynamically linked program) would load a
+         preloaded library itself, and libemlat-tty.so removes itself from
+         LD_PRELOAD for the programs a traced process runs (docs/TTY.md),
+         so the child would run without it: the tool is run directly, as
+         the launcher runs it (VALGRIND_LAUNCHER, VALGRIND_LIB), and gives
+         the client LD_PRELOAD as it finds it. */
+      const char *vlib = getenv ("VALGRIND_LIB") ? getenv ("VALGRIND_LIB") : "/usr/libexec/valgrind";
+      char tool[4200];
+      snprintf (tool, sizeof tool, "%s/lackey-amd64-linux", vlib);
+      setenv ("VALGRIND_LIB", vlib, 1);
+      setenv ("VALGRIND_LAUNCHER", "/usr/bin/valgrind", 1);
+      if (arm != ARM_NONE)
+        {
+          setenv ("LD_PRELOAD", arm == ARM_FLOOR ? o->floor : arm == ARM_OTHER ? o->other : o->lib, 1);
+          setenv ("EMLAT_TRACE", "1", 1);
+          setenv ("EMLAT_FILE", profile, 1);
+          /* As bench_tty_cold runs it: drain:PID (no writer thread in the
+             child; nothing drains its rings here, which hold every key),
+             or with --finish reader its own writer thread. */
+          char finish[32];
+          snprintf (finish, sizeof finish, "drain:%ld", (long)getppid ());
+          setenv ("EMLAT_FINISH", o->reader_finish ? "reader" : finish, 1);
+          /* The floor reading the time-stamp counter, as the library
+             does: valgrind would turn its vDSO clock into a system call
+             whose lines this count cannot see. */
+          setenv ("EMLAT_FLOOR", "tsc", 0);
+        }
+      execl (tool, tool, "--tool=lackey", "--trace-mem=yes", logfd, "-q", exe, "--child", "idle", m,
+             r, k, "1", "1", (char *)NULL);
+      _exit (127);
+    }
+  close (res[1]);
+  close (log[1]);
+  close (master);
+  static char buf[1 << 16];
+  static char line[512];
+  size_t line_len = 0;
+  int log_open = 1, res_open = 1;
+  while (log_open || res_open)
+    {
+      struct pollfd p[2] = { { .fd = log_open ? log[0] : -1, .events = POLLIN },
+                             { .fd = res_open ? res[0] : -1, .events = POLLIN } };
+      if (poll (p, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      if (p[1].revents)
+        {
+          ssize_t r = read (res[0], run->result + run->result_len,
+                            sizeof run->result - 1 - run->result_len);
+          if (r <= 0)
+            res_open = 0;
+          else
+            run->result_len += (size_t)r;
+          look_for_marks (run);
+        }
+      if (p[0].revents)
+        {
+          ssize_t r = read (log[0], buf, sizeof buf);
+          if (r <= 0)
+            {
+              log_open = 0;
+              continue;
+            }
+          for (ssize_t i = 0; i < r; i++)
+            {
+              if (buf[i] != '\n')
+                {
+                  if (line_len < sizeof line - 1)
+                    line[line_len++] = buf[i];
+                  continue;
+                }
+              line[line_len] = 0;
+              trace_line (t, line);
+              line_len = 0;
+            }
+        }
+    }
+  close (res[0]);
+  close (log[0]);
+  int st;
+  while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (traced)
+    emlat_recover_process_exited (pid, st, NULL);
+  struct stat pst;
+  if (traced && stat (profile, &pst) == 0 && pst.st_size > 0)
+    {
+      struct emlat_recovery rec;
+      int rc = emlat_recover (profile, &rec);
+      if (rc != 0)
+        fprintf (stderr, "bench_tty_footprint: %s: cannot finish: %s\n", profile, strerror (-rc));
+    }
+  unlink (profile);
+  if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+    {
+      fprintf (stderr, "bench_tty_footprint: %s arm: the traced child failed (status %d%s)\n",
+               arm_name[arm], st,
+               WIFEXITED (st) && WEXITSTATUS (st) == 127 ? ": is valgrind installed?" : "");
+      return -1;
+    }
+  parse_result (run, arm == ARM_FLOOR ? o->floor : arm == ARM_OTHER ? o->other : o->lib);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Summaries                                                           */
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median over the windows after the first two of the value VALUE
+   picks from each. */
+static double
+median_over_keys (const struct run *run, uint64_t (*value) (const struct run *, const struct window *, int),
+                  int arg)
+{
+  uint64_t v[MAX_KEYS + 4];
+  int n = 0;
+  for (int i = 2; i < run->nwindows; i++)
+    v[n++] = value (run, &run->w[i], arg);
+  if (n == 0)
+    return 0;
+  qsort (v, (size_t)n, sizeof *v, cmp_u64);
+  return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+enum { M_INSTR, M_CODE_LINES, M_DATA_LINES, M_CODE_PAGES, M_DATA_PAGES, NMETRICS };
+static const char *const metric_name[NMETRICS] = { "instructions", "code_lines", "data_lines",
+                                                   "code_pages", "data_pages" };
+
+static uint64_t
+window_metric (const struct run *run, const struct window *w, int m)
+{
+  (void)run;
+  switch (m)
+    {
+    case M_INSTR:
+      return w->instructions;
+    case M_CODE_LINES:
+      return w->code_lines;
+    case M_DATA_LINES:
+      return w->data_lines;
+    case M_CODE_PAGES:
+      return w->code_pages;
+    default:
+      return w->data_pages;
+    }
+}
+
+static uint64_t
+window_region_lines (const struct run *run, const struct window *w, int region)
+{
+  uint64_t n = 0;
+  for (size_t i = 0; i < w->nlines; i++)
+    n += region_of (run, w->lines[i] << 6) == region;
+  return n;
+}
+
+int
+main (int argc, char **argv)
+{
+  static struct options o = { .keys = 12, .narms = ARM_OTHER };
+  const char *dump = NULL;
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--keys") == 0 && i + 1 < argc)
+        o.keys = atoi (argv[++i]);
+      else if (strcmp (argv[i], "--finish") == 0 && i + 1 < argc)
+        {
+          i++;
+          if (strcmp (argv[i], "reader") == 0)
+            o.reader_finish = 1;
+          else if (strcmp (argv[i], "drain") != 0)
+            {
+              fprintf (stderr, "bench_tty_footprint: --finish %s: drain or reader\n", argv[i]);
+              return 2;
+            }
+        }
+      else if (strcmp (argv[i], "--dump") == 0 && i + 1 < argc)
+        dump = argv[++i];
+      else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
+        {
+          if (!realpath (argv[++i], o.other))
+            {
+              fprintf (stderr, "bench_tty_footprint: %s: %s\n", argv[i], strerror (errno));
+              return 2;
+            }
+          o.narms = NARMS;
+        }
+      else
+        {
+          fprintf (stderr, "usage: bench_tty_footprint [--keys K] [--finish drain|reader] "
+                   "[--dump ARM] [--compare OTHER-libemlat-tty.so]\n");
+          return 2;
+        }
+    }
+  if (o.keys < 4 || o.keys > MAX_KEYS)
+    {
+      fprintf (stderr, "bench_tty_footprint: --keys 4..%d\n", MAX_KEYS);
+      return 2;
+    }
+  const char *build = getenv ("BUILD") ? getenv ("BUILD") : "build";
+  char path[4200];
+  snprintf (path, sizeof path, "%s/libemlat-tty.so", build);
+  if (!realpath (path, o.lib))
+    {
+      fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
+      return 2;
+    }
+  static char self_dir[4096];
+  snprintf (path, sizeof path, "%s/bench", build);
+  if (!realpath (path, self_dir))
+    {
+      fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
+      return 2;
+    }
+  o.self_dir = self_dir;
+  snprintf (path, sizeof path, "%s/libemlat-floor.so", self_dir);
+  if (!realpath (path, o.floor))
+    {
+      fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
+      return 2;
+    }
+  snprintf (o.dir, sizeof o.dir, "/tmp/emlat-fp-XXXXXX");
+  if (!mkdtemp (o.dir))
+    {
+      fprintf (stderr, "bench_tty_footprint: mkdtemp: %s\n", strerror (errno));
+      return 2;
+    }
+  struct tracer t = { .code_lines = set_new (), .data_lines = set_new (),
+                      .code_pages = set_new (), .data_pages = set_new () };
+  static struct run runs[NARMS];
+  double lines[NARMS], pages[NARMS];
+  int rc = 0;
+  for (int arm = 0; arm < o.narms; arm++)
+    {
+      t.run = &runs[arm];
+      t.open = 0;
+      if (trace_arm (&o, arm, &runs[arm], &t) != 0 || runs[arm].nwindows < 3)
+        {
+          if (runs[arm].nwindows < 3)
+            fprintf (stderr, "bench_tty_footprint: %s arm: %d keys traced, need 3 or more\n",
+                     arm_name[arm], runs[arm].nwindows);
+          rc = 2;
+          break;
+        }
+      double m[NMETRICS];
+      for (int k = 0; k < NMETRICS; k++)
+        {
+          m[k] = median_over_keys (&runs[arm], window_metric, k);
+          printf ("METRIC tty_fp_%s_%s %.1f %s\n", arm_name[arm], metric_name[k], m[k],
+                  k == M_INSTR ? "instructions" : k <= M_DATA_LINES ? "lines" : "pages");
+        }
+      for (int r = 0; r < NREGIONS; r++)
+        printf ("METRIC tty_fp_%s_lines_%s %.1f lines\n", arm_name[arm], region_name[r],
+                median_over_keys (&runs[arm], window_region_lines, r));
+      if (dump && strcmp (dump, arm_name[arm]) == 0)
+        {
+          const struct window *w = &runs[arm].w[runs[arm].nwindows / 2];
+          dump_window (&runs[arm], w, w->code_lines, stderr);
+        }
+      lines[arm] = m[M_CODE_LINES] + m[M_DATA_LINES];
+      pages[arm] = m[M_CODE_PAGES] + m[M_DATA_PAGES];
+      if (arm != ARM_NONE)
+        {
+          printf ("METRIC tty_fp_%s_minus_none_lines %.1f lines\n", arm_name[arm],
+                  lines[arm] - lines[ARM_NONE]);
+          printf ("METRIC tty_fp_%s_minus_none_pages %.1f pages\n", arm_name[arm],
+                  pages[arm] - pages[ARM_NONE]);
+        }
+      fflush (stdout);
+    }
+  rmdir (o.dir);
+  return rc;
+}
