@@ -162,13 +162,18 @@ window_close (void)
 }
 
 /* With EMLAT_BENCH_MARKS set (bench_tty_footprint), the child reports the
-   two markers' addresses on its result pipe before the keys and its
-   /proc/self/maps after them, before its result line. */
+   two markers' addresses and the bounds of its own code on its result
+   pipe before the keys, and its /proc/self/maps after them, before its
+   result line. */
 static void
 report_marks (int result_fd)
 {
-  char line[96];
-  int n = snprintf (line, sizeof line, "marks %p %p\n", (void *)window_open, (void *)window_close);
+  /* The program's own code (the linker's symbols): what the counts call
+     a call is a run of instructions outside it. */
+  extern char __executable_start[], etext[];
+  char line[160];
+  int n = snprintf (line, sizeof line, "marks %p %p %p %p\n", (void *)window_open,
+                    (void *)window_close, (void *)__executable_start, (void *)etext);
   if (write (result_fd, line, (size_t)n) != n)
     _exit (2);
 }

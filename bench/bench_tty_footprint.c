@@ -38,7 +38,9 @@
  * or nm).
  *
  * Prints "METRIC tty_fp_<arm>_<metric> value unit" lines: instructions,
- * code_lines, data_lines, code_pages, data_pages, and lines_<region> for
+ * code_lines, data_lines, code_pages, data_pages, pte_lines (distinct 32 KiB
+ * regions: a line of page-table entries), pde_lines (distinct 2 MiB
+ * regions: a page-directory entry), and lines_<region> for
  * the regions lib (the preloaded library's mappings), libc, ld, exe,
  * stack, shm (/dev/shm, the ring), anon (anonymous: TLS, the heap, the
  * writer's stack) and other; then <arm>_minus_none for lines and pages.
@@ -150,6 +152,7 @@ struct map
   uint64_t lo, hi;
   uint64_t base; /* the lowest address of the same file's mappings: addr - base is the ELF address */
   int region;
+  int exec;      /* mapped executable: code */
   char name[64]; /* the file's base name, or the bracketed name */
 };
 
@@ -157,6 +160,11 @@ struct map
 struct window
 {
   uint64_t instructions, code_lines, data_lines, code_pages, data_pages;
+  uint64_t pte_lines, pde_lines; /* distinct 32 KiB and 2 MiB regions */
+  uint64_t call_lines;           /* the sum over the key's calls out of the
+                                    program's code of each one's distinct
+                                    lines */
+  uint64_t calls;
   uint64_t *lines; /* its distinct lines, code then data, for attribution */
   uint32_t *hits;  /* the accesses to each */
   size_t nlines;
@@ -169,6 +177,7 @@ struct run
   struct map maps[MAX_MAPS];
   int nmaps;
   uint64_t mark_open, mark_close;
+  uint64_t exe_lo, exe_hi; /* the program's own code */
   char result[1 << 16]; /* the result pipe's text */
   size_t result_len;
 };
@@ -218,12 +227,19 @@ parse_result (struct run *run, const char *lib)
       if (!in_maps || run->nmaps == MAX_MAPS)
         continue;
       path[0] = 0;
-      if (sscanf (line, "%llx-%llx %*s %*s %*s %*s %4095s", &lo, &hi, path) < 2)
+      char perms[8] = "";
+      if (sscanf (line, "%llx-%llx %7s %*s %*s %*s %4095s", &lo, &hi, perms, path) < 2)
         continue;
       struct map *mp = &run->maps[run->nmaps++];
-      *mp = (struct map){ lo, hi, lo, region_of_path (path, lib), "" };
+      *mp = (struct map){ lo, hi, lo, region_of_path (path, lib), perms[2] == 'x', "" };
       const char *slash = strrchr (path, '/');
-      snprintf (mp->name, sizeof mp->name, "%s", slash ? slash + 1 : path[0] ? path : "anon");
+      if (path[0])
+        snprintf (mp->name, sizeof mp->name, "%s", slash ? slash + 1 : path);
+      else if (run->nmaps > 1 && mp[-1].hi == lo && mp[-1].region != R_ANON)
+        /* an anonymous mapping right after a file's: its .bss */
+        snprintf (mp->name, sizeof mp->name, "bss:%.40s", mp[-1].name);
+      else /* another anonymous mapping: named by where it starts */
+        snprintf (mp->name, sizeof mp->name, "anon@%llx", lo);
       for (int i = 0; i < run->nmaps - 1; i++)
         if (path[0] == '/' && strcmp (run->maps[i].name, mp->name) == 0)
           mp->base = run->maps[i].base;
@@ -247,8 +263,9 @@ region_of (const struct run *run, uint64_t addr)
 }
 
 /* --dump: the distinct lines of one key (the middle one), one per line:
-   "code|data FILE 0xELF-ADDRESS ACCESSES" (anonymous and bracketed mappings give
-   the offset in the mapping), for addr2line or nm. */
+   "code|data FILE 0xELF-ADDRESS ACCESSES" (a bracketed mapping gives the
+   offset in it, an anonymous one bss:FILE after FILE's mappings, else
+   anon@START), for addr2line or nm. */
 static void
 dump_window (const struct run *run, const struct window *w, size_t ncode, FILE *out)
 {
@@ -261,13 +278,50 @@ dump_window (const struct run *run, const struct window *w, size_t ncode, FILE *
     }
 }
 
+/* --dump, the calls of the same key: "call N code|data FILE 0xADDRESS
+   ACCESSES" per line of call N, from the raw lines IN ("call N ADDRESS
+   ACCESSES", absolute addresses) kept while tracing. */
+static void
+dump_calls (const struct run *run, FILE *in, FILE *out)
+{
+  rewind (in);
+  unsigned long long call, addr;
+  unsigned hits;
+  while (fscanf (in, "call %llu %llx %u\n", &call, &addr, &hits) == 3)
+    {
+      const struct map *m = map_of (run, addr);
+      fprintf (out, "call %llu %s %s 0x%llx %u\n", call, m && m->exec ? "code" : "data",
+               m ? m->name : "?", m ? addr - m->base : addr, hits);
+    }
+}
+
 struct tracer
 {
   struct run *run;
-  struct set *code_lines, *data_lines, *code_pages, *data_pages;
-  int open;
-  uint64_t instructions;
+  struct set *code_lines, *data_lines, *code_pages, *data_pages, *pte_lines, *pde_lines;
+  struct set *call_set; /* the lines of the call in progress */
+  int open, in_call;
+  uint64_t instructions, call_lines, calls;
+  int dump_window;  /* --dump: the window whose calls are printed, or -1 */
+  FILE *dump_out;
 };
+
+/* A call out of the program's code ends: its lines are counted. */
+static void
+end_call (struct tracer *t)
+{
+  if (t->in_call)
+    {
+      if (t->dump_out && t->run->nwindows == t->dump_window)
+        for (size_t i = 0; i < t->call_set->n; i++)
+          fprintf (t->dump_out, "call %llu 0x%llx %u\n", (unsigned long long)t->calls,
+                   (unsigned long long)(t->call_set->member[i] << 6), t->call_set->hits[i]);
+      t->call_lines += t->call_set->n;
+      t->calls++;
+      set_clear (t->call_set);
+      t->in_call = 0;
+    }
+}
 
 static void
 close_window (struct tracer *t)
@@ -281,6 +335,10 @@ close_window (struct tracer *t)
       w->data_lines = t->data_lines->n;
       w->code_pages = t->code_pages->n;
       w->data_pages = t->data_pages->n;
+      w->pte_lines = t->pte_lines->n;
+      w->pde_lines = t->pde_lines->n;
+      w->call_lines = t->call_lines;
+      w->calls = t->calls;
       w->nlines = t->code_lines->n + t->data_lines->n;
       w->lines = malloc ((w->nlines + 1) * sizeof *w->lines);
       w->hits = malloc ((w->nlines + 1) * sizeof *w->hits);
@@ -296,8 +354,26 @@ close_window (struct tracer *t)
   set_clear (t->data_lines);
   set_clear (t->code_pages);
   set_clear (t->data_pages);
+  set_clear (t->pte_lines);
+  set_clear (t->pde_lines);
   t->instructions = 0;
   t->open = 0;
+}
+
+/* Empty every count for a new window. */
+static void
+open_window (struct tracer *t)
+{
+  set_clear (t->code_lines);
+  set_clear (t->data_lines);
+  set_clear (t->code_pages);
+  set_clear (t->data_pages);
+  set_clear (t->pte_lines);
+  set_clear (t->pde_lines);
+  set_clear (t->call_set);
+  t->instructions = t->call_lines = t->calls = 0;
+  t->in_call = 0;
+  t->open = 1;
 }
 
 /* One lackey line: "I  addr,size", " L addr,size", " S ...", " M ...". */
@@ -323,16 +399,12 @@ trace_line (struct tracer *t, const char *line)
     {
       if (t->run->mark_open && addr == t->run->mark_open)
         {
-          set_clear (t->code_lines);
-          set_clear (t->data_lines);
-          set_clear (t->code_pages);
-          set_clear (t->data_pages);
-          t->instructions = 0;
-          t->open = 1;
+          open_window (t);
           return;
         }
       if (t->open && addr == t->run->mark_close)
         {
+          end_call (t);
           close_window (t);
           return;
         }
@@ -340,11 +412,29 @@ trace_line (struct tracer *t, const char *line)
   if (!t->open)
     return;
   if (kind == 'I')
-    t->instructions++;
+    {
+      t->instructions++;
+      int in_program = addr >= t->run->exe_lo && addr < t->run->exe_hi;
+      if (in_program)
+        end_call (t);
+      else
+        t->in_call = 1;
+    }
   for (uint64_t l = addr >> 6; l <= (addr + size - 1) >> 6; l++)
-    set_add (kind == 'I' ? t->code_lines : t->data_lines, l);
+    {
+      set_add (kind == 'I' ? t->code_lines : t->data_lines, l);
+      if (t->in_call)
+        set_add (t->call_set, l);
+    }
   for (uint64_t pg = addr >> 12; pg <= (addr + size - 1) >> 12; pg++)
-    set_add (kind == 'I' ? t->code_pages : t->data_pages, pg);
+    {
+      set_add (kind == 'I' ? t->code_pages : t->data_pages, pg);
+      /* The page-table entries of 8 pages share a line; a page-directory
+         entry maps 2 MiB: what a page walk reads beyond the page's own
+         entry. */
+      set_add (t->pte_lines, pg >> 3);
+      set_add (t->pde_lines, pg >> 9);
+    }
 }
 
 /* The marks line, once the result pipe has brought it. */
@@ -355,11 +445,13 @@ look_for_marks (struct run *run)
     return;
   run->result[run->result_len] = 0;
   const char *m = strstr (run->result, "marks ");
-  unsigned long long a, b;
-  if (m && strchr (m, '\n') && sscanf (m, "marks %llx %llx", &a, &b) == 2)
+  unsigned long long a, b, lo, hi;
+  if (m && strchr (m, '\n') && sscanf (m, "marks %llx %llx %llx %llx", &a, &b, &lo, &hi) == 4)
     {
       run->mark_open = a;
       run->mark_close = b;
+      run->exe_lo = lo;
+      run->exe_hi = hi;
     }
 }
 
@@ -551,9 +643,21 @@ median_over_keys (const struct run *run, uint64_t (*value) (const struct run *, 
   return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
 }
 
-enum { M_INSTR, M_CODE_LINES, M_DATA_LINES, M_CODE_PAGES, M_DATA_PAGES, NMETRICS };
+enum { M_INSTR, M_CODE_LINES, M_DATA_LINES, M_CODE_PAGES, M_DATA_PAGES, M_PTE_LINES, M_PDE_LINES,
+       M_CALL_LINES, M_CALLS, NMETRICS };
 static const char *const metric_name[NMETRICS] = { "instructions", "code_lines", "data_lines",
-                                                   "code_pages", "data_pages" };
+                                                   "code_pages", "data_pages", "pte_lines",
+                                                   "pde_lines", "call_lines", "calls" };
+
+static const char *
+metric_unit (int k)
+{
+  return k == M_INSTR    ? "instructions"
+         : k == M_CALLS  ? "calls"
+         : k <= M_DATA_LINES || k == M_CALL_LINES ? "lines"
+         : k <= M_DATA_PAGES ? "pages"
+                             : "regions";
+}
 
 static uint64_t
 window_metric (const struct run *run, const struct window *w, int m)
@@ -569,6 +673,14 @@ window_metric (const struct run *run, const struct window *w, int m)
       return w->data_lines;
     case M_CODE_PAGES:
       return w->code_pages;
+    case M_PTE_LINES:
+      return w->pte_lines;
+    case M_PDE_LINES:
+      return w->pde_lines;
+    case M_CALL_LINES:
+      return w->call_lines;
+    case M_CALLS:
+      return w->calls;
     default:
       return w->data_pages;
     }
@@ -655,7 +767,9 @@ main (int argc, char **argv)
       return 2;
     }
   struct tracer t = { .code_lines = set_new (), .data_lines = set_new (),
-                      .code_pages = set_new (), .data_pages = set_new () };
+                      .code_pages = set_new (), .data_pages = set_new (),
+                      .pte_lines = set_new (), .pde_lines = set_new (),
+                      .call_set = set_new () };
   static struct run runs[NARMS];
   double lines[NARMS], pages[NARMS];
   int rc = 0;
@@ -663,6 +777,9 @@ main (int argc, char **argv)
     {
       t.run = &runs[arm];
       t.open = 0;
+      int dumping = dump && strcmp (dump, arm_name[arm]) == 0;
+      t.dump_window = dumping ? o.keys / 2 : -1;
+      t.dump_out = dumping ? tmpfile () : NULL;
       if (trace_arm (&o, arm, &runs[arm], &t) != 0 || runs[arm].nwindows < 3)
         {
           if (runs[arm].nwindows < 3)
@@ -676,15 +793,21 @@ main (int argc, char **argv)
         {
           m[k] = median_over_keys (&runs[arm], window_metric, k);
           printf ("METRIC tty_fp_%s_%s %.1f %s\n", arm_name[arm], metric_name[k], m[k],
-                  k == M_INSTR ? "instructions" : k <= M_DATA_LINES ? "lines" : "pages");
+                  metric_unit (k));
         }
       for (int r = 0; r < NREGIONS; r++)
         printf ("METRIC tty_fp_%s_lines_%s %.1f lines\n", arm_name[arm], region_name[r],
                 median_over_keys (&runs[arm], window_region_lines, r));
-      if (dump && strcmp (dump, arm_name[arm]) == 0)
+      if (dumping && o.keys / 2 < runs[arm].nwindows)
         {
-          const struct window *w = &runs[arm].w[runs[arm].nwindows / 2];
+          const struct window *w = &runs[arm].w[o.keys / 2];
           dump_window (&runs[arm], w, w->code_lines, stderr);
+        }
+      if (t.dump_out)
+        {
+          dump_calls (&runs[arm], t.dump_out, stderr);
+          fclose (t.dump_out);
+          t.dump_out = NULL;
         }
       lines[arm] = m[M_CODE_LINES] + m[M_DATA_LINES];
       pages[arm] = m[M_CODE_PAGES] + m[M_DATA_PAGES];

@@ -18,11 +18,12 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/hot.h"
 #include "record/ixdense.h"
 #include "record/ringrec.h"
 #include "record/state.h"
 
-uint64_t
+EMLAT_HOT uint64_t
 emlat_now (void)
 {
   return emlat_clock_now ();
@@ -473,7 +474,7 @@ emlat_span_counts_served (uint64_t span, uint32_t mask, const uint64_t *values)
 
 /* emlat_ix_begin and emlat_ix_begin_at: T is the dispatch time, 0 for
    now (read only once the interaction has a ring to go to). */
-static inline uint64_t
+EMLAT_HOT static inline uint64_t
 ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by, uint64_t t)
 {
   struct emlat_ring *r = emlat_my_ring (2);
@@ -508,7 +509,7 @@ emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_b
   return ix_begin (kind, parent, scheduled_by, 0);
 }
 
-uint64_t
+EMLAT_HOT uint64_t
 emlat_ix_begin_at (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by,
                    uint64_t t)
 {
@@ -569,7 +570,7 @@ emlat_ix_end (uint64_t cause, enum emlat_ix_status status)
     }
 }
 
-uint64_t
+EMLAT_HOT uint64_t
 emlat_input_batch_id (void)
 {
   if (atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) == 0)
@@ -577,7 +578,7 @@ emlat_input_batch_id (void)
   return atomic_fetch_add_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
 }
 
-void
+EMLAT_HOT void
 emlat_input_batch (const struct emlat_input_batch *b)
 {
   if (!b || b->batch_id == 0)
@@ -602,7 +603,7 @@ emlat_input_batch (const struct emlat_input_batch *b)
 }
 
 /* The number of set bits of M, by shifts and masks (see bits_below). */
-static inline unsigned
+EMLAT_HOT static inline unsigned
 bits_set (uint32_t m)
 {
   uint32_t x = m - ((m >> 1) & 0x55555555u);
@@ -617,7 +618,7 @@ bits_set (uint32_t m)
    its bit in TM), the values VM and the counters CM, each in ascending
    bit order, then zeros to a multiple of 4 words.  Returns the number of
    words.  Each loop walks only the bits it stores. */
-static inline unsigned
+EMLAT_HOT static inline unsigned
 fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm, uint32_t vm,
              uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
 {
@@ -673,7 +674,7 @@ struct ix_source
 /* fill_fields for a dense store: the words of the set fields are those of
    the layout's bits that are also set, in the layout's order, which is the
    record's.  Each loop walks the layout's bits (a handful). */
-static inline unsigned
+EMLAT_HOT static inline unsigned
 fill_dense (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint32_t vm,
             uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
 {
@@ -707,7 +708,7 @@ fill_dense (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint
   return (unsigned)(p - w);
 }
 
-static inline unsigned
+EMLAT_HOT static inline unsigned
 fill_words (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint32_t vm,
             uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
 {
@@ -789,7 +790,7 @@ fill_fields_wrapped (struct emlat_ring *r, uint64_t first, unsigned n,
    fields of SRC, whose masks are TM, VM, CM and whose quality words are
    needed when QM is not 0; END is the end time when STATUS is nonzero, 0
    for now. */
-static inline void
+EMLAT_HOT static inline void
 ix_commit (uint64_t cause, const struct ix_source *src, uint32_t tm, uint32_t vm, uint32_t cm,
            uint32_t qm, enum emlat_ix_status status, uint64_t end)
 {
@@ -867,7 +868,7 @@ emlat_ix_commit_at (uint64_t cause, const struct emlat_ix_fields *f,
   ix_commit_fields (cause, f, status, end);
 }
 
-void
+EMLAT_HOT void
 emlat_ix_commit_dense (uint64_t cause, const struct emlat_ixd_head *h, const uint64_t *w,
                        uint32_t lt, uint32_t lv, uint32_t lc, enum emlat_ix_status status,
                        uint64_t end)

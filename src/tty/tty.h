@@ -20,6 +20,7 @@
 #ifndef EMLAT_TTY_H
 #define EMLAT_TTY_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@
 #include <sys/types.h>
 
 #include "emlat/emlat.h"
+#include "common/hot.h"
 
 #define TTY_EXPORT __attribute__ ((visibility ("default")))
 /* The library is loaded at start-up (LD_PRELOAD), so its thread-local
@@ -50,6 +52,25 @@ tty_active (void)
 }
 
 extern __thread unsigned tty_nest TTY_TLS;
+
+/* The calling thread's errno, kept across the library's work in every
+   traced call, through its address cached here: errno is libc's
+   __errno_location (), a call through the PLT into another page of libc,
+   twice per call; the cached address is one load from this library's
+   thread-local block, which the call touches anyway (docs/PERFORMANCE.md,
+   "What a key touches").  The address of a thread's errno does not change
+   while the thread lives; a new thread's cache starts empty (NULL). */
+extern __thread int *tty_errno_at TTY_TLS;
+
+static inline int *
+tty_errno (void)
+{
+  int *p = tty_errno_at;
+  if (__builtin_expect (p == NULL, 0))
+    p = tty_errno_at = &errno;
+  return p;
+}
+#define TTY_ERRNO (*tty_errno ())
 
 /* 1 when EMLAT_TTY_SPANS=1 asked for a span per terminal write, stdio
    flush and wait (docs/TTY.md, "Turning it on").  Off by default: the interaction

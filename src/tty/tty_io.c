@@ -36,13 +36,13 @@ typedef int (*tty_fclose_fn) (FILE *);
 /* ------------------------------------------------------------------ */
 /* Input                                                               */
 
-static inline int
+EMLAT_HOT static inline int
 tty_traced (int fd, unsigned role)
 {
   return tty_active () && !tty_nest && (tty_fd_role (fd) & role);
 }
 
-static void
+EMLAT_HOT static void
 tty_after_read (int fd, uint64_t t0, ssize_t r, int err)
 {
   tty_nest++;
@@ -50,7 +50,7 @@ tty_after_read (int fd, uint64_t t0, ssize_t r, int err)
   tty_nest--;
 }
 
-TTY_EXPORT ssize_t
+TTY_EXPORT EMLAT_HOT ssize_t
 read (int fd, void *buf, size_t n)
 {
   tty_read_fn f = (tty_read_fn)tty_real (TR_read);
@@ -58,15 +58,15 @@ read (int fd, void *buf, size_t n)
     return f (fd, buf, n);
   uint64_t t0 = emlat_now ();
   ssize_t r = f (fd, buf, n);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_after_read (fd, t0, r, e);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
 /* The _FORTIFY_SOURCE entry point of read. */
 TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
-TTY_EXPORT ssize_t
+TTY_EXPORT EMLAT_HOT ssize_t
 __read_chk (int fd, void *buf, size_t n, size_t buflen)
 {
   tty_read_chk_fn f = (tty_read_chk_fn)tty_real (TR_read_chk);
@@ -74,13 +74,13 @@ __read_chk (int fd, void *buf, size_t n, size_t buflen)
     return f (fd, buf, n, buflen);
   uint64_t t0 = emlat_now ();
   ssize_t r = f (fd, buf, n, buflen);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_after_read (fd, t0, r, e);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-TTY_EXPORT ssize_t
+TTY_EXPORT EMLAT_HOT ssize_t
 readv (int fd, const struct iovec *iov, int iovcnt)
 {
   tty_readv_fn f = (tty_readv_fn)tty_real (TR_readv);
@@ -88,9 +88,9 @@ readv (int fd, const struct iovec *iov, int iovcnt)
     return f (fd, iov, iovcnt);
   uint64_t t0 = emlat_now ();
   ssize_t r = f (fd, iov, iovcnt);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_after_read (fd, t0, r, e);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
@@ -101,7 +101,7 @@ readv (int fd, const struct iovec *iov, int iovcnt)
    EMLAT_TTY_SPANS=1, its span (0 otherwise).  Without a span a write costs
    its two clock reads and no ring record: what it did goes into the open
    interaction (tty_ix.c), recorded once when the interaction closes. */
-static uint64_t
+EMLAT_HOT static uint64_t
 tty_write_begin (uint64_t *t0)
 {
   tty_nest++;
@@ -111,7 +111,7 @@ tty_write_begin (uint64_t *t0)
   return span;
 }
 
-static void
+EMLAT_HOT static void
 tty_write_end (uint64_t span, uint64_t t0, ssize_t r, int err)
 {
   uint64_t t1 = emlat_now ();
@@ -127,7 +127,7 @@ tty_write_end (uint64_t span, uint64_t t0, ssize_t r, int err)
   tty_nest--;
 }
 
-TTY_EXPORT ssize_t
+TTY_EXPORT EMLAT_HOT ssize_t
 write (int fd, const void *buf, size_t n)
 {
   tty_write_fn f = (tty_write_fn)tty_real (TR_write);
@@ -136,13 +136,13 @@ write (int fd, const void *buf, size_t n)
   uint64_t t0;
   uint64_t span = tty_write_begin (&t0);
   ssize_t r = f (fd, buf, n);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_write_end (span, t0, r, e);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-TTY_EXPORT ssize_t
+TTY_EXPORT EMLAT_HOT ssize_t
 writev (int fd, const struct iovec *iov, int iovcnt)
 {
   tty_readv_fn f = (tty_readv_fn)tty_real (TR_writev);
@@ -151,9 +151,9 @@ writev (int fd, const struct iovec *iov, int iovcnt)
   uint64_t t0;
   uint64_t span = tty_write_begin (&t0);
   ssize_t r = f (fd, iov, iovcnt);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_write_end (span, t0, r, e);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
@@ -171,11 +171,11 @@ tty_opened (int fd, const char *path, int flags)
 {
   if (fd >= 0 && tty_active ())
     {
-      int e = errno;
+      int e = TTY_ERRNO;
       tty_nest++;
       tty_fd_opened (fd, path, flags);
       tty_nest--;
-      errno = e;
+      TTY_ERRNO = e;
     }
 }
 

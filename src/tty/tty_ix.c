@@ -125,7 +125,7 @@ static _Atomic uint64_t tty_epoch_seq;
 
 /* Set time field K (its word W) to T, of quality Q where DFLT is the
    field's default. */
-static inline void
+EMLAT_HOT static inline void
 tty_set_time (struct tty_thread *s, unsigned k, uint64_t *w, uint64_t t,
               enum emlat_quality q, enum emlat_quality dflt)
 {
@@ -147,7 +147,7 @@ tty_set_time (struct tty_thread *s, unsigned k, uint64_t *w, uint64_t t,
   (TTY_CW (s, k) = ((s)->fh.cmask & (1u << (k)) ? TTY_CW (s, k) : 0) + (d),   \
    (s)->fh.cmask |= 1u << (k))
 
-static void
+EMLAT_HOT static void
 tty_ix_close (struct tty_thread *s, uint64_t t)
 {
   uint64_t c = s->cause;
@@ -162,7 +162,7 @@ tty_ix_close (struct tty_thread *s, uint64_t t)
 }
 
 /* Open an interaction of KIND dispatched at T (0: now). */
-static void
+EMLAT_HOT static void
 tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind, uint64_t t)
 {
   s->cause = emlat_ix_begin_at (kind, 0, 0, t);
@@ -173,13 +173,13 @@ tty_ix_open (struct tty_thread *s, enum emlat_root_kind kind, uint64_t t)
   s->stdio_pending = 0;
 }
 
-void
+EMLAT_HOT void
 tty_ix_wait_begin (uint64_t t)
 {
   tty_ix_close (&tty_t, t);
 }
 
-static void
+EMLAT_HOT static void
 tty_ix_mark_empty (struct tty_thread *s, uint64_t t, enum emlat_quality q)
 {
   if (t >= s->t_empty)
@@ -191,7 +191,7 @@ tty_ix_mark_empty (struct tty_thread *s, uint64_t t, enum emlat_quality q)
   tty_observer_rearm ();
 }
 
-void
+EMLAT_HOT void
 tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
                  int blocked)
 {
@@ -213,7 +213,7 @@ tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
   s->t_ready = t1;
 }
 
-uint64_t
+EMLAT_HOT uint64_t
 tty_ix_ensure (void)
 {
   struct tty_thread *s = &tty_t;
@@ -222,7 +222,7 @@ tty_ix_ensure (void)
   return s->cause;
 }
 
-void
+EMLAT_HOT void
 tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
 {
   struct tty_thread *s = &tty_t;
@@ -347,7 +347,7 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
     }
 }
 
-void
+EMLAT_HOT void
 tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
                enum emlat_quality q1, int ok)
 {
@@ -381,7 +381,7 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
     }
 }
 
-void
+EMLAT_HOT void
 tty_ix_write_call (int failed)
 {
   struct tty_thread *s = &tty_t;
@@ -390,7 +390,7 @@ tty_ix_write_call (int failed)
     TTY_ADD (s, EMLAT_C_FLUSH_FAILURES, 1);
 }
 
-void
+EMLAT_HOT void
 tty_ix_stdio_call (int flush_failed)
 {
   struct tty_thread *s = &tty_t;
@@ -404,7 +404,7 @@ tty_ix_stdio_call (int flush_failed)
     s->stdio_pending++;
 }
 
-size_t
+EMLAT_HOT size_t
 tty_ix_stream_last (FILE *fp, uint64_t *t)
 {
   struct tty_thread *s = &tty_t;
@@ -418,7 +418,7 @@ tty_ix_stream_last (FILE *fp, uint64_t *t)
   return 0;
 }
 
-void
+EMLAT_HOT void
 tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t)
 {
   struct tty_thread *s = &tty_t;

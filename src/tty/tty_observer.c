@@ -83,7 +83,7 @@ tty_observer_enabled (void)
   return atomic_load_explicit (&tty_obs_enabled, memory_order_relaxed);
 }
 
-int
+EMLAT_HOT int
 tty_observer_source (void)
 {
   /* relaxed: a descriptor number compared with the one being read. */
@@ -249,7 +249,7 @@ tty_observer_detach_fd (int fd)
   atomic_store_explicit (&tty_obs_detach, 1, memory_order_release);
 }
 
-int
+EMLAT_HOT int
 tty_observer_take (uint64_t *t)
 {
   /* acq_rel: acquire the observer's slot store (released by its CAS);
@@ -265,7 +265,7 @@ tty_observer_take (uint64_t *t)
   return 1;
 }
 
-void
+EMLAT_HOT void
 tty_observer_rearm (void)
 {
   if (!tty_observer_enabled ())

@@ -41,6 +41,7 @@
 atomic_int tty_on;
 int tty_spans;
 __thread unsigned tty_nest TTY_TLS;
+__thread int *tty_errno_at TTY_TLS;
 
 static int
 tty_env_is (const char *name, const char *a, const char *b)

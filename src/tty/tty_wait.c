@@ -43,7 +43,7 @@ struct tty_wait
   uint64_t span;
 };
 
-static void
+EMLAT_HOT static void
 tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
 {
   tty_nest++;
@@ -59,7 +59,7 @@ tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
 }
 
 /* R: the call's result; READY: it reported terminal input readable. */
-static void
+EMLAT_HOT static void
 tty_wait_end (struct tty_wait *w, int r, int ready)
 {
   /* A zero-timeout wait that found nothing readable tells only that the
@@ -85,13 +85,13 @@ tty_wait_end (struct tty_wait *w, int r, int ready)
   tty_nest--;
 }
 
-static uint64_t
+EMLAT_HOT static uint64_t
 tty_ms_ns (int ms)
 {
   return ms < 0 ? TTY_FOREVER : (uint64_t)ms * 1000000u;
 }
 
-static uint64_t
+EMLAT_HOT static uint64_t
 tty_ts_ns (const struct timespec *ts)
 {
   if (!ts)
@@ -102,7 +102,7 @@ tty_ts_ns (const struct timespec *ts)
 }
 
 /* The terminal input descriptor in the read set of a select, or -1. */
-static int
+EMLAT_HOT static int
 tty_select_input (int nfds, const fd_set *rfds)
 {
   if (!rfds || !tty_active () || tty_nest)
@@ -116,7 +116,7 @@ tty_select_input (int nfds, const fd_set *rfds)
   return -1;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
         struct timeval *tv)
 {
@@ -132,13 +132,13 @@ select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
   struct tty_wait w;
   tty_wait_begin (&w, to);
   int r = f (nfds, rfds, wfds, efds, tv);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
          const struct timespec *ts, const sigset_t *mask)
 {
@@ -149,14 +149,14 @@ pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ts_ns (ts));
   int r = f (nfds, rfds, wfds, efds, ts, mask);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
 /* Index of the terminal input entry of a poll set, or -1. */
-static long
+EMLAT_HOT static long
 tty_poll_input (const struct pollfd *fds, nfds_t n)
 {
   if (!fds || !tty_active () || tty_nest)
@@ -168,7 +168,7 @@ tty_poll_input (const struct pollfd *fds, nfds_t n)
   return -1;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 poll (struct pollfd *fds, nfds_t n, int timeout)
 {
   tty_poll_fn f = (tty_poll_fn)tty_real (TR_poll);
@@ -178,13 +178,13 @@ poll (struct pollfd *fds, nfds_t n, int timeout)
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (fds, n, timeout);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
        const sigset_t *mask)
 {
@@ -195,13 +195,13 @@ ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ts_ns (ts));
   int r = f (fds, n, ts, mask);
-  int e = errno;
+  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-static int
+EMLAT_HOT static int
 tty_epoll_ready (const struct epoll_event *ev, int r, uint64_t data)
 {
   for (int k = 0; k < r; k++)
@@ -210,7 +210,7 @@ tty_epoll_ready (const struct epoll_event *ev, int r, uint64_t data)
   return 0;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
 {
   tty_epoll_wait_fn f = (tty_epoll_wait_fn)tty_real (TR_epoll_wait);
@@ -220,16 +220,16 @@ epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (epfd, ev, max, timeout);
-  int e = errno;
+  int e = TTY_ERRNO;
   /* A full result array may have left the terminal out: then say nothing
      about emptiness (passed on as a failed call). */
   int ready = r > 0 && tty_epoll_ready (ev, r, data);
   tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready);
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
-TTY_EXPORT int
+TTY_EXPORT EMLAT_HOT int
 epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
              const sigset_t *mask)
 {
@@ -240,10 +240,10 @@ epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (epfd, ev, max, timeout, mask);
-  int e = errno;
+  int e = TTY_ERRNO;
   int ready = r > 0 && tty_epoll_ready (ev, r, data);
   tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready); /* as above */
-  errno = e;
+  TTY_ERRNO = e;
   return r;
 }
 
