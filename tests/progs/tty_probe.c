@@ -26,6 +26,9 @@
  *                           after it; 'q' ends
  *   tty_probe ticks N MS    no input: N times "tick" then poll(0) with an MS
  *                           ms timeout (which expires)
+ *   tty_probe badwrite      raw mode; "READY"; per byte read: a write(1)
+ *                           that fails (EFAULT: an unmapped buffer), then
+ *                           "ok" (one write); 'q' ends
  *   tty_probe errno         checks that traced calls preserve errno; prints
  *                           "ERRNO OK" or "ERRNO BAD <what>"
  *   tty_probe env           prints "PRELOAD=<LD_PRELOAD or ->" and exits
@@ -260,6 +263,27 @@ mode_ticks (long n, long ms)
   return 0;
 }
 
+static int
+mode_badwrite (void)
+{
+  raw_mode ();
+  say ("READY");
+  for (;;)
+    {
+      char c;
+      if (read (0, &c, 1) != 1)
+        return 1;
+      if (c == 'q')
+        return 0;
+      /* The kernel copies from an address no mapping holds: EFAULT
+         (volatile: the compiler is not to judge the address). */
+      const void *volatile bad = (const void *)(uintptr_t)8;
+      if (write (1, bad, 4) != -1 || errno != EFAULT)
+        return 1;
+      say ("ok");
+    }
+}
+
 static void
 on_alarm (int sig)
 {
@@ -381,6 +405,8 @@ main (int argc, char **argv)
     return mode_flood (a);
   if (strcmp (m, "ticks") == 0)
     return mode_ticks (a, b);
+  if (strcmp (m, "badwrite") == 0)
+    return mode_badwrite ();
   if (strcmp (m, "errno") == 0)
     return mode_errno ();
   if (strcmp (m, "env") == 0)
@@ -388,6 +414,6 @@ main (int argc, char **argv)
   if (strcmp (m, "fork") == 0)
     return mode_fork ();
   fprintf (stderr, "usage: tty_probe batch|pollbatch|prefix|busy MS|stdio MS|"
-                   "flood KIB|ticks N MS|errno|env|fork\n");
+                   "flood KIB|ticks N MS|badwrite|errno|env|fork\n");
   return 2;
 }

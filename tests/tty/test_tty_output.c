@@ -9,7 +9,10 @@
  *    begin) shows it (>= 250 ms; 2 noisy cores);
  *  - output with no input behind it: three "tick" lines, each followed by a
  *    poll that times out, are three unattributed-output interactions and no
- *    TTY command;
+ *    TTY command, each of one write call;
+ *  - a failed write: per key a write(2) that fails (EFAULT) and one that
+ *    succeeds are two write calls, one flush failure, the good write's
+ *    bytes, and the flush is the good write;
  *  - spans per call only when asked: by default a write, a stdio flush and
  *    a wait record no span (the interaction carries what they measured);
  *    with EMLAT_TTY_SPANS=1 each write is a tty_write span with its bytes,
@@ -120,6 +123,55 @@ test_unattributed (void)
              "no input bounds without input");
       CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_END, &t, NULL), "flush end");
       CHECK_EQ_U64 (ix->status, EMLAT_STATUS_NORMAL);
+      uint64_t calls = 0;
+      CHECK (pv_counter (&v, ix, EMLAT_C_WRITE_CALLS, &calls), "write calls");
+      CHECK_EQ_U64 (calls, 1);
+      CHECK (!pv_counter (&v, ix, EMLAT_C_FLUSH_FAILURES, &calls), "no flush failure");
+    }
+  pv_free (&v);
+  free (file);
+  free (probe);
+}
+
+static void
+test_failed_write (void)
+{
+  char *file = tu_strf ("%s/badwrite.emlat", tu_tmpdir ());
+  char *probe = ph_build_abs ("tests/progs/tty_probe");
+  char *argv[] = { probe, (char *)"badwrite", NULL };
+  if (start (file, argv) != 0)
+    return;
+  ph_expect (&c, "READY", 5000);
+  for (int k = 0; k < 2; k++)
+    {
+      ph_send (&c, "a", 1);
+      ph_expect (&c, "ok", 5000);
+    }
+  ph_send (&c, "q", 1);
+  CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
+  struct pv v;
+  if (pv_load (&v, file) != 0)
+    return;
+  pv_print (&v);
+  CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3); /* two keys and the q */
+  for (size_t k = 0; k < 2; k++)
+    {
+      const struct emlat_interaction *ix = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, k);
+      uint64_t calls = 0, failures = 0, bytes = 0, wb = 0, we = 0, fb = 0, fe = 0;
+      CHECK (pv_counter (&v, ix, EMLAT_C_WRITE_CALLS, &calls), "write calls");
+      CHECK_EQ_U64 (calls, 2);
+      CHECK (pv_counter (&v, ix, EMLAT_C_FLUSH_FAILURES, &failures), "flush failures");
+      CHECK_EQ_U64 (failures, 1);
+      CHECK (pv_counter (&v, ix, EMLAT_C_TTY_BYTES, &bytes), "bytes");
+      CHECK_EQ_U64 (bytes, 2);
+      /* The only write that emitted bytes is the first, the last and the
+         flush. */
+      CHECK (pv_time (&v, ix, EMLAT_T_WRITE_FIRST_BEGIN, &wb, NULL), "first write");
+      CHECK (pv_time (&v, ix, EMLAT_T_WRITE_LAST_END, &we, NULL), "last write");
+      CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_BEGIN, &fb, NULL), "flush begin");
+      CHECK (pv_time (&v, ix, EMLAT_T_FLUSH_END, &fe, NULL), "flush end");
+      CHECK_EQ_U64 (fb, wb);
+      CHECK_EQ_U64 (fe, we);
     }
   pv_free (&v);
   free (file);
@@ -195,6 +247,7 @@ main (void)
   test_stdio ();
   test_backpressure ();
   test_unattributed ();
+  test_failed_write ();
   test_spans (0);
   test_spans (1);
   TEST_DONE ();
