@@ -6,7 +6,9 @@
  * the program's own work.
  *
  *   BUILD=build bench_tty_cold [--runs R] [--keys K] [--trash-mib M]
- *                              [--idle-ms MS] [--idle-keys K] [--modes LIST]
+ *                              [--idle-ms MS] [--idle-keys K] [--spread-kib K]
+ *                              [--modes LIST] [--finish drain|reader]
+ *                              [--cpu N] [--compare LIB]
  *
  * A child process plays a pager on a pseudo-terminal (its stdin, stdout and
  * stderr are the slave, in raw mode).  Per key it does what `less` does for
@@ -24,7 +26,14 @@
  * of --idle-keys keys, default 200, the child sleeps --idle-ms, default 20:
  * the state a typed key finds, the vCPU idle since the last one, which
  * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "A key after
- * idle").  --modes picks some of warm, cold and idle (default all).
+ * idle"), and spread (before each of the key's eight calls the child
+ * writes one byte per line of --spread-kib KiB, default 1024, and times
+ * the call alone, the key's time being the sum of its calls': each call
+ * finds the library's lines evicted from the first two cache levels, as
+ * in `less` or `nano`, whose own work of about a million instructions a
+ * key runs between their calls; docs/PERFORMANCE.md, "What a key
+ * touches").  --modes picks some of warm, cold, idle and spread (default
+ * all).
  *
  * Arms, interleaved in ABBA order per round and mode: none (the library
  * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
@@ -35,6 +44,8 @@
  * here, so it runs no writer thread -- and stays single-threaded, which
  * spares every libc system call wrapper its cancellation path.  --finish
  * reader runs it as before (EMLAT_FINISH=reader: its own writer thread).
+ * --cpu N runs every child on CPU N and this process (with the drainer)
+ * on the other CPUs.
  *
  * Prints "METRIC name value unit" lines: tty_cold_key_ns_<arm>_<mode> (the
  * median over runs of the runs' medians), tty_cold_added_ns_<mode> (the
@@ -53,6 +64,7 @@
  * removed by emlat_recover, which finishes its profile.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
@@ -72,8 +84,8 @@
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
-enum { MODE_WARM, MODE_COLD, MODE_IDLE, NMODES };
-static const char *const mode_name[NMODES] = { "warm", "cold", "idle" };
+enum { MODE_WARM, MODE_COLD, MODE_IDLE, MODE_SPREAD, NMODES };
+static const char *const mode_name[NMODES] = { "warm", "cold", "idle", "spread" };
 
 #define MAX_RUNS 64
 
@@ -194,8 +206,18 @@ report_maps (int result_fd)
     _exit (2);
 }
 
+/* The spread mode's stand-in for the program's own work between two
+   calls: one store per line of BYTES bytes at P. */
+static void
+spread_touch (volatile char *p, size_t bytes)
+{
+  for (size_t i = 0; i < bytes; i += 64)
+    p[i] = (char)(p[i] + 1);
+}
+
 static int
-child_main (int master, int result_fd, int mode, long keys, long trash_mib, long idle_ms)
+child_main (int master, int result_fd, int mode, long keys, long trash_mib, long idle_ms,
+            long spread_kib)
 {
   int marks = getenv ("EMLAT_BENCH_MARKS") != NULL;
   if (marks)
@@ -210,6 +232,10 @@ child_main (int master, int result_fd, int mode, long keys, long trash_mib, long
   size_t trash_bytes = (size_t)trash_mib << 20;
   volatile char *trash = cold ? malloc (trash_bytes) : NULL;
   if (cold && !trash)
+    return child_fail (result_fd, "malloc");
+  size_t spread_bytes = (size_t)spread_kib << 10;
+  volatile char *spread = mode == MODE_SPREAD ? malloc (spread_bytes) : NULL;
+  if (mode == MODE_SPREAD && !spread)
     return child_fail (result_fd, "malloc");
   char screen[1024];
   memset (screen, 'x', sizeof screen);
@@ -236,21 +262,46 @@ child_main (int master, int result_fd, int mode, long keys, long trash_mib, long
       struct pollfd in = { .fd = 0, .events = POLLIN };
       if (syscall (SYS_ppoll, &in, 1, NULL, NULL, sizeof (sigset_t)) != 1)
         return child_fail (result_fd, "ppoll");
+      /* The spread mode times each call alone, after touching its
+         buffer: the calls' times are summed, the touching is not timed. */
+#define SPREAD_BEFORE()                                                        \
+  uint64_t c0 = 0;                                                             \
+  if (spread)                                                                  \
+    {                                                                          \
+      spread_touch (spread, spread_bytes);                                     \
+      c0 = now_ns ();                                                          \
+    }
+#define SPREAD_AFTER()                                                         \
+  if (spread)                                                                  \
+    spent += now_ns () - c0
+      uint64_t spent = 0;
       window_open ();
       uint64_t t0 = now_ns ();
       struct pollfd p = { .fd = 0, .events = POLLIN };
-      if (poll (&p, 1, 1000) != 1)
-        return child_fail (result_fd, "poll");
+      {
+        SPREAD_BEFORE ();
+        if (poll (&p, 1, 1000) != 1)
+          return child_fail (result_fd, "poll");
+        SPREAD_AFTER ();
+      }
       for (int i = 0; i < 4; i++)
         {
           char c;
+          SPREAD_BEFORE ();
           if (read (0, &c, 1) != 1)
             return child_fail (result_fd, "read");
+          SPREAD_AFTER ();
         }
       for (int i = 0; i < 3; i++)
-        if (write (1, screen, sizeof screen) != (ssize_t)sizeof screen)
-          return child_fail (result_fd, "write");
-      ns[k] = now_ns () - t0;
+        {
+          SPREAD_BEFORE ();
+          if (write (1, screen, sizeof screen) != (ssize_t)sizeof screen)
+            return child_fail (result_fd, "write");
+          SPREAD_AFTER ();
+        }
+#undef SPREAD_BEFORE
+#undef SPREAD_AFTER
+      ns[k] = spread ? spent : now_ns () - t0;
       window_close ();
       if (drain (master, 3 * sizeof screen) != 0)
         return child_fail (result_fd, "read from the master");
@@ -298,10 +349,13 @@ struct options
   long trash_mib;
   long idle_ms;   /* the idle mode's pause before each key */
   long idle_keys; /* and its keys per run */
+  long spread_kib; /* the spread mode's KiB touched before each call */
   unsigned modes; /* bit m: mode m runs (--modes) */
   const char *lib;
   const char *other; /* --compare: a second build's library, or NULL */
   int reader_finish; /* --finish reader: the child runs a writer thread */
+  int child_cpu;     /* --cpu N: the child on CPU N, this process (and the
+                        drainer) on the others; -1: no pinning */
   int narms;
   const char *self;
   char dir[64];
@@ -370,14 +424,23 @@ run_child (const struct options *o, int arm, int mode, int run)
       if (s > 2)
         close (s);
       close (res[0]);
-      char m[16], r[16], k[32], t[32], i[32];
+      char m[16], r[16], k[32], t[32], i[32], sp[32];
       snprintf (m, sizeof m, "%d", master);
       snprintf (r, sizeof r, "%d", res[1]);
       snprintf (k, sizeof k, "%ld", mode == MODE_IDLE ? o->idle_keys : o->keys);
       snprintf (t, sizeof t, "%ld", o->trash_mib);
       snprintf (i, sizeof i, "%ld", o->idle_ms);
+      snprintf (sp, sizeof sp, "%ld", o->spread_kib);
       unsetenv ("EMLAT_TRACE");
       unsetenv ("LD_PRELOAD");
+      if (o->child_cpu >= 0)
+        {
+          cpu_set_t one;
+          CPU_ZERO (&one);
+          CPU_SET (o->child_cpu, &one);
+          if (sched_setaffinity (0, sizeof one, &one) != 0)
+            _exit (2);
+        }
       if (arm != ARM_NONE)
         setenv ("LD_PRELOAD", arm == ARM_OTHER ? o->other : o->lib, 1);
       if (arm == ARM_ON || arm == ARM_OTHER)
@@ -395,7 +458,7 @@ run_child (const struct options *o, int arm, int mode, int run)
              environment (EMLAT_FLOOR=tsc, tsc1) is kept. */
           setenv ("EMLAT_FLOOR", "1", 0);
         }
-      execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, i, (char *)NULL);
+      execl (o->self, o->self, "--child", mode_name[mode], m, r, k, t, i, sp, (char *)NULL);
       _exit (127);
     }
   close (res[1]);
@@ -434,8 +497,10 @@ run_child (const struct options *o, int arm, int mode, int run)
       int rc = emlat_recover (profile, &rec);
       if (rc != 0)
         fprintf (stderr, "bench_tty_cold: %s: cannot finish: %s\n", profile, strerror (-rc));
-      else if (profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0)
-        n = 0; /* the arm did not record what it ran: not a measurement */
+      else if (arm == ARM_ON
+               && profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0)
+        n = 0; /* the library did not record what it ran: not a measurement
+                  (the other arm's may be an ablation that records less) */
     }
   else if (arm == ARM_ON)
     {
@@ -485,15 +550,21 @@ paired (const double *d, int n, double *med, double *lo, double *hi)
 int
 main (int argc, char **argv)
 {
-  if (argc == 8 && strcmp (argv[1], "--child") == 0)
+  if (argc == 9 && strcmp (argv[1], "--child") == 0)
     {
       int mode = 0;
-      while (mode < NMODES - 1 && strcmp (argv[2], mode_name[mode]) != 0)
+      while (mode < NMODES && strcmp (argv[2], mode_name[mode]) != 0)
         mode++;
+      if (mode == NMODES)
+        {
+          fprintf (stderr, "bench_tty_cold --child: %s: not a mode\n", argv[2]);
+          return 2;
+        }
       return child_main (atoi (argv[3]), atoi (argv[4]), mode, atol (argv[5]), atol (argv[6]),
-                         atol (argv[7]));
+                         atol (argv[7]), atol (argv[8]));
     }
-  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 20,
+  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 20, .spread_kib = 1024,
+                       .child_cpu = -1,
                        .idle_keys = 200, .modes = (1u << NMODES) - 1, .narms = ARM_OTHER };
   static char other[4096];
   for (int i = 1; i < argc; i++)
@@ -506,6 +577,8 @@ main (int argc, char **argv)
         o.trash_mib = atol (argv[++i]);
       else if (strcmp (argv[i], "--idle-ms") == 0 && i + 1 < argc)
         o.idle_ms = atol (argv[++i]);
+      else if (strcmp (argv[i], "--spread-kib") == 0 && i + 1 < argc)
+        o.spread_kib = atol (argv[++i]);
       else if (strcmp (argv[i], "--idle-keys") == 0 && i + 1 < argc)
         o.idle_keys = atol (argv[++i]);
       else if (strcmp (argv[i], "--modes") == 0 && i + 1 < argc)
@@ -516,6 +589,17 @@ main (int argc, char **argv)
                        "cold and idle\n", argv[i]);
               return 2;
             }
+        }
+      else if (strcmp (argv[i], "--cpu") == 0 && i + 1 < argc)
+        {
+          char *end;
+          long c = strtol (argv[++i], &end, 10);
+          if (*end || c < 0 || c >= CPU_SETSIZE)
+            {
+              fprintf (stderr, "bench_tty_cold: --cpu %s: a CPU number\n", argv[i]);
+              return 2;
+            }
+          o.child_cpu = (int)c;
         }
       else if (strcmp (argv[i], "--finish") == 0 && i + 1 < argc)
         {
@@ -541,17 +625,32 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
-                   "[--idle-ms MS] [--idle-keys K] [--modes LIST] [--finish drain|reader] "
+                   "[--idle-ms MS] [--idle-keys K] [--spread-kib K] [--modes LIST] "
+                   "[--finish drain|reader] [--cpu N] "
                    "[--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
     }
   if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1 || o.idle_ms < 0
-      || o.idle_ms > 10000 || o.idle_keys < 10)
+      || o.idle_ms > 10000 || o.idle_keys < 10 || o.spread_kib < 1 || o.spread_kib > (1l << 20))
     {
       fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1, "
-               "--idle-ms 0..10000, --idle-keys >= 10\n", MAX_RUNS);
+               "--idle-ms 0..10000, --idle-keys >= 10, --spread-kib 1..1048576\n", MAX_RUNS);
       return 2;
+    }
+  if (o.child_cpu >= 0)
+    {
+      /* This process and its drainer threads keep off the child's CPU. */
+      cpu_set_t others;
+      if (sched_getaffinity (0, sizeof others, &others) != 0 || !CPU_ISSET (o.child_cpu, &others))
+        {
+          fprintf (stderr, "bench_tty_cold: --cpu %d: not a CPU this process may run on\n",
+                   o.child_cpu);
+          return 2;
+        }
+      CPU_CLR (o.child_cpu, &others);
+      if (CPU_COUNT (&others) > 0)
+        sched_setaffinity (0, sizeof others, &others);
     }
   static char lib[4096], self[4096];
   const char *build = getenv ("BUILD") ? getenv ("BUILD") : "build";

@@ -538,7 +538,7 @@ trace_arm (const struct options *o, int arm, struct run *run, struct tracer *t)
           setenv ("EMLAT_FLOOR", "tsc", 0);
         }
       execl (tool, tool, "--tool=lackey", "--trace-mem=yes", logfd, "-q", exe, "--child", "idle", m,
-             r, k, "1", "1", (char *)NULL);
+             r, k, "1", "1", "1", (char *)NULL);
       _exit (127);
     }
   close (res[1]);
