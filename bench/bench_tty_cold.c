@@ -81,6 +81,7 @@
 
 #include "emlat/emlat_reader.h"
 #include "record/drain.h"
+#include "tty_child.h"
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
@@ -400,29 +401,15 @@ run_child (const struct options *o, int arm, int mode, int run)
   snprintf (profile, sizeof profile, "%s/run-%d-%d-%d.emlat", o->dir, run, mode, arm);
   int traced = arm == ARM_ON || arm == ARM_OTHER;
   if (traced && !o->reader_finish)
-    {
-      /* As `emlat record` does: the profile created empty for the child,
-         which adopts it (EMLAT_OPT_ADOPT_EMPTY). */
-      int fd = open (profile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (fd < 0)
-        return -1;
-      close (fd);
-    }
+    if (tty_child_profile_create (profile) != 0)
+      return -1;
   pid_t self_pid = getpid ();
   pid_t pid = fork ();
   if (pid < 0)
     return -1;
   if (pid == 0)
     {
-      setsid ();
-      int s = open (slave_path, O_RDWR);
-      if (s < 0)
-        _exit (2);
-      dup2 (s, 0);
-      dup2 (s, 1);
-      dup2 (s, 2);
-      if (s > 2)
-        close (s);
+      tty_child_attach (slave_path);
       close (res[0]);
       char m[16], r[16], k[32], t[32], i[32], sp[32];
       snprintf (m, sizeof m, "%d", master);
@@ -482,31 +469,15 @@ run_child (const struct options *o, int arm, int mode, int run)
   int st;
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
-  /* The profile is finished as `emlat record` finishes it: first a
-     session found by the child's process id (its ring file, when the
-     drainer had not yet attached to it), then the profile's own ring
-     file (emlat_recover also removes the ring file it names in /dev/shm);
-     then it is removed.  The floor library (--compare) writes no profile:
-     its file stays empty, nothing to finish. */
-  if (traced)
-    emlat_recover_process_exited (pid, st, NULL);
-  struct stat pst;
-  if (traced && stat (profile, &pst) == 0 && pst.st_size > 0)
-    {
-      struct emlat_recovery rec;
-      int rc = emlat_recover (profile, &rec);
-      if (rc != 0)
-        fprintf (stderr, "bench_tty_cold: %s: cannot finish: %s\n", profile, strerror (-rc));
-      else if (arm == ARM_ON
-               && profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0)
-        n = 0; /* the library did not record what it ran: not a measurement
-                  (the other arm's may be an ablation that records less) */
-    }
-  else if (arm == ARM_ON)
-    {
-      fprintf (stderr, "bench_tty_cold: %s: the traced child wrote no profile\n", profile);
-      n = 0;
-    }
+  /* The profile is finished (tty_child.h), checked and removed.  The
+     floor library (--compare) writes no profile: its file stays empty. */
+  int fin = traced ? tty_child_finish ("bench_tty_cold", pid, st, profile) : 1;
+  if (arm == ARM_ON && fin == 1)
+    fprintf (stderr, "bench_tty_cold: %s: the traced child wrote no profile\n", profile);
+  if (arm == ARM_ON
+      && (fin != 0 || profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0))
+    n = 0; /* the library did not record what it ran: not a measurement
+              (the other arm's may be an ablation that records less) */
   unlink (profile);
   if (!WIFEXITED (st) || WEXITSTATUS (st) != 0 || n <= 0)
     {

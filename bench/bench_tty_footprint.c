@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat_reader.h"
+#include "tty_child.h"
 
 enum { ARM_NONE, ARM_FLOOR, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "floor", "on", "other" };
@@ -323,6 +324,21 @@ end_call (struct tracer *t)
     }
 }
 
+/* Empty every count (between windows). */
+static void
+clear_counts (struct tracer *t)
+{
+  set_clear (t->code_lines);
+  set_clear (t->data_lines);
+  set_clear (t->code_pages);
+  set_clear (t->data_pages);
+  set_clear (t->pte_lines);
+  set_clear (t->pde_lines);
+  set_clear (t->call_set);
+  t->instructions = t->call_lines = t->calls = 0;
+  t->in_call = 0;
+}
+
 static void
 close_window (struct tracer *t)
 {
@@ -350,13 +366,7 @@ close_window (struct tracer *t)
       memcpy (w->lines + t->code_lines->n, t->data_lines->member,
               t->data_lines->n * sizeof *w->lines);
     }
-  set_clear (t->code_lines);
-  set_clear (t->data_lines);
-  set_clear (t->code_pages);
-  set_clear (t->data_pages);
-  set_clear (t->pte_lines);
-  set_clear (t->pde_lines);
-  t->instructions = 0;
+  clear_counts (t);
   t->open = 0;
 }
 
@@ -364,15 +374,7 @@ close_window (struct tracer *t)
 static void
 open_window (struct tracer *t)
 {
-  set_clear (t->code_lines);
-  set_clear (t->data_lines);
-  set_clear (t->code_pages);
-  set_clear (t->data_pages);
-  set_clear (t->pte_lines);
-  set_clear (t->pde_lines);
-  set_clear (t->call_set);
-  t->instructions = t->call_lines = t->calls = 0;
-  t->in_call = 0;
+  clear_counts (t);
   t->open = 1;
 }
 
@@ -478,27 +480,14 @@ trace_arm (const struct options *o, int arm, struct run *run, struct tracer *t)
   char profile[128];
   snprintf (profile, sizeof profile, "%s/fp-%d.emlat", o->dir, arm);
   int traced = arm == ARM_ON || arm == ARM_OTHER;
-  if (traced && !o->reader_finish)
-    {
-      int fd = open (profile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (fd < 0)
-        return -1;
-      close (fd);
-    }
+  if (traced && !o->reader_finish && tty_child_profile_create (profile) != 0)
+    return -1;
   pid_t pid = fork ();
   if (pid < 0)
     return -1;
   if (pid == 0)
     {
-      setsid ();
-      int s = open (slave_path, O_RDWR);
-      if (s < 0)
-        _exit (2);
-      dup2 (s, 0);
-      dup2 (s, 1);
-      dup2 (s, 2);
-      if (s > 2)
-        close (s);
+      tty_child_attach (slave_path);
       close (res[0]);
       close (log[0]);
       char m[16], r[16], k[16], logfd[32], exe[4200];
@@ -596,15 +585,7 @@ trace_arm (const struct options *o, int arm, struct run *run, struct tracer *t)
   while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
     ;
   if (traced)
-    emlat_recover_process_exited (pid, st, NULL);
-  struct stat pst;
-  if (traced && stat (profile, &pst) == 0 && pst.st_size > 0)
-    {
-      struct emlat_recovery rec;
-      int rc = emlat_recover (profile, &rec);
-      if (rc != 0)
-        fprintf (stderr, "bench_tty_footprint: %s: cannot finish: %s\n", profile, strerror (-rc));
-    }
+    tty_child_finish ("bench_tty_footprint", pid, st, profile);
   unlink (profile);
   if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
     {
