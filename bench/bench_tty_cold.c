@@ -160,15 +160,16 @@ child_fail (int result_fd, const char *what)
 /* The timed part's bounds as instruction addresses, for
    bench_tty_footprint, which traces the child under valgrind's lackey and
    counts the distinct lines a key touches between them.  Called outside
-   the timed part in every arm; noipa and distinct bodies keep them two
-   real functions. */
-__attribute__ ((noinline, noipa)) static void
+   the timed part in every arm; out of line, with distinct bodies (no
+   identical-code folding) and their addresses taken (no clones), they
+   stay two real functions whose first instructions the trace shows. */
+__attribute__ ((noinline)) static void
 window_open (void)
 {
   __asm__ volatile ("nop");
 }
 
-__attribute__ ((noinline, noipa)) static void
+__attribute__ ((noinline)) static void
 window_close (void)
 {
   __asm__ volatile ("nop; nop");
