@@ -8,20 +8,24 @@
  *   BUILD=build bench_tty_footprint [--keys K] [--finish drain|reader]
  *                                   [--dump ARM] [--compare LIB]
  *
- * Why: after an idle pause a key finds the caches and TLBs cold, so what
- * the library adds to it is mostly the lines and pages it touches that the
- * program would not, each a miss (docs/PERFORMANCE.md, "A key after
- * idle").  bench_tty_cold measures the time with a spread of microseconds
- * between runs; this counts the cause, deterministically, so a change can
- * be judged by the lines it removes before it is timed.
+ * Why: after an idle pause, or between two calls of a real program, a
+ * key finds the caches and TLBs cold, so what the library adds to it
+ * depends on the lines and pages it touches that the program would not
+ * (docs/PERFORMANCE.md, "What a key touches").  bench_tty_cold times the
+ * result with a spread of microseconds between runs; this counts what a
+ * change touches, deterministically -- a guide, not a price: how much a
+ * line or a page costs is the timing's to say.
  *
  * Arms: none (no preload), floor (build/bench/libemlat-floor.so, the
  * least an interposing recorder does), on (BUILD's libemlat-tty.so,
  * tracing on) and, with --compare, other (that library, tracing on).  Each
- * arm runs `bench_tty_cold --child idle` once under `valgrind
- * --tool=lackey --trace-mem=yes`, with EMLAT_BENCH_MARKS set: the child
- * reports the addresses of its two marker functions, called just outside
- * the timed part, and its /proc/self/maps.  Between the markers every
+ * arm runs `bench_tty_cold --child idle` once under valgrind's lackey
+ * (`--trace-mem=yes`; its tool binary run directly, as valgrind's launcher
+ * runs it, because the launcher, a dynamically linked program, would load
+ * the preloaded library, which then removes itself from LD_PRELOAD before
+ * the child starts), with EMLAT_BENCH_MARKS set: the child reports the
+ * addresses of its two marker functions, called just outside the timed
+ * part, and of its own code, and its /proc/self/maps.  Between the markers every
  * instruction fetch and data access is counted by 64-byte line and 4 KiB
  * page, code and data apart, and each line is attributed to the mapping
  * it lies in.  The first two keys are skipped (the marker line may reach
@@ -35,12 +39,17 @@
  * with --finish reader, with their own writer thread.  --dump ARM prints
  * the distinct lines of that arm's middle key to stderr ("code|data FILE
  * ADDRESS ACCESSES", the address in the file's ELF terms, for addr2line
- * or nm).
+ * or nm), then each of its calls' ("call N code|data FILE ADDRESS
+ * ACCESSES").
  *
  * Prints "METRIC tty_fp_<arm>_<metric> value unit" lines: instructions,
  * code_lines, data_lines, code_pages, data_pages, pte_lines (distinct 32 KiB
  * regions: a line of page-table entries), pde_lines (distinct 2 MiB
- * regions: a page-directory entry), and lines_<region> for
+ * regions: a page-directory entry), call_lines (for each run of
+ * instructions outside the program's own code -- a call into libc or the
+ * library and all it does -- its distinct lines, summed over the key's
+ * calls: the lines a key touches when every call finds them cold) and
+ * calls, and lines_<region> for
  * the regions lib (the preloaded library's mappings), libc, ld, exe,
  * stack, shm (/dev/shm, the ring), anon (anonymous: TLS, the heap, the
  * writer's stack) and other; then <arm>_minus_none for lines and pages.
