@@ -575,14 +575,8 @@ main (int argc, char **argv)
         }
       else if (strcmp (argv[i], "--finish") == 0 && i + 1 < argc)
         {
-          i++;
-          if (strcmp (argv[i], "reader") == 0)
-            o.reader_finish = 1;
-          else if (strcmp (argv[i], "drain") != 0)
-            {
-              fprintf (stderr, "bench_tty_cold: --finish %s: drain or reader\n", argv[i]);
-              return 2;
-            }
+          if (tty_child_parse_finish ("bench_tty_cold", argv[++i], &o.reader_finish) != 0)
+            return 2;
         }
       else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
         {

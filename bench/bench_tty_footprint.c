@@ -696,14 +696,8 @@ main (int argc, char **argv)
         o.keys = atoi (argv[++i]);
       else if (strcmp (argv[i], "--finish") == 0 && i + 1 < argc)
         {
-          i++;
-          if (strcmp (argv[i], "reader") == 0)
-            o.reader_finish = 1;
-          else if (strcmp (argv[i], "drain") != 0)
-            {
-              fprintf (stderr, "bench_tty_footprint: --finish %s: drain or reader\n", argv[i]);
-              return 2;
-            }
+          if (tty_child_parse_finish ("bench_tty_footprint", argv[++i], &o.reader_finish) != 0)
+            return 2;
         }
       else if (strcmp (argv[i], "--dump") == 0 && i + 1 < argc)
         dump = argv[++i];

@@ -3,7 +3,8 @@
  * tty_child.h -- what bench_tty_cold and bench_tty_footprint do alike
  * around the pager child they run on a pseudo-terminal: create its
  * profile empty, as `emlat record` does; make the terminal's slave the
- * child's standard descriptors; finish its profile once it exited.
+ * child's standard descriptors; finish its profile once it exited; read
+ * the --finish option that chooses how.
  * Messages are prefixed with WHO, the program.
  *
  * Invariants: the helpers run in the bench (tty_child_attach in the
@@ -73,6 +74,21 @@ tty_child_finish (const char *who, pid_t pid, int st, const char *profile)
       return -1;
     }
   return 0;
+}
+
+/* --finish VALUE: drain (0 in *READER: the bench drains the child's rings,
+   as `emlat record` does) or reader (1: the child's own writer thread).
+   0, or -1 with a message. */
+static int
+tty_child_parse_finish (const char *who, const char *value, int *reader)
+{
+  if (strcmp (value, "reader") == 0 || strcmp (value, "drain") == 0)
+    {
+      *reader = value[0] == 'r';
+      return 0;
+    }
+  fprintf (stderr, "%s: --finish %s: drain or reader\n", who, value);
+  return -1;
 }
 
 #endif /* EMLAT_BENCH_TTY_CHILD_H */
