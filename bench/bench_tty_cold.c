@@ -660,9 +660,14 @@ main (int argc, char **argv)
 
   printf ("# bench_tty_cold: %d runs per arm and mode of %ld keys (warm, cold) and %ld keys "
           "(idle); cold = %ld MiB touched before each key, idle = a %ld ms sleep before each "
-          "key; traced children %s\n", o.runs, o.keys, o.idle_keys, o.trash_mib, o.idle_ms,
+          "key, spread = %ld KiB touched before each call; traced children %s; ", o.runs,
+          o.keys, o.idle_keys, o.trash_mib, o.idle_ms, o.spread_kib,
           o.reader_finish ? "drain their own rings (--finish reader)"
                           : "drained by this process, as under emlat record");
+  if (o.child_cpu >= 0)
+    printf ("children on CPU %d, this process on the others\n", o.child_cpu);
+  else
+    printf ("no CPU pinning\n");
   for (int mode = 0; mode < NMODES; mode++)
     {
       if (!(o.modes >> mode & 1))
