@@ -22,6 +22,13 @@
  *   EMLAT_FLOOR=tsc1  one rdtsc per call, after it: the least any recorder
  *                     that timestamps each call can do.
  * Any other value, or tsc on another architecture, leaves it inactive.
+ *
+ * EMLAT_FLOOR_PAGES=N[,STRIDE_KIB] (a pricing aid, not a floor): each
+ * recorded call also loads a word from each of N pages of a private
+ * mapping, STRIDE_KIB KiB apart (default 4: neighbouring pages; 2048: one
+ * page per 2 MiB region, each a page-directory entry of its own), so that
+ * `bench_tty_cold --compare` prices the pages a recorder touches beyond
+ * the floor's (docs/PERFORMANCE.md, "What a key touches").  N at most 64.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -44,6 +51,10 @@ struct floor_slot
 
 static struct floor_slot *floor_ring;
 static uint64_t floor_head;
+/* EMLAT_FLOOR_PAGES: the extra pages each call loads from. */
+static const volatile uint64_t *floor_pages;
+static unsigned floor_npages;
+static size_t floor_stride_words;
 static ssize_t (*real_read) (int, void *, size_t);
 static ssize_t (*real_write) (int, const void *, size_t);
 static int (*real_poll) (struct pollfd *, nfds_t, int);
@@ -84,7 +95,10 @@ floor_record (uint64_t what, int64_t result, uint64_t t0)
 {
   uint64_t t1 = floor_now ();
   struct floor_slot *s = &floor_ring[floor_head++ & (FLOOR_SLOTS - 1)];
-  s->what = what;
+  uint64_t sum = 0;
+  for (unsigned i = 0; i < floor_npages; i++)
+    sum += floor_pages[i * floor_stride_words];
+  s->what = what | (sum & 0); /* the loads are volatile: kept */
   s->result = (uint64_t)result;
   s->t0 = t0;
   s->t1 = t1;
@@ -109,6 +123,29 @@ floor_init (void)
 #endif
   else
     return;
+  const char *pages = getenv ("EMLAT_FLOOR_PAGES");
+  if (pages)
+    {
+      char *end;
+      unsigned long n = strtoul (pages, &end, 10);
+      unsigned long stride_kib = *end == ',' ? strtoul (end + 1, NULL, 10) : 4;
+      if (n > 0 && n <= 64 && stride_kib >= 4 && stride_kib <= 65536)
+        {
+          size_t bytes = n * stride_kib * 1024;
+          void *m = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+          if (m != MAP_FAILED)
+            {
+              /* Written once, so that each page is backed (not the
+                 shared zero page). */
+              for (unsigned long i = 0; i < n; i++)
+                ((uint64_t *)m)[i * stride_kib * 128] = i;
+              floor_pages = m;
+              floor_npages = (unsigned)n;
+              floor_stride_words = stride_kib * 128;
+            }
+        }
+    }
   char path[64];
   snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
   int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
