@@ -744,7 +744,9 @@ main (int argc, char **argv)
       fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
       return 2;
     }
-  snprintf (o.dir, sizeof o.dir, "/tmp/emlat-fp-XXXXXX");
+  /* mkdtemp's template: the six X are replaced by a unique name. */
+  snprintf (o.dir, sizeof o.dir, "%s/emlat-fp-XXXXXX",
+            getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
   if (!mkdtemp (o.dir))
     {
       fprintf (stderr, "bench_tty_footprint: mkdtemp: %s\n", strerror (errno));

@@ -105,9 +105,9 @@ tty_stdio_end (struct tty_sobs *o, uint64_t added, int ok, int is_flush)
   struct tty_sobs o;                                                           \
   tty_stdio_begin (&o, FP, IS_FLUSH);                                          \
   RTYPE r = CALL;                                                              \
-  int e = errno;                                                               \
+  int e = TTY_ERRNO;                                                           \
   tty_stdio_end (&o, ADDED, OK, IS_FLUSH);                                     \
-  errno = e;                                                                   \
+  TTY_ERRNO = e;                                                               \
   return r
 
 TTY_STDIO_EXPORT (size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp))
