@@ -29,6 +29,14 @@
  * page per 2 MiB region, each a page-directory entry of its own), so that
  * `bench_tty_cold --compare` prices the pages a recorder touches beyond
  * the floor's (docs/PERFORMANCE.md, "What a key touches").  N at most 64.
+ *
+ * EMLAT_FLOOR_LINES=N and EMLAT_FLOOR_CODE=N (pricing aids too): each
+ * recorded call also loads N consecutive 64-byte lines of data (a private
+ * mapping), or runs N consecutive 64-byte lines of code (a chain of
+ * line-aligned blocks in this library's text, an add and padding each,
+ * entered N blocks before its end; x86-64 only), so that the first call of
+ * a key finds N more lines of data, or of code, than the floor's.  N at
+ * most 512.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -55,6 +63,26 @@ static uint64_t floor_head;
 static const volatile uint64_t *floor_pages;
 static unsigned floor_npages;
 static size_t floor_stride_words;
+/* EMLAT_FLOOR_LINES, EMLAT_FLOOR_CODE: the extra data and code lines. */
+#define FLOOR_MAX_LINES 512
+static const volatile uint64_t *floor_lines;
+static unsigned floor_nlines;
+static uint64_t (*floor_code) (void);
+
+/* FLOOR_MAX_LINES blocks of code, each alone on its 64-byte line, run
+   from the entry point chosen to its end (floor_code). */
+#if defined __x86_64__
+__asm__ (".text\n"
+         ".p2align 6\n"
+         "floor_code_chain:\n"
+         ".rept 512\n"
+         "  addq $1, %rax\n"
+         "  .p2align 6\n"
+         ".endr\n"
+         "  ret\n");
+extern const char floor_code_chain[] __attribute__ ((visibility ("hidden")));
+_Static_assert (FLOOR_MAX_LINES == 512, "the chain's .rept count");
+#endif
 static ssize_t (*real_read) (int, void *, size_t);
 static ssize_t (*real_write) (int, const void *, size_t);
 static int (*real_poll) (struct pollfd *, nfds_t, int);
@@ -98,6 +126,10 @@ floor_record (uint64_t what, int64_t result, uint64_t t0)
   uint64_t sum = 0;
   for (unsigned i = 0; i < floor_npages; i++)
     sum += floor_pages[i * floor_stride_words];
+  for (unsigned i = 0; i < floor_nlines; i++)
+    sum += floor_lines[i * 8];
+  if (floor_code)
+    sum += floor_code ();
   s->what = what | (sum & 0); /* the loads are volatile: kept */
   s->result = (uint64_t)result;
   s->t0 = t0;
@@ -146,6 +178,26 @@ floor_init (void)
             }
         }
     }
+  const char *lines = getenv ("EMLAT_FLOOR_LINES");
+  unsigned long nl = lines ? strtoul (lines, NULL, 10) : 0;
+  if (nl > 0 && nl <= FLOOR_MAX_LINES)
+    {
+      void *m = mmap (NULL, nl * 64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m != MAP_FAILED)
+        {
+          for (unsigned long i = 0; i < nl; i++)
+            ((uint64_t *)m)[i * 8] = i;
+          floor_lines = m;
+          floor_nlines = (unsigned)nl;
+        }
+    }
+#if defined __x86_64__
+  const char *code = getenv ("EMLAT_FLOOR_CODE");
+  unsigned long nc = code ? strtoul (code, NULL, 10) : 0;
+  if (nc > 0 && nc <= FLOOR_MAX_LINES)
+    floor_code = (uint64_t (*) (void))(uintptr_t)(floor_code_chain
+                                                    + (FLOOR_MAX_LINES - nc) * 64);
+#endif
   char path[64];
   snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
   int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
