@@ -68,6 +68,8 @@ static size_t floor_stride_words;
 static const volatile uint64_t *floor_lines;
 static unsigned floor_nlines;
 static uint64_t (*floor_code) (void);
+/* Any of the three set. */
+static int floor_extra;
 
 /* FLOOR_MAX_LINES blocks of code, each alone on its 64-byte line, run
    from the entry point chosen to its end (floor_code). */
@@ -118,11 +120,12 @@ floor_before (void)
   return floor_clock == FLOOR_TSC_ONCE ? 0 : floor_now ();
 }
 
-static inline void
-floor_record (uint64_t what, int64_t result, uint64_t t0)
+/* The pricing aids' extra loads and code (EMLAT_FLOOR_PAGES, _LINES,
+   _CODE): out of line, so that the floor's own path has one more test and
+   no more lines when they are off. */
+static __attribute__ ((noinline, cold)) uint64_t
+floor_touch_extra (void)
 {
-  uint64_t t1 = floor_now ();
-  struct floor_slot *s = &floor_ring[floor_head++ & (FLOOR_SLOTS - 1)];
   uint64_t sum = 0;
   for (unsigned i = 0; i < floor_npages; i++)
     sum += floor_pages[i * floor_stride_words];
@@ -130,7 +133,17 @@ floor_record (uint64_t what, int64_t result, uint64_t t0)
     sum += floor_lines[i * 8];
   if (floor_code)
     sum += floor_code ();
-  s->what = what | (sum & 0); /* the loads are volatile: kept */
+  return sum;
+}
+
+static inline void
+floor_record (uint64_t what, int64_t result, uint64_t t0)
+{
+  uint64_t t1 = floor_now ();
+  struct floor_slot *s = &floor_ring[floor_head++ & (FLOOR_SLOTS - 1)];
+  if (__builtin_expect (floor_extra, 0))
+    what |= floor_touch_extra () & 0; /* the loads are volatile: kept */
+  s->what = what;
   s->result = (uint64_t)result;
   s->t0 = t0;
   s->t1 = t1;
@@ -198,6 +211,7 @@ floor_init (void)
     floor_code = (uint64_t (*) (void))(uintptr_t)(floor_code_chain
                                                     + (FLOOR_MAX_LINES - nc) * 64);
 #endif
+  floor_extra = floor_npages || floor_nlines || floor_code;
   char path[64];
   snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
   int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
