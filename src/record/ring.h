@@ -187,7 +187,9 @@ struct emlat_shared_counters
 
 struct emlat_ring
 {
-  /* Producer hot line: what every record reads or writes. */
+  /* Producer hot line: all that every record reads or writes, so that a
+     record after idle finds one line of the control block cold, not two
+     (docs/PERFORMANCE.md, "The library's excess priced"). */
   _Alignas (64) _Atomic uint64_t head;
   uint64_t limit;        /* head may grow to this without a look at tail:
                             the high-water mark, or, once the writer was
@@ -197,14 +199,19 @@ struct emlat_ring
   uint64_t cached_tail;
   uint64_t next_span_id; /* next id of this thread's current id block */
   uint64_t span_id_end;  /* one past the block */
-  _Atomic uint64_t hw_wakes; /* futex wakes made at high water */
+  /* Set at claim (and by a recovering reader for its own mapping),
+     read-only while OWNED. */
+  uint64_t mask; /* nslots - 1 */
+  uint64_t nslots;
+  struct emlat_slot *slots;
 
-  /* Producer cold line: drops. */
+  /* Producer cold line: drops and wake-up counts. */
   _Alignas (64) _Atomic uint64_t drop_records;
   _Atomic uint64_t drop_bytes;
   _Atomic uint64_t drop_first_t;
   _Atomic uint64_t drop_last_t;
   _Atomic uint64_t ahead_wakes; /* futex wakes made for mapping ahead */
+  _Atomic uint64_t hw_wakes;    /* futex wakes made at high water */
 
   /* Writer line. */
   _Alignas (64) _Atomic uint64_t tail;
@@ -218,9 +225,6 @@ struct emlat_ring
   /* Set at claim, read-only while OWNED. */
   _Alignas (64) _Atomic int state;
   uint64_t thread_id;
-  uint64_t mask; /* nslots - 1 */
-  uint64_t nslots;
-  struct emlat_slot *slots;
 };
 
 /* Out of line (registry.c): the record of N slots at head H passed the
