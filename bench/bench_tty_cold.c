@@ -23,10 +23,11 @@
  * writes one byte per 64-byte line of an M MiB buffer, default 16: the
  * library's code and data, the vDSO and the ring leave the caches and the
  * TLB, as they do while a program renders a page), and idle (before each
- * of --idle-keys keys, default 200, the child sleeps --idle-ms, default 20:
+ * of --idle-keys keys, default 40, the child sleeps --idle-ms, default 200:
  * the state a typed key finds, the vCPU idle since the last one, which
  * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "A key after
- * idle"), and spread (before each of the key's eight calls the child
+ * idle"; after 200 ms the intervals are a third as wide as after 20 ms,
+ * the earlier default: "The library's excess priced"), and spread (before each of the key's eight calls the child
  * writes one byte per line of --spread-kib KiB, default 1024, and times
  * the call alone, the key's time being the sum of its calls': each call
  * finds the library's lines evicted from the first two cache levels, as
@@ -535,9 +536,9 @@ main (int argc, char **argv)
       return child_main (atoi (argv[3]), atoi (argv[4]), mode, atol (argv[5]), atol (argv[6]),
                          atol (argv[7]), atol (argv[8]));
     }
-  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 20, .spread_kib = 1024,
+  struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 200, .spread_kib = 1024,
                        .child_cpu = -1,
-                       .idle_keys = 200, .modes = (1u << NMODES) - 1, .narms = ARM_OTHER };
+                       .idle_keys = 40, .modes = (1u << NMODES) - 1, .narms = ARM_OTHER };
   static char other[4096];
   for (int i = 1; i < argc; i++)
     {

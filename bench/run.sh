@@ -16,7 +16,7 @@
 #    sizes, about 2 minutes; its full sweep is `bench_burst --sweep`) and
 #    bench_long (an 8-hour day, about 30 s) and bench_tty_footprint (exact
 #    counts under valgrind, the same every run), run in round 1 only, and so
-#    does bench_tty_cold's idle mode (about 2 minutes; later rounds pass
+#    does bench_tty_cold's idle mode (about 3 minutes; later rounds pass
 #    --modes warm,cold).  Each program prints "METRIC name value unit"
 #    lines; this script prints, per metric, the median, min and max over
 #    the runs.
@@ -70,8 +70,8 @@ while [ "$round" -le "$RUNS" ]; do
     esac
     variants="-"
     [ "$name" = bench_writer ] && variants="- --threads_2"
-    # bench_tty_cold's idle mode sleeps 20 ms before each of its keys
-    # (about 2 minutes a run, with 8 rounds of its own): the first round only.
+    # bench_tty_cold's idle mode sleeps 200 ms before each of its 40 keys
+    # (about 3 minutes a run, with 8 rounds of its own): the first round only.
     [ "$name" = bench_tty_cold ] && [ "$round" -gt 1 ] && variants="--modes_warm,cold"
     for v in $variants; do
       if [ "$v" = - ]; then args=; else args=$(echo "$v" | tr '_' ' '); fi
