@@ -188,7 +188,7 @@ $(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 # prerequisites: make would otherwise treat them as intermediate files in a
 # build without their dependency files (a fresh clone) and delete them at
 # its end, and the next make would rebuild them and relink every test.
-tests-build: all $(TEST_LIB_OBJS) $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold $(BUILD)/bench/bench_startup $(BUILD)/bench/bench_clock_floor
+tests-build: all $(TEST_LIB_OBJS) $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold $(BUILD)/bench/bench_tty_footprint $(BUILD)/bench/bench_startup $(BUILD)/bench/bench_clock_floor
 
 # Run every test once (plain build); the Emacs tests run once per version of
 # EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under

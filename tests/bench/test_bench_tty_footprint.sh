@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# test_bench_tty_footprint.sh -- the exact count of what a key touches
+# (bench/bench_tty_footprint.c) counts what it says, and the floor
+# library's pricing aids (bench/floor_preload.c: EMLAT_FLOOR_CODE,
+# EMLAT_FLOOR_LINES, EMLAT_FLOOR_PAGES) add what they say.
+#
+# Checked: it exits 0 and prints each arm's counts; the library (tracing
+# on) touches more lines and runs more instructions than no preload; the
+# floor with EMLAT_FLOOR_CODE=64 has at least 64 more code lines than the
+# floor as is, with EMLAT_FLOOR_LINES=64 at least 64 more data lines, with
+# EMLAT_FLOOR_PAGES=8,2048 at least 8 more data pages and page-directory
+# regions; two runs of one configuration agree (the counts are exact);
+# nothing is left in TMPDIR, and no ring file in /dev/shm.
+#
+# SKIP (77) without valgrind, and in a sanitizer build (the preloaded
+# library would need the sanitizer's runtime, and valgrind cannot run it).
+set -u
+
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-$SRCDIR/build}
+bench=$BUILD/bench/bench_tty_footprint
+fails=0
+fail () { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+[ -x "$bench" ] || { echo "FAIL: no $bench (make tests-build)"; exit 1; }
+if nm -D "$BUILD/libemlat-tty.so" 2>/dev/null | grep -q __asan_; then
+  echo "SKIP: sanitizer build"
+  exit 77
+fi
+command -v valgrind >/dev/null 2>&1 || { echo "SKIP: no valgrind"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp
+rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+
+# count OUTPUT METRIC: the value of tty_fp_METRIC in OUTPUT, an integer.
+count () {
+  printf '%s\n' "$1" | awk -v m="tty_fp_$2" '$1=="METRIC" && $2==m {printf "%d\n", $3}'
+}
+run () {
+  env "$@" BUILD="$BUILD" "$bench" --keys 8 2>"$tmp/err" || fail "exit $? with $*: $(cat "$tmp/err")"
+}
+
+plain=$(run EMLAT_FLOOR=tsc)
+again=$(run EMLAT_FLOOR=tsc)
+code=$(run EMLAT_FLOOR=tsc EMLAT_FLOOR_CODE=64)
+lines=$(run EMLAT_FLOOR=tsc EMLAT_FLOOR_LINES=64)
+pages=$(run EMLAT_FLOOR=tsc EMLAT_FLOOR_PAGES=8,2048)
+
+for arm in none floor on; do
+  for m in instructions code_lines data_lines code_pages data_pages call_lines; do
+    v=$(count "$plain" "${arm}_$m")
+    [ -n "$v" ] && [ "$v" -gt 0 ] || fail "no positive ${arm}_$m: '$v'"
+  done
+done
+[ "$(count "$plain" on_instructions)" -gt "$(count "$plain" none_instructions)" ] \
+  || fail "the library runs no more instructions than no preload"
+[ "$(count "$plain" on_data_lines)" -gt "$(count "$plain" none_data_lines)" ] \
+  || fail "the library touches no more data lines than no preload"
+for m in instructions code_lines data_lines; do
+  [ "$(count "$plain" "on_$m")" = "$(count "$again" "on_$m")" ] \
+    || fail "two runs differ in on_$m: $(count "$plain" "on_$m") and $(count "$again" "on_$m")"
+done
+
+base_code=$(count "$plain" floor_code_lines)
+base_data=$(count "$plain" floor_data_lines)
+base_pages=$(count "$plain" floor_data_pages)
+base_pde=$(count "$plain" floor_pde_lines)
+[ "$(count "$code" floor_code_lines)" -ge $((base_code + 64)) ] \
+  || fail "EMLAT_FLOOR_CODE=64: code lines $base_code -> $(count "$code" floor_code_lines)"
+[ "$(count "$lines" floor_data_lines)" -ge $((base_data + 64)) ] \
+  || fail "EMLAT_FLOOR_LINES=64: data lines $base_data -> $(count "$lines" floor_data_lines)"
+[ "$(count "$pages" floor_data_pages)" -ge $((base_pages + 8)) ] \
+  || fail "EMLAT_FLOOR_PAGES=8,2048: data pages $base_pages -> $(count "$pages" floor_data_pages)"
+[ "$(count "$pages" floor_pde_lines)" -ge $((base_pde + 8)) ] \
+  || fail "EMLAT_FLOOR_PAGES=8,2048: 2 MiB regions $base_pde -> $(count "$pages" floor_pde_lines)"
+# The aids leave the library's arm alone.
+[ "$(count "$code" on_code_lines)" = "$(count "$plain" on_code_lines)" ] \
+  || fail "EMLAT_FLOOR_CODE changed the library's count"
+
+rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+[ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
+leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
+[ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
+
+[ $fails -eq 0 ] && echo "ok: bench_tty_footprint counts and the floor's pricing aids" && exit 0
+exit 1
