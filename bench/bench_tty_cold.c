@@ -27,10 +27,11 @@
  * the state a typed key finds, the vCPU idle since the last one, which
  * turns out colder than the 16 MiB: docs/PERFORMANCE.md, "A key after
  * idle"; after 200 ms the intervals are a third as wide as after 20 ms,
- * the earlier default: "The library's excess priced"), and spread (before each of the key's eight calls the child
- * writes one byte per line of --spread-kib KiB, default 1024, and times
- * the call alone, the key's time being the sum of its calls': each call
- * finds the library's lines evicted from the first two cache levels, as
+ * the earlier default: "The library's excess priced"), and spread
+ * (before each of the key's eight calls the child writes one byte per
+ * line of --spread-kib KiB, default 1024, and times the call alone, the
+ * key's time being the sum of its calls': each call finds the library's
+ * lines evicted from the first two cache levels, as
  * in `less` or `nano`, whose own work of about a million instructions a
  * key runs between their calls; docs/PERFORMANCE.md, "What a key
  * touches").  --modes picks some of warm, cold, idle and spread (default

@@ -74,14 +74,15 @@ static int floor_extra;
 /* FLOOR_MAX_LINES blocks of code, each alone on its 64-byte line, run
    from the entry point chosen to its end (floor_code). */
 #if defined __x86_64__
-__asm__ (".text\n"
+__asm__ (".pushsection .text\n"
          ".p2align 6\n"
          "floor_code_chain:\n"
          ".rept 512\n"
          "  addq $1, %rax\n"
          "  .p2align 6\n"
          ".endr\n"
-         "  ret\n");
+         "  ret\n"
+         ".popsection\n");
 extern const char floor_code_chain[] __attribute__ ((visibility ("hidden")));
 _Static_assert (FLOOR_MAX_LINES == 512, "the chain's .rept count");
 #endif
