@@ -639,9 +639,7 @@ main (int argc, char **argv)
   self[sl] = 0;
   o.lib = lib;
   o.self = self;
-  snprintf (o.dir, sizeof o.dir, "%s/emlat-cold-XXXXXX",
-            getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
-  if (!mkdtemp (o.dir))
+  if (tty_child_mkdtemp ("bench_tty_cold", "emlat-cold", o.dir, sizeof o.dir) != 0)
     return 2;
 
   static double key_ns[NMODES][NARMS][MAX_RUNS];

@@ -744,14 +744,8 @@ main (int argc, char **argv)
       fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
       return 2;
     }
-  /* mkdtemp's template: the six X are replaced by a unique name. */
-  snprintf (o.dir, sizeof o.dir, "%s/emlat-fp-XXXXXX",
-            getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
-  if (!mkdtemp (o.dir))
-    {
-      fprintf (stderr, "bench_tty_footprint: mkdtemp: %s\n", strerror (errno));
-      return 2;
-    }
+  if (tty_child_mkdtemp ("bench_tty_footprint", "emlat-fp", o.dir, sizeof o.dir) != 0)
+    return 2;
   struct tracer t = { .code_lines = set_new (), .data_lines = set_new (),
                       .code_pages = set_new (), .data_pages = set_new (),
                       .pte_lines = set_new (), .pde_lines = set_new (),

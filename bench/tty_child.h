@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,6 +90,22 @@ tty_child_parse_finish (const char *who, const char *value, int *reader)
     }
   fprintf (stderr, "%s: --finish %s: drain or reader\n", who, value);
   return -1;
+}
+
+/* A new directory NAME-XXXXXX (mkdtemp) under $TMPDIR, or /tmp when it is
+   unset or empty, into DIR of SIZE bytes.  0, or -1 with a message. */
+static int
+tty_child_mkdtemp (const char *who, const char *name, char *dir, size_t size)
+{
+  const char *tmp = getenv ("TMPDIR");
+  int n = snprintf (dir, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+  if (n < 0 || (size_t)n >= size || !mkdtemp (dir))
+    {
+      fprintf (stderr, "%s: cannot create a directory in %s: %s\n", who,
+               tmp && *tmp ? tmp : "/tmp", n >= 0 && (size_t)n < size ? strerror (errno) : "path too long");
+      return -1;
+    }
+  return 0;
 }
 
 #endif /* EMLAT_BENCH_TTY_CHILD_H */
