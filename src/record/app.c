@@ -339,7 +339,7 @@ emlat_interaction_begin_ (struct emlat_name *n, uint64_t parent, uint64_t schedu
     return 0;
   uint64_t name = name_of (n, gen);
   struct emlat_ring *r = emlat_my_ring (2);
-  uint64_t cause = atomic_fetch_add_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+  uint64_t cause = emlat_next_cause ();
   if (EMLAT_UNLIKELY (!r))
     return cause; /* no ring (counted by the claim): see emlat_ix_begin */
   emlat_tls.cause = cause; /* after the claim, which resets it */

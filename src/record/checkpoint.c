@@ -107,6 +107,7 @@ emlat_ckpt_save (const struct emlat_session *s, const uint64_t *snaps, const int
       r->drops_reported = ws->drops_reported;
       r->drop_bytes_reported = ws->drop_bytes_reported;
       r->depth = states[i] == EMLAT_RING_OWNED ? ws->spans.depth : 0;
+      r->tty = ws->tty;
       piece (body, r, sizeof *r);
       piece (body, ws->spans.stack, r->depth * sizeof (struct emlat_open_span));
       r++;
@@ -172,7 +173,9 @@ emlat_ckpt_restore (struct emlat_session *s, const void *buf, size_t len, uint64
         return -EINVAL;
       memcpy (&r, rp, sizeof r);
       if (r.index >= s->max_threads || r.depth > EMLAT_SPAN_STACK_MAX
-          || tails[r.index] != UINT64_MAX)
+          || tails[r.index] != UINT64_MAX || r.tty.kind > EMLAT_ROOT_KIND_MAX
+          || r.tty.empty_q > EMLAT_Q_MAX || r.tty.first_earliest_q > EMLAT_Q_MAX
+          || r.tty.first_latest_q > EMLAT_Q_MAX)
         return -EINVAL;
       const char *stack = take (&p, end, r.depth * sizeof (struct emlat_open_span));
       if (!stack)
@@ -198,6 +201,8 @@ emlat_ckpt_restore (struct emlat_session *s, const void *buf, size_t len, uint64
           ws->spans.depth = r.depth;
         }
       ws->thread = r.thread;
+      ws->tty = r.tty;
+      ws->spans.tty_cause = r.tty.cause;
       ws->drops_reported = r.drops_reported;
       ws->drop_bytes_reported = r.drop_bytes_reported;
       tails[r.index] = r.tail;

@@ -4,7 +4,8 @@
  * file after every pass that wrote (ringfile.h) and restored by recovery
  * (recover.c), so that a reader can finish the profile of a process that
  * died: which file and how many of its bytes are complete, the next chunk
- * sequence number, each ring's drained position and open spans, the
+ * sequence number, each ring's drained position, open spans and terminal
+ * model, the
  * interactions still open, the losses not yet written, the counters of
  * STATS.
  *
@@ -24,6 +25,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "record/ttymodel.h"
+
 struct emlat_session;
 
 #define EMLAT_CKPT_MAGIC "EMLATCKP"
@@ -37,6 +40,7 @@ struct emlat_ckpt_ring
   uint64_t tail;         /* every record below it is in the profile */
   uint64_t drops_reported, drop_bytes_reported;
   uint64_t depth;        /* open spans that follow */
+  struct emlat_tty_model tty; /* the ring's terminal model (ttymodel.h) */
 };
 
 struct emlat_ckpt_fixed

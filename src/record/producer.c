@@ -482,7 +482,7 @@ ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by, uin
   if (EMLAT_UNLIKELY (!r)
       && !atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed))
     return 0;
-  uint64_t cause = atomic_fetch_add_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
+  uint64_t cause = emlat_next_cause ();
   if (EMLAT_UNLIKELY (!r))
     /* No ring (counted by the claim): the interaction still has a cause,
        so that each of its later records is counted as no_ring too. */
@@ -575,7 +575,7 @@ emlat_input_batch_id (void)
 {
   if (atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) == 0)
     return 0;
-  return atomic_fetch_add_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
+  return emlat_next_batch ();
 }
 
 EMLAT_HOT void

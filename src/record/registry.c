@@ -38,9 +38,7 @@
 
 _Atomic uint64_t emlat_g_active_gen;
 struct emlat_pool *_Atomic emlat_g_pool;
-_Atomic uint64_t emlat_g_next_cause;
 _Atomic uint64_t emlat_g_next_span_block;
-_Atomic uint64_t emlat_g_next_batch;
 struct emlat_shared_counters *_Atomic emlat_g_shared;
 
 __thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))

@@ -154,6 +154,12 @@ struct emlat_shared_counters
   _Atomic uint64_t noring_records, noring_bytes, noring_first_t, noring_last_t;
   /* The next thread id a claim hands out (F-5: from 1). */
   _Atomic uint64_t next_thread;
+  /* The next interaction (cause) id, input batch id and output epoch
+     number (F-5: from 1), here so that a writer in another process and a
+     recovering reader, which run the terminal model (ttymodel.c), take
+     them from the same sequences as the producers.  Relaxed fetch_add:
+     uniqueness needs only atomicity. */
+  _Atomic uint64_t next_cause, next_batch, next_epoch;
 
   /* The ring pool's coordination words (state.h, registry.c), here rather
      than in the process's memory so that a writer in another process

@@ -30,6 +30,16 @@
  *   IX_FIELDS     status    Q flag       cause     masks     cmask   slots 2..N:
  *                 (0: does                         (t | v<<32)       words
  *                 not end)
+ *   TTY           operation flags        t0        t1        value   w0 = observer
+ *                                                                  time (READ with
+ *                                                                  the OBS flag)
+ *
+ * TTY (ttycall.h) is one terminal call of a program under the terminal
+ * library, as it happened: the interaction model that turns such calls
+ * into interactions and input batches runs where the ring is read
+ * (ttymodel.c), not in the program.  Bits 32..47 of its head word carry
+ * the two qualities of an OUTPUT (bits 32..39 of its t0, 40..47 of its
+ * t1); the other operations leave them 0.
  *
  * Bits 32..63 of the head word carry a string id (app.c, emlat_app.h): the
  * name of a section in a SPAN_BEGIN of kind user, the name of an APP
@@ -72,20 +82,23 @@ enum emlat_ring_record {
   EMLAT_RR_INPUT = 9,
   EMLAT_RR_IX_FIELDS = 10,
   EMLAT_RR_APP = 11,
-  EMLAT_RR_SPAN_COUNTS = 12
+  EMLAT_RR_SPAN_COUNTS = 12,
+  EMLAT_RR_TTY = 13
 };
 /* One more than the highest record type: part of the ring file's layout
    word (ringfile.c), so that a reader that does not know a type never
    reads a ring file that may hold it. */
-#define EMLAT_RR_TYPE_END 13
+#define EMLAT_RR_TYPE_END 14
 #define EMLAT_RR_NAME(h) ((h) >> 32)
 
 /* The revision of what the ring file holds, part of the layout word too:
    a record whose words change meaning, or a checkpoint whose structures
    change, without changing a size (2: the qualities of IX_FIELDS by field
    rather than by rank among the set fields; 3: an open span's count of
-   the counter records it carries, count_records in spans.h). */
-#define EMLAT_RR_REVISION 3
+   the counter records it carries, count_records in spans.h; 4: the
+   identifier counters in the shared counters, a checkpoint's rings with
+   their terminal model). */
+#define EMLAT_RR_REVISION 4
 
 /* The most slots one record takes (IX_FIELDS: a head slot, 2 quality words
    and 32 + 15 + 29 field words in 4-word slots, rounded up). */
@@ -101,6 +114,11 @@ enum emlat_ring_record {
    interaction is still open (emlat_span_counts_served); 0 = the span's
    only. */
 #define EMLAT_RR_SERVED 1u
+
+/* The cause of a SPAN_BEGIN that serves the open terminal interaction of
+   its ring (ttycall.h, ENSURE): never an interaction id, which count up
+   from 1. */
+#define EMLAT_CAUSE_OPEN_TTY UINT64_MAX
 
 static inline uint64_t
 emlat_rr_head (unsigned type, unsigned a, unsigned b, unsigned nslots)

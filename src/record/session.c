@@ -325,10 +325,11 @@ start_writer (struct emlat_session *s)
 {
   /* Ids start at 1 (F-5).  Relaxed: no producer reads them before the
      release store of the generation in emlat_start. */
-  atomic_store_explicit (&emlat_g_next_cause, 1, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
-  atomic_store_explicit (&emlat_g_next_batch, 1, memory_order_relaxed);
   atomic_store_explicit (&s->pool->shared->next_thread, 1, memory_order_relaxed);
+  atomic_store_explicit (&s->pool->shared->next_cause, 1, memory_order_relaxed);
+  atomic_store_explicit (&s->pool->shared->next_batch, 1, memory_order_relaxed);
+  atomic_store_explicit (&s->pool->shared->next_epoch, 1, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_shared, s->pool->shared, memory_order_relaxed);
   atomic_store_explicit (&emlat_g_pool, s->pool, memory_order_relaxed);
   s->st.active = 1;

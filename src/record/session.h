@@ -25,6 +25,7 @@
 #include "record/sample.h"
 #include "record/spans.h"
 #include "record/state.h"
+#include "record/ttymodel.h"
 
 struct emlat_meta_kv
 {
@@ -54,6 +55,7 @@ struct emlat_ring_ws
 {
   uint64_t thread;        /* owner whose state this is; 0 = none */
   struct emlat_span_state spans;
+  struct emlat_tty_model tty; /* the ring's terminal calls (ttymodel.h) */
   uint64_t drops_reported, drop_bytes_reported;
   uint64_t hw_seen;       /* the ring's hw_wakes already counted */
   uint64_t ahead_seen;    /* the ring's ahead_wakes already counted */
@@ -186,6 +188,10 @@ void emlat_writer_finish (struct emlat_session *s);
    between FIRST and LAST (writer.c; F-70). */
 void emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason,
                         uint64_t first, uint64_t last, uint64_t records, uint64_t bytes);
+/* A new input batch of the pass for THREAD's ring (its words for the
+   caller to fill), or NULL when memory ran out (one record counted lost,
+   writer_memory).  Writer thread only. */
+struct emlat_enc_input *emlat_writer_input (struct emlat_session *s, uint64_t thread);
 /* Whether the pool is file-backed and this session's state can be
    checkpointed; the first checkpoint (writer.c, called by emlat_start
    after the first file was written). */

@@ -32,6 +32,14 @@ grow (void **v, size_t *cap, size_t need, size_t elem)
   return 0;
 }
 
+/* The cause a begin record's word stands for: the ring's open terminal
+   interaction for EMLAT_CAUSE_OPEN_TTY (ringrec.h). */
+static inline uint64_t
+span_cause (const struct emlat_span_state *ss, uint64_t w)
+{
+  return w == EMLAT_CAUSE_OPEN_TTY ? ss->tty_cause : w;
+}
+
 void
 emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
 {
@@ -47,6 +55,7 @@ emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread)
   ss->fast_end = 0;
   ss->served_cause = 0;
   ss->served_mask = 0;
+  ss->tty_cause = 0;
 }
 
 void
@@ -525,8 +534,10 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
                  one (as close_span does). */
               uint64_t detail = b->w[3] ? b->w[3] : name;
               if (now)
-                span_pair (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2], detail);
-              else if (span_pair_staged (ss, a->w[1], kind, a->w[2], a->w[3], status, b->w[2],
+                span_pair (ss, a->w[1], kind, span_cause (ss, a->w[2]), a->w[3], status, b->w[2],
+                           detail);
+              else if (span_pair_staged (ss, a->w[1], kind, span_cause (ss, a->w[2]), a->w[3],
+                                         status, b->w[2],
                                          detail)
                        != 0)
                 goto general;
@@ -547,7 +558,8 @@ emlat_spans_drain (struct emlat_span_state *ss, const struct emlat_slot *slots, 
           if (fa < 1 || fa > EMLAT_SPAN_KIND_MAX || a->w[1] == 0
               || (fb & EMLAT_RR_CPU) != (ns == 2) || (EMLAT_RR_NAME (h) && fa != EMLAT_SPAN_USER))
             return tail;
-          span_begin (ss, a->w[1], fa, a->w[2], a->w[3], ns == 2, ns == 2 ? b->w[0] : 0,
+          span_begin (ss, a->w[1], fa, span_cause (ss, a->w[2]), a->w[3], ns == 2,
+                      ns == 2 ? b->w[0] : 0,
                       EMLAT_RR_NAME (h));
           break;
         case EMLAT_RR_SPAN_END:

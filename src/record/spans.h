@@ -102,6 +102,10 @@ struct emlat_span_state
   uint64_t served_cause;
   uint32_t served_mask;
   uint64_t served[EMLAT_C_COUNTER_COUNT];
+  /* The open interaction of the ring's terminal model (ttymodel.c), 0 =
+     none: the cause of a begin whose record says EMLAT_CAUSE_OPEN_TTY
+     (ttycall.h). */
+  uint64_t tty_cause;
 };
 
 void emlat_spans_reset (struct emlat_span_state *ss, uint64_t thread);

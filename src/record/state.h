@@ -54,10 +54,9 @@ extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_active_gen;
 extern EMLAT_HIDDEN struct emlat_pool *_Atomic emlat_g_pool;
 
 /* Identifier sources, reset at session start (F-5).  RELAXED fetch_add:
-   uniqueness needs only atomicity, not ordering. */
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_cause;
+   uniqueness needs only atomicity, not ordering.  (Interaction and input
+   batch ids come from the shared counters, ring.h.) */
 extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_span_block;
-extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_batch;
 extern EMLAT_HIDDEN _Atomic uint64_t emlat_g_next_thread;
 
 /* The active session's shared counters (no_ring drops, thread ids): the
@@ -83,6 +82,24 @@ EMLAT_HIDDEN void emlat_doorbell_wait (struct emlat_pool *pool, uint32_t seen,
 EMLAT_HIDDEN uint32_t emlat_pool_used (const struct emlat_pool *pool);
 
 #define EMLAT_SPAN_ID_BLOCK 4096
+
+/* The next interaction (cause) id and input batch id of the active
+   session, from its shared counters (ring.h); 0 before the first session.
+   Acquire: the shared counters were published before the generation
+   (session.c), as for emlat_count_noring; the increment itself is relaxed
+   (uniqueness needs only atomicity). */
+static inline uint64_t
+emlat_next_cause (void)
+{
+  struct emlat_shared_counters *c = atomic_load_explicit (&emlat_g_shared, memory_order_acquire);
+  return c ? atomic_fetch_add_explicit (&c->next_cause, 1, memory_order_relaxed) : 0;
+}
+static inline uint64_t
+emlat_next_batch (void)
+{
+  struct emlat_shared_counters *c = atomic_load_explicit (&emlat_g_shared, memory_order_acquire);
+  return c ? atomic_fetch_add_explicit (&c->next_batch, 1, memory_order_relaxed) : 0;
+}
 
 
 /* The calling thread's ring and the generation it was claimed in.  GEN

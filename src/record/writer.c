@@ -343,6 +343,24 @@ drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
   return 0;
 }
 
+struct emlat_enc_input *
+emlat_writer_input (struct emlat_session *s, uint64_t thread)
+{
+  if (s->ninputs == s->inputs_cap)
+    {
+      size_t c = s->inputs_cap ? s->inputs_cap * 2 : 64;
+      struct emlat_enc_input *v = realloc (s->inputs, c * sizeof *v);
+      if (!v)
+        {
+          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
+          return 0;
+        }
+      s->inputs = v;
+      s->inputs_cap = c;
+    }
+  return &s->inputs[s->ninputs++];
+}
+
 static void
 drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct emlat_slot *a,
              const struct emlat_slot *b)
@@ -353,19 +371,9 @@ drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct 
       add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
       return;
     }
-  if (s->ninputs == s->inputs_cap)
-    {
-      size_t c = s->inputs_cap ? s->inputs_cap * 2 : 64;
-      struct emlat_enc_input *v = realloc (s->inputs, c * sizeof *v);
-      if (!v)
-        {
-          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
-          return;
-        }
-      s->inputs = v;
-      s->inputs_cap = c;
-    }
-  struct emlat_enc_input *in = &s->inputs[s->ninputs++];
+  struct emlat_enc_input *in = emlat_writer_input (s, thread);
+  if (!in)
+    return;
   in->thread = thread;
   in->batch = a->w[1];
   in->mask = mask;
@@ -453,6 +461,10 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
           if (ns != 1 || emlat_app_drain (s, thread, h, a) != 0)
             goto invalid;
           break;
+        case EMLAT_RR_TTY:
+          if (emlat_tty_drain (s, ws, ns, a, ns == 2 ? SLOT_B : a) != 0)
+            goto invalid;
+          break;
         default:
         invalid:
           add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, ns * EMLAT_SLOT_BYTES);
@@ -490,6 +502,7 @@ drain_ring (struct emlat_session *s, struct emlat_ring *r, struct emlat_ring_ws 
       uint64_t last = atomic_load_explicit (&r->drop_last_t, memory_order_relaxed);
       add_loss (s, thread, EMLAT_LOSS_RING_FULL, first, last, d - ws->drops_reported,
                 bytes - ws->drop_bytes_reported);
+      emlat_tty_model_gap (&ws->tty);
       ws->drops_reported = d;
       ws->drop_bytes_reported = bytes;
       /* Relaxed: only a hint for the producer's choice of drop_first_t. */
@@ -907,6 +920,7 @@ snapshot_heads (struct emlat_session *s, struct pass_state *ps)
              the old owner's were all reported before its ring was freed,
              so drops_reported stays. */
           emlat_spans_reset (&s->ws[i].spans, r->thread_id);
+          emlat_tty_model_reset (&s->ws[i].tty);
           s->ws[i].thread = r->thread_id;
         }
       /* Acquire: the slots below head are fully written. */
@@ -964,6 +978,10 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
         }
       if (ps->final || ps->states[i] == EMLAT_RING_RETIRING)
         {
+          /* Terminal calls that informed no interaction (a wait with no
+             input after it) were read: they are accounted as written. */
+          ps->carried += ws->tty.unfolded;
+          ws->tty.unfolded = 0;
           /* Spans still open stay begin records, which carry no counters:
              the counters they had are lost, and counted (F-70). */
           emlat_spans_abandon (&ws->spans);
@@ -980,6 +998,7 @@ drain_rings (struct emlat_session *s, struct pass_state *ps)
              stay as begin records (incomplete, F-68).  The ring is freed
              by release_rings, after the checkpoint. */
           emlat_spans_reset (&ws->spans, 0);
+          emlat_tty_model_reset (&ws->tty);
           ws->thread = 0;
           ws->hw_seen = 0;
           ws->ahead_seen = 0;

@@ -13,9 +13,11 @@
  *  - tty_nest (per thread) is nonzero while the library itself is working on
  *    this thread; interposed calls made then (from a signal handler, from the
  *    observer thread, from session start and stop) are forwarded untraced.
- *  - Interaction state is per thread (tty_ix.c): no state is shared between
- *    threads except the descriptor tables (tty_fds.c) and the observer's
- *    hand-off words (tty_observer.c), all accessed with atomics.
+ *  - A traced call stores one terminal call record in its thread's ring
+ *    (tty_ix.c, ttycall.h); the interaction model runs where the ring is
+ *    read (ttymodel.c).  No state is shared between threads except the
+ *    descriptor tables (tty_fds.c) and the observer's hand-off words
+ *    (tty_observer.c), all accessed with atomics.
  */
 #ifndef EMLAT_TTY_H
 #define EMLAT_TTY_H
@@ -29,6 +31,7 @@
 
 #include "emlat/emlat.h"
 #include "common/hot.h"
+#include "record/ttycall.h"
 
 #define TTY_EXPORT __attribute__ ((visibility ("default")))
 /* The library is loaded at start-up (LD_PRELOAD), so its thread-local
@@ -82,7 +85,7 @@ extern int tty_spans;
 
 /* A wait (read, poll) that took at least this long is taken to have blocked
    on an empty descriptor: see docs/TTY.md, "Arrival bounds". */
-#define TTY_BLOCK_NS 1000000u
+#define TTY_BLOCK_NS EMLAT_TTY_BLOCK_NS
 
 /* ------------------------------------------------------------------ */
 /* The real functions (tty_real.c)                                     */
@@ -153,29 +156,39 @@ int tty_epoll_watches (int epfd, uint64_t *data);
 void tty_epoll_forget (int fd);
 
 /* ------------------------------------------------------------------ */
-/* Interactions of the calling thread (tty_ix.c)                       */
+/* The calls, recorded (tty_ix.c; ttycall.h, ttymodel.c)               */
 
 /* A wait for terminal input (a poll, select or epoll call watching it with
    a nonzero timeout) begins at T: the current interaction is complete. */
-void tty_ix_wait_begin (uint64_t t);
+EMLAT_HOT static inline void
+tty_ix_wait_begin (uint64_t t)
+{
+  emlat_tty_put (EMLAT_TTY_WAIT_BEGIN, 0, 0, t, 0, 0, 0, 0);
+}
 /* A wait call that watched terminal input returned.  READY: it reported the
    input readable.  EMPTY_AT: when it found it not readable (only when
-   !READY).  BLOCKED: it lasted at least TTY_BLOCK_NS.  T0/T1 its interval. */
+   !READY; T0 <= EMPTY_AT <= T1).  BLOCKED: it lasted at least
+   TTY_BLOCK_NS.  T0/T1 its interval. */
 void tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
                       int blocked);
 /* A read of terminal input descriptor FD over [T0, T1] returned R (errno
    ERR when R < 0). */
 void tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err);
-/* The open interaction of this thread, opening an unattributed-output
-   interaction if there is none.  0 without a session. */
-uint64_t tty_ix_ensure (void);
-/* Terminal bytes left the program over [T0, T1] (BYTES > 0).  Q0, Q1: the
-   quality of the two times.  OK: the call that emitted them succeeded (it
-   may then close the epoch as its last successful write or flush). */
+/* A write or writev of terminal output over [T0, T1] returned R (errno ERR
+   when R < 0). */
+void tty_ix_write (uint64_t t0, uint64_t t1, ssize_t r, int err);
+/* Stdio: BYTES terminal bytes left the program over [T0, T1] (Q0, Q1: the
+   quality of the two times; OK: the call that emitted them succeeded, so
+   it may close the epoch as its last successful write or flush), and
+   STDIO_CALL: it is the end of an observed stdio call (FLUSH_FAILED: an
+   fflush that failed). */
 void tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes,
-                    enum emlat_quality q0, enum emlat_quality q1, int ok);
-void tty_ix_write_call (int failed);
-void tty_ix_stdio_call (int flush_failed);
+                    enum emlat_quality q0, enum emlat_quality q1, int ok,
+                    int stdio_call, int flush_failed);
+/* A span that serves the thread's open interaction follows
+   (EMLAT_TTY_SPANS=1): its cause (ringrec.h, EMLAT_CAUSE_OPEN_TTY), an
+   unattributed-output interaction opened if none is. */
+uint64_t tty_ix_ensure (void);
 /* Stdio bookkeeping per stream: the buffer level after the last observed
    call on FP, and when it was taken (0 when FP was not seen). */
 size_t tty_ix_stream_last (FILE *fp, uint64_t *t);

@@ -97,16 +97,14 @@ readv (int fd, const struct iovec *iov, int iovcnt)
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
 
-/* Begin a traced write: the interaction it serves and, with
-   EMLAT_TTY_SPANS=1, its span (0 otherwise).  Without a span a write costs
-   its two clock reads and no ring record: what it did goes into the open
-   interaction (tty_ix.c), recorded once when the interaction closes. */
+/* Begin a traced write: with EMLAT_TTY_SPANS=1, its span, which serves
+   the open interaction (0 otherwise).  Without a span a write costs its
+   two clock reads and one ring record (tty_ix_write). */
 EMLAT_HOT static uint64_t
 tty_write_begin (uint64_t *t0)
 {
   tty_nest++;
-  uint64_t cause = tty_ix_ensure ();
-  uint64_t span = tty_spans ? emlat_span_begin (EMLAT_SPAN_TTY_WRITE, cause) : 0;
+  uint64_t span = tty_spans ? emlat_span_begin (EMLAT_SPAN_TTY_WRITE, tty_ix_ensure ()) : 0;
   *t0 = emlat_now ();
   return span;
 }
@@ -121,9 +119,7 @@ tty_write_end (uint64_t span, uint64_t t0, ssize_t r, int err)
         emlat_span_count (span, EMLAT_C_TTY_BYTES, (uint64_t)r);
       emlat_span_end (span, r < 0 ? EMLAT_SPAN_ERROR : EMLAT_SPAN_OK, 0);
     }
-  tty_ix_write_call (r < 0 && err != EINTR);
-  if (r > 0)
-    tty_ix_output (t0, t1, (uint64_t)r, EMLAT_Q_WRITE, EMLAT_Q_WRITE, 1);
+  tty_ix_write (t0, t1, r, err);
   tty_nest--;
 }
 

@@ -70,7 +70,7 @@ tty_stdio_begin (struct tty_sobs *o, FILE *fp, int is_flush)
   size_t prev = tty_ix_stream_last (fp, &t_prev);
   if (t_prev && o->before < prev)
     tty_ix_output (t_prev, o->t0, prev - o->before, EMLAT_Q_INFERRED,
-                   EMLAT_Q_INFERRED, 1);
+                   EMLAT_Q_INFERRED, 1, 0, 0);
   if (tty_spans && is_flush && o->before > 0)
     o->span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, tty_ix_ensure ());
 }
@@ -90,10 +90,9 @@ tty_stdio_end (struct tty_sobs *o, uint64_t added, int ok, int is_flush)
         emlat_span_count (o->span, EMLAT_C_TTY_BYTES, left);
       emlat_span_end (o->span, ok ? EMLAT_SPAN_OK : EMLAT_SPAN_ERROR, 0);
     }
-  tty_ix_stdio_call (is_flush && !ok);
-  if (left)
-    tty_ix_output (o->t0, t1, left, EMLAT_Q_WRITE,
-                   is_flush ? EMLAT_Q_FLUSH : EMLAT_Q_WRITE, ok);
+  tty_ix_output (o->t0, t1, left, EMLAT_Q_WRITE,
+                 is_flush ? EMLAT_Q_FLUSH : EMLAT_Q_WRITE, ok, 1,
+                 is_flush && !ok);
   tty_ix_stream_save (o->fp, after, t1);
   tty_nest--;
 }

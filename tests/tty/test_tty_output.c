@@ -16,7 +16,8 @@
  *  - spans per call only when asked: by default a write, a stdio flush and
  *    a wait record no span (the interaction carries what they measured);
  *    with EMLAT_TTY_SPANS=1 each write is a tty_write span with its bytes,
- *    the fflush a tty_flush span and each timed wait an event_poll span,
+ *    serving the interaction its output opened, the fflush a tty_flush
+ *    span and each timed wait an event_poll span,
  *    and the SESSION metadata says tty.spans = 1.
  */
 #include "profile_view.h"
@@ -179,9 +180,11 @@ test_failed_write (void)
 }
 
 /* Spans of KIND in the profile at FILE (loaded with every span), their
-   bytes (tty_bytes) summed into *BYTES. */
+   bytes (tty_bytes) summed into *BYTES, and in *SERVED how many serve an
+   interaction of root kind unattributed output of the profile (their
+   cause names it). */
 static size_t
-spans_of (const char *file, unsigned kind, uint64_t *bytes)
+spans_of (const char *file, unsigned kind, uint64_t *bytes, size_t *served)
 {
   const char *paths[1] = { file };
   struct emlat_profile *p = NULL;
@@ -193,12 +196,17 @@ spans_of (const char *file, unsigned kind, uint64_t *bytes)
   const uint64_t *pool = NULL;
   const struct emlat_span *s = emlat_profile_spans (p, &n, &pool);
   *bytes = 0;
+  *served = 0;
   for (size_t i = 0; i < n; i++)
     if (s[i].kind == kind)
       {
         uint64_t b;
         if (emlat_span_counter (&s[i], pool, EMLAT_C_TTY_BYTES, &b))
           *bytes += b;
+        const struct emlat_interaction *ix
+          = s[i].cause ? emlat_profile_find_interaction (p, s[i].cause) : NULL;
+        if (ix && ix->root_kind == EMLAT_ROOT_UNATTRIBUTED_OUTPUT)
+          ++*served;
         k++;
       }
   emlat_profile_free (p);
@@ -215,14 +223,18 @@ test_spans (int asked)
     return;
   CHECK_EQ_I64 (ph_finish (&c, 10000), 0);
   uint64_t bytes = 0, none = 0;
-  size_t writes = spans_of (file, EMLAT_SPAN_TTY_WRITE, &bytes);
-  size_t polls = spans_of (file, EMLAT_SPAN_EVENT_POLL, &none);
+  size_t served = 0, polls_served = 0;
+  size_t writes = spans_of (file, EMLAT_SPAN_TTY_WRITE, &bytes, &served);
+  size_t polls = spans_of (file, EMLAT_SPAN_EVENT_POLL, &none, &polls_served);
   TEST_DIAG ("EMLAT_TTY_SPANS=%d: %zu tty_write spans (%llu bytes), %zu event_poll spans",
              asked, writes, (unsigned long long)bytes, polls);
   if (asked)
     {
       CHECK_EQ_U64 (writes, 3); /* one write per tick line */
       CHECK_EQ_U64 (bytes, 18);
+      /* Each write serves the interaction its output opened (the model
+         runs where the ring is read: the span names it by its ring). */
+      CHECK_EQ_U64 (served, 3);
       CHECK_GE_U64 (polls, 3);  /* each tick's timed-out poll */
     }
   else
