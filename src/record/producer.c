@@ -19,7 +19,6 @@
 
 #include "common/clock.h"
 #include "common/hot.h"
-#include "record/ixdense.h"
 #include "record/ringrec.h"
 #include "record/state.h"
 
@@ -660,86 +659,6 @@ fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm,
   return (unsigned)(p - w);
 }
 
-/* Where the words of an IX_FIELDS record come from: a struct
-   emlat_ix_fields (F), or else a dense store (ixdense.h: H, its words W
-   and its layout LT, LV, LC). */
-struct ix_source
-{
-  const struct emlat_ix_fields *f;
-  const struct emlat_ixd_head *h;
-  const uint64_t *w;
-  uint32_t lt, lv, lc;
-};
-
-/* fill_fields for a dense store: the words of the set fields are those of
-   the layout's bits that are also set, in the layout's order, which is the
-   record's.  Each loop walks the layout's bits (a handful). */
-EMLAT_HOT static inline unsigned
-fill_dense (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint32_t vm,
-            uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
-{
-  uint64_t *p = w;
-  const uint64_t *v = src->w;
-  if (qm)
-    {
-      p[0] = src->h->q[0];
-      p[1] = src->h->q[1];
-      p += 2;
-    }
-  /* The layout's time fields below END_F (< 32), the end, those above
-     it. */
-  uint32_t below = (1u << end_f) - 1u;
-  for (uint32_t b = src->lt & below; b; b &= b - 1, v++)
-    if (tm & b & -b)
-      *p++ = *v;
-  if (end_t)
-    *p++ = end_t;
-  for (uint32_t b = src->lt & ~below; b; b &= b - 1, v++)
-    if (tm & b & -b)
-      *p++ = *v;
-  for (uint32_t b = src->lv; b; b &= b - 1, v++)
-    if (vm & b & -b)
-      *p++ = *v;
-  for (uint32_t b = src->lc; b; b &= b - 1, v++)
-    if (cm & b & -b)
-      *p++ = *v;
-  while ((p - w) & 3)
-    *p++ = 0;
-  return (unsigned)(p - w);
-}
-
-EMLAT_HOT static inline unsigned
-fill_words (const struct ix_source *src, uint64_t *restrict w, uint32_t tm, uint32_t vm,
-            uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
-{
-  if (src->f)
-    return fill_fields (src->f, w, tm, vm, cm, qm, end_f, end_t);
-  return fill_dense (src, w, tm, vm, cm, qm, end_f, end_t);
-}
-
-/* A dense store's fields in a struct emlat_ix_fields (for the one-record-
-   per-field path). */
-static void
-dense_expand (const struct ix_source *src, struct emlat_ix_fields *f)
-{
-  const uint64_t *v = src->w;
-  const struct emlat_ixd_head *h = src->h;
-  emlat_ixf_clear (f);
-  for (uint32_t b = src->lt; b; b &= b - 1, v++)
-    {
-      unsigned i = (unsigned)__builtin_ctz (b);
-      if (h->tmask & b & -b)
-        emlat_ixf_time_q (f, (enum emlat_time_field)i, *v,
-                          (enum emlat_quality)((h->q[i >> 4] >> (4 * (i & 15u))) & 0xfu));
-    }
-  for (uint32_t b = src->lv; b; b &= b - 1, v++)
-    if (h->vmask & b & -b)
-      emlat_ixf_value (f, (enum emlat_value_field)__builtin_ctz (b), *v);
-  for (uint32_t b = src->lc; b; b &= b - 1, v++)
-    if (h->cmask & b & -b)
-      emlat_ixf_count (f, (enum emlat_counter)__builtin_ctz (b), *v);
-}
-
 /* emlat_ix_commit for a ring too small to hold the record: one record per
    field.  Out of line and cold (a ring that small is a test's), so that it
    adds nothing to the lines emlat_ix_commit's common path spans. */
@@ -776,22 +695,21 @@ commit_by_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix
    it once or twice per key with cold caches: docs/PERFORMANCE.md). */
 static __attribute__ ((noinline, cold)) void
 fill_fields_wrapped (struct emlat_ring *r, uint64_t first, unsigned n,
-                     const struct ix_source *src, uint32_t tm, uint32_t vm, uint32_t cm,
+                     const struct emlat_ix_fields *f, uint32_t tm, uint32_t vm, uint32_t cm,
                      uint32_t qm, uint64_t t)
 {
   uint64_t words[4 * (EMLAT_RR_MAX_SLOTS - 1)];
-  fill_words (src, words, tm, vm, cm, qm, EMLAT_T_INTERACTION_END, t);
+  fill_fields (f, words, tm, vm, cm, qm, EMLAT_T_INTERACTION_END, t);
   uint64_t run = r->nslots - first;
   memcpy (&r->slots[first], words, run * sizeof (struct emlat_slot));
   memcpy (&r->slots[0], words + 4 * run, (n - 1 - run) * sizeof (struct emlat_slot));
 }
 
-/* emlat_ix_commit, emlat_ix_commit_at and emlat_ix_commit_dense: the
-   fields of SRC, whose masks are TM, VM, CM and whose quality words are
-   needed when QM is not 0; END is the end time when STATUS is nonzero, 0
-   for now. */
+/* emlat_ix_commit and emlat_ix_commit_at: the fields of F, whose masks
+   are TM, VM, CM and whose quality words are needed when QM is not 0; END
+   is the end time when STATUS is nonzero, 0 for now. */
 EMLAT_HOT static inline void
-ix_commit (uint64_t cause, const struct ix_source *src, uint32_t tm, uint32_t vm, uint32_t cm,
+ix_commit (uint64_t cause, const struct emlat_ix_fields *f, uint32_t tm, uint32_t vm, uint32_t cm,
            uint32_t qm, enum emlat_ix_status status, uint64_t end)
 {
   /* The end time travels as the interaction-end field, of its default
@@ -810,14 +728,7 @@ ix_commit (uint64_t cause, const struct ix_source *src, uint32_t tm, uint32_t vm
   if (EMLAT_UNLIKELY (n > r->nslots / 2))
     {
       /* A ring too small for one record this size: one record per field. */
-      if (src->f)
-        commit_by_fields (cause, src->f, status, t);
-      else
-        {
-          struct emlat_ix_fields f;
-          dense_expand (src, &f);
-          commit_by_fields (cause, &f, status, t);
-        }
+      commit_by_fields (cause, f, status, t);
       return;
     }
   uint64_t h;
@@ -835,10 +746,10 @@ ix_commit (uint64_t cause, const struct ix_source *src, uint32_t tm, uint32_t vm
   if (EMLAT_LIKELY (first + (n - 1) <= r->nslots))
     /* A slot is four uint64_t words without padding (ring.h): the run of
        slots is a run of words. */
-    fill_words (src, (uint64_t *)(void *)&r->slots[first], tm, vm, cm, qm,
-                EMLAT_T_INTERACTION_END, t);
+    fill_fields (f, (uint64_t *)(void *)&r->slots[first], tm, vm, cm, qm,
+                 EMLAT_T_INTERACTION_END, t);
   else
-    fill_fields_wrapped (r, first, n, src, tm, vm, cm, qm, t);
+    fill_fields_wrapped (r, first, n, f, tm, vm, cm, qm, t);
   emlat_ring_publish (r, h, n);
 }
 
@@ -849,9 +760,8 @@ ix_commit_fields (uint64_t cause, const struct emlat_ix_fields *f, enum emlat_ix
 {
   if (cause == 0 || !f)
     return;
-  struct ix_source src = { .f = f };
   uint32_t tm = f->tmask & EMLAT_T_FIELD_MASK;
-  ix_commit (cause, &src, tm, f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1),
+  ix_commit (cause, f, tm, f->vmask & ((1u << EMLAT_V_FIELD_COUNT) - 1),
              f->cmask & ((1u << EMLAT_C_COUNTER_COUNT) - 1), f->qmask & tm, status, end);
 }
 
@@ -868,19 +778,3 @@ emlat_ix_commit_at (uint64_t cause, const struct emlat_ix_fields *f,
   ix_commit_fields (cause, f, status, end);
 }
 
-EMLAT_HOT void
-emlat_ix_commit_dense (uint64_t cause, const struct emlat_ixd_head *h, const uint64_t *w,
-                       uint32_t lt, uint32_t lv, uint32_t lc, enum emlat_ix_status status,
-                       uint64_t end)
-{
-  /* The interaction's end is the END argument's, never a word's: a layout
-     that names it is a caller's error (ixdense.h), and records nothing. */
-  if (cause == 0 || !h || !w || (lt & (1u << EMLAT_T_INTERACTION_END)))
-    return;
-  struct ix_source src = { .h = h, .w = w, .lt = lt, .lv = lv, .lc = lc };
-  /* Quality words when a nibble is set; the interaction-end field's is
-     never (the layout cannot hold it). */
-  ix_commit (cause, &src, h->tmask & lt, h->vmask & lv & ((1u << EMLAT_V_FIELD_COUNT) - 1),
-             h->cmask & lc & ((1u << EMLAT_C_COUNTER_COUNT) - 1), (h->q[0] | h->q[1]) != 0,
-             status, end);
-}

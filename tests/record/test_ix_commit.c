@@ -9,11 +9,7 @@
  * for the record (the call falls back to one record per field; every loss
  * of the overflowing ring is accounted).  emlat_ix_begin_at and
  * emlat_ix_commit_at record the dispatch and end times they are given
- * (0: now).  emlat_ix_commit_dense (record/ixdense.h) records the same as
- * emlat_ix_commit, with a layout of every field and with a layout of only
- * the fields an interaction sets plus a few it leaves unset, into the same
- * rings (the tiny one included); a layout that names the interaction's
- * end records nothing.
+ * (0: now).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +17,6 @@
 
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
-#include "record/ixdense.h"
 #include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
@@ -44,62 +39,9 @@ fields_of (unsigned k, struct emlat_ix_fields *f, uint64_t base)
       emlat_ixf_count (f, i, (uint64_t)k << i % 20);
 }
 
-/* The fields of F in a dense store of layout LT, LV, LC (which must hold
-   them): head H, words W. */
-static void
-dense_of (const struct emlat_ix_fields *f, uint32_t lt, uint32_t lv, uint32_t lc,
-          struct emlat_ixd_head *h, uint64_t *w)
-{
-  emlat_ixd_clear (h);
-  for (unsigned i = 0; i < EMLAT_T_FIELD_COUNT; i++)
-    if (f->tmask & (1u << i))
-      {
-        CHECK ((lt >> i) & 1u, "time field %u in the layout", i);
-        w[emlat_ixd_tindex (lt, i)] = f->t[i];
-        h->tmask |= 1u << i;
-        emlat_ixd_quality (h, i, f->q[i]);
-      }
-  for (unsigned i = 0; i < EMLAT_V_FIELD_COUNT; i++)
-    if (f->vmask & (1u << i))
-      {
-        w[emlat_ixd_vindex (lt, lv, i)] = f->v[i];
-        h->vmask |= 1u << i;
-      }
-  for (unsigned i = 0; i < EMLAT_C_COUNTER_COUNT; i++)
-    if (f->cmask & (1u << i))
-      {
-        w[emlat_ixd_cindex (lt, lv, lc, i)] = f->c[i];
-        h->cmask |= 1u << i;
-      }
-}
-
-/* emlat_ix_commit through a dense store: with the layout of every field
-   (K even) or of F's fields and a few more (K odd); the words of the
-   layout's unset fields hold garbage, which must not be recorded. */
-static void
-commit_dense (uint64_t c, const struct emlat_ix_fields *f, unsigned k,
-              enum emlat_ix_status status)
-{
-  uint32_t end = 1u << EMLAT_T_INTERACTION_END;
-  uint32_t lt = EMLAT_T_FIELD_MASK & ~end, lv = (1u << EMLAT_V_FIELD_COUNT) - 1,
-           lc = (1u << EMLAT_C_COUNTER_COUNT) - 1;
-  if (k % 2)
-    {
-      lt = (f->tmask | 0x00f00000u | (1u << EMLAT_T_DISPATCH_BEGIN)) & ~end;
-      lv = f->vmask | 0x1u;
-      lc = f->cmask | 0x10000u;
-    }
-  struct emlat_ixd_head h;
-  uint64_t w[EMLAT_T_FIELD_COUNT + EMLAT_V_FIELD_COUNT + EMLAT_C_COUNTER_COUNT];
-  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-    w[i] = 0xdead0000u + i;
-  dense_of (f, lt, lv, lc, &h, w);
-  emlat_ix_commit_dense (c, &h, w, lt, lv, lc, status, 0);
-}
-
 /* Record N_IX interactions into PATH with ring size SLOTS: one call per
    field (COMMIT 0), or two commits each (COMMIT 1: half the fields, then
-   the rest with the end; COMMIT 2: the same through dense stores). */
+   the rest with the end). */
 static void
 record (const char *path, uint32_t slots, int commit)
 {
@@ -137,16 +79,8 @@ record (const char *path, uint32_t slots, int commit)
           a.vmask = a.cmask = 0;
           b.tmask &= ~0x55555555u;
           enum emlat_ix_status st = k % 7 ? EMLAT_STATUS_NORMAL : EMLAT_STATUS_ERROR;
-          if (commit == 1)
-            {
-              emlat_ix_commit (c, &a, 0);
-              emlat_ix_commit (c, &b, st);
-            }
-          else
-            {
-              commit_dense (c, &a, k, 0);
-              commit_dense (c, &b, k, st);
-            }
+          emlat_ix_commit (c, &a, 0);
+          emlat_ix_commit (c, &b, st);
         }
       /* A small ring holds one or two interactions: drain after each. */
       if (slots < 1024 || k % 50 == 49)
@@ -275,37 +209,6 @@ check_at_times (const char *path, uint32_t slots)
   emlat_profile_free (p);
 }
 
-/* A dense layout that names the interaction's end records nothing (the
-   end is the commit's argument): the interaction keeps its begin only. */
-static void
-check_dense_refuses_end (char *path)
-{
-  struct emlat_options o = { .path = path };
-  CHECK_OK (emlat_start (&o));
-  uint64_t c = emlat_ix_begin (EMLAT_ROOT_TTY_COMMAND, 0, 0);
-  uint32_t lt = (1u << EMLAT_T_READ_END) | (1u << EMLAT_T_INTERACTION_END);
-  struct emlat_ixd_head h;
-  uint64_t w[2] = { 123, 456 };
-  emlat_ixd_clear (&h);
-  h.tmask = lt;
-  emlat_ix_commit_dense (c, &h, w, lt, 0, 0, EMLAT_STATUS_NORMAL, 0);
-  CHECK_OK (emlat_stop ());
-  struct emlat_profile *p = profile_of (path, 0);
-  if (p)
-    {
-      size_t n;
-      const struct emlat_interaction *ix = emlat_profile_interactions (p, &n);
-      uint64_t t = 0;
-      enum emlat_quality q = 0;
-      CHECK (n == 1 && !emlat_profile_ix_time (p, &ix[0], EMLAT_T_READ_END, &t, &q),
-             "a layout with the end: %zu interactions, the field recorded: %s", n,
-             n == 1 && emlat_profile_ix_time (p, &ix[0], EMLAT_T_READ_END, &t, &q) ? "yes"
-                                                                                   : "no");
-    }
-  emlat_profile_free (p);
-  free (path);
-}
-
 int
 main (void)
 {
@@ -315,23 +218,9 @@ main (void)
     {
       char *one = tu_strf ("%s/fields-%u.emlat", dir, sizes[s]);
       char *com = tu_strf ("%s/commit-%u.emlat", dir, sizes[s]);
-      char *den = tu_strf ("%s/dense-%u.emlat", dir, sizes[s]);
       record (one, sizes[s], 0);
       record (com, sizes[s], 1);
-      record (den, sizes[s], 2);
       struct emlat_profile *a = profile_of (one, 0), *b = profile_of (com, 0);
-      struct emlat_profile *d = profile_of (den, 0);
-      if (a && d)
-        {
-          char what[64];
-          snprintf (what, sizeof what, "ring of %u slots, dense", sizes[s]);
-          compare (a, d, what);
-          CHECK_EQ_U64 (profile_stat_u (d, "stats.records_dropped"), 0);
-          CHECK_EQ_U64 (profile_stat_u (d, "stats.records_written"),
-                        profile_stat_u (b, "stats.records_written"));
-        }
-      emlat_profile_free (d);
-      free (den);
       if (a && b)
         {
           char what[64];
@@ -368,20 +257,6 @@ main (void)
   CHECK_EQ_U64 (t.stats_final, 1);
   tally_free (&t);
   free (tiny);
-  /* The same through dense stores (dense_expand, then one record per
-     field). */
-  char *tiny_dense = tu_strf ("%s/tiny-dense.emlat", dir);
-  record (tiny_dense, 16, 2);
-  struct tally td = { 0 };
-  tally_file (tiny_dense, &td, 0, &res);
-  CHECK_EQ_U64 (td.loss_records, td.stats_records_dropped);
-  CHECK_EQ_U64 (td.stats_final, 1);
-  CHECK (td.stats_records_dropped > 0 || td.ix_complete == N_IX,
-         "tiny ring, dense: %llu interactions without loss, want %d",
-         (unsigned long long)td.ix_complete, N_IX);
-  tally_free (&td);
-  free (tiny_dense);
-  check_dense_refuses_end (tu_strf ("%s/dense-end.emlat", dir));
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     {
       char *at = tu_strf ("%s/at-%u.emlat", dir, sizes[s]);
