@@ -40,6 +40,16 @@
 
 #define US 1000u
 
+/* Load the profile at FILE into V (0, or a failed check) and free FILE. */
+static int
+load (struct pv *v, char *file)
+{
+  int rc = pv_load (v, file);
+  CHECK (rc == 0, "load %s", file);
+  free (file);
+  return rc;
+}
+
 static uint64_t
 loss_records (const struct pv *v, unsigned reason)
 {
@@ -109,10 +119,7 @@ test_sequence (void)
   CHECK_OK (emlat_stop ());
 
   struct pv v;
-  int loaded = pv_load (&v, file);
-  CHECK (loaded == 0, "load %s", file);
-  free (file);
-  if (loaded != 0)
+  if (load (&v, file) != 0)
     return;
   CHECK_EQ_U64 (v.n_ix, 2);
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 1);
@@ -201,10 +208,7 @@ test_malformed (void)
   emlat_tty_put (EMLAT_TTY_READ, 0, 0, b + 20, b + 21, 4, 0, 0);
   CHECK_OK (emlat_stop ());
   struct pv v;
-  int loaded = pv_load (&v, file);
-  CHECK (loaded == 0, "load %s", file);
-  free (file);
-  if (loaded != 0)
+  if (load (&v, file) != 0)
     return;
   CHECK_EQ_U64 (loss_records (&v, EMLAT_LOSS_RECORD_INVALID), 6);
   CHECK_EQ_U64 (v.n_ix, 1);
@@ -236,10 +240,7 @@ test_recovered (void)
   CHECK (pid > 0 && waitpid (pid, &st, 0) == pid, "child ran");
   CHECK (WIFSIGNALED (st) && WTERMSIG (st) == SIGKILL, "child was killed (status %d)", st);
   struct pv v;
-  int loaded = pv_load (&v, file); /* recovers the ring file first */
-  CHECK (loaded == 0, "load %s", file);
-  free (file);
-  if (loaded != 0)
+  if (load (&v, file) != 0) /* recovers the ring file first */
     return;
   CHECK_EQ_U64 (v.n_ix, 1);
   const struct emlat_interaction *k = pv_nth (&v, EMLAT_ROOT_TTY_COMMAND, 0);
