@@ -189,9 +189,10 @@ void emlat_writer_finish (struct emlat_session *s);
 void emlat_writer_loss (struct emlat_session *s, uint64_t stream, unsigned reason,
                         uint64_t first, uint64_t last, uint64_t records, uint64_t bytes);
 /* A new input batch of the pass for THREAD's ring (its words for the
-   caller to fill), or NULL when memory ran out (one record counted lost,
-   writer_memory).  Writer thread only. */
-struct emlat_enc_input *emlat_writer_input (struct emlat_session *s, uint64_t thread);
+   caller to fill), or NULL when memory ran out (its ring record of NSLOTS
+   slots counted lost, writer_memory).  Writer thread only. */
+struct emlat_enc_input *emlat_writer_input (struct emlat_session *s, uint64_t thread,
+                                            unsigned nslots);
 /* Whether the pool is file-backed and this session's state can be
    checkpointed; the first checkpoint (writer.c, called by emlat_start
    after the first file was written). */

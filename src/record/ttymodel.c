@@ -187,11 +187,11 @@ wait_end (struct emlat_tty_model *m, uint64_t t0, uint64_t t1, unsigned flags, u
 }
 
 /* A read of R > 0 bytes over [T0, T1]; OBS (nonzero) the observer's first
-   readable time.  Its record is the batch's (or the batch's loss,
-   counted). */
+   readable time; NS the slots of its record, which is the batch's (or
+   the batch's loss, counted). */
 static void
 read_bytes (struct emlat_session *s, struct emlat_tty_model *m, uint64_t thread, uint64_t t0,
-            uint64_t t1, uint64_t r, uint64_t obs)
+            uint64_t t1, uint64_t r, uint64_t obs, unsigned ns)
 {
   int blocked = t1 - t0 >= EMLAT_TTY_BLOCK_NS;
   if (obs > t1)
@@ -222,7 +222,7 @@ read_bytes (struct emlat_session *s, struct emlat_tty_model *m, uint64_t thread,
       ready = obs;
       ready_q = EMLAT_Q_OBSERVER_READY;
     }
-  struct emlat_enc_input *in = emlat_writer_input (s, thread);
+  struct emlat_enc_input *in = emlat_writer_input (s, thread, ns);
   if (in)
     {
       in->thread = thread;
@@ -436,7 +436,7 @@ emlat_tty_drain (struct emlat_session *s, struct emlat_ring_ws *ws, unsigned ns,
         mark_empty (m, t1, EMLAT_Q_READ);
       else
         {
-          read_bytes (s, m, thread, t0, t1, v, (flags & EMLAT_TTY_F_OBS) ? b->w[0] : 0);
+          read_bytes (s, m, thread, t0, t1, v, (flags & EMLAT_TTY_F_OBS) ? b->w[0] : 0, ns);
           batch = 1;
         }
       break;

@@ -344,7 +344,7 @@ drain_ix_fields (struct emlat_session *s, uint64_t thread, uint64_t h,
 }
 
 struct emlat_enc_input *
-emlat_writer_input (struct emlat_session *s, uint64_t thread)
+emlat_writer_input (struct emlat_session *s, uint64_t thread, unsigned nslots)
 {
   if (s->ninputs == s->inputs_cap)
     {
@@ -352,7 +352,7 @@ emlat_writer_input (struct emlat_session *s, uint64_t thread)
       struct emlat_enc_input *v = realloc (s->inputs, c * sizeof *v);
       if (!v)
         {
-          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
+          add_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, 0, 0, 1, nslots * EMLAT_SLOT_BYTES);
           return 0;
         }
       s->inputs = v;
@@ -371,7 +371,7 @@ drain_input (struct emlat_session *s, uint64_t thread, uint64_t h, const struct 
       add_loss (s, thread, EMLAT_LOSS_RECORD_INVALID, 0, 0, 1, 2 * EMLAT_SLOT_BYTES);
       return;
     }
-  struct emlat_enc_input *in = emlat_writer_input (s, thread);
+  struct emlat_enc_input *in = emlat_writer_input (s, thread, 2);
   if (!in)
     return;
   in->thread = thread;
