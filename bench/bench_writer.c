@@ -27,7 +27,7 @@
  *   bytes_per_span                        one span (begin + end records)
  *   bytes_per_interaction                 one interaction as above
  *
- *   bench_writer --callgrind spans|nested|ix N
+ *   bench_writer --callgrind spans|nested|ix|tty N
  *       For the writer's instruction count per record (bench/writer_ir.sh
  *       runs it under valgrind --tool=callgrind
  *       --toggle-collect=emlat_writer_main, which counts the writer thread
@@ -39,7 +39,9 @@
  *       nest of spans (nested: an outer span holding 4 pairs and an inner
  *       span with a counter and a pair: 15 ring records), or an interaction
  *       (ix: begin, 12 time fields, 4 values, 4 counters, end: 22 ring
- *       records).  The difference of the counts for two values of N
+ *       records), or a key as the terminal library records it (tty: 6
+ *       call records that the writer's terminal model turns into one
+ *       interaction and one input batch).  The difference of the counts for two values of N
  *       divided by the difference of the records cancels the warm-up, the
  *       session's start and stop and the fixed cost of a pass.  Prints
  *       "records R" (ring records of the N units) on stdout.
@@ -55,6 +57,7 @@
 #include <unistd.h>
 
 #include "emlat/emlat.h"
+#include "record/ttycall.h"
 
 static char dir[4096];
 static unsigned trial_no;
@@ -184,6 +187,7 @@ empty_session_bytes (void)
 #define IR_WARM_IX 3000
 #define IR_IX_RECORDS 22
 #define IR_NEST_RECORDS 15
+#define IR_TTY_RECORDS 6
 
 static void
 ir_spans (uint64_t n, uint64_t cause)
@@ -207,6 +211,28 @@ ir_nested (uint64_t n, uint64_t cause)
       ir_spans (1, cause);
       emlat_span_end (inner, EMLAT_SPAN_OK, 0);
       emlat_span_end (outer, EMLAT_SPAN_OK, 0);
+    }
+}
+
+/* A key as the terminal library records it (ttycall.h): the wait for it
+   begins and returns readable, a one-byte read, two writes of its echo,
+   and a check for typeahead that finds nothing: 6 call records, one
+   interaction and one input batch for the writer's terminal model. */
+static void
+ir_tty_keys (uint64_t n)
+{
+  uint64_t t = emlat_now ();
+  for (uint64_t i = 0; i < n; i++, t += 100000)
+    {
+      emlat_tty_put (EMLAT_TTY_WAIT_BEGIN, 0, 0, t, 0, 0, 0, 0);
+      emlat_tty_put (EMLAT_TTY_WAIT_END, EMLAT_TTY_F_READY | EMLAT_TTY_F_BLOCKED, 0, t,
+                     t + 50000, 0, 0, 0);
+      emlat_tty_put (EMLAT_TTY_READ, 0, 0, t + 50100, t + 50200, 1, 0, 0);
+      emlat_tty_put (EMLAT_TTY_OUTPUT, EMLAT_TTY_F_OK | EMLAT_TTY_F_WRITE_CALL,
+                     EMLAT_Q_WRITE | EMLAT_Q_WRITE << 8, t + 60000, t + 60500, 40, 0, 0);
+      emlat_tty_put (EMLAT_TTY_OUTPUT, EMLAT_TTY_F_OK | EMLAT_TTY_F_WRITE_CALL,
+                     EMLAT_Q_WRITE | EMLAT_Q_WRITE << 8, t + 61000, t + 61500, 900, 0, 0);
+      emlat_tty_put (EMLAT_TTY_WAIT_END, 0, 0, t + 62000, t + 62000, t + 62000, 0, 0);
     }
 }
 
@@ -244,15 +270,19 @@ static int
 callgrind_mode (const char *what, uint64_t n)
 {
   int ix = strcmp (what, "ix") == 0, nest = strcmp (what, "nested") == 0;
-  if (!ix && !nest && strcmp (what, "spans") != 0)
+  int tty = strcmp (what, "tty") == 0;
+  if (!ix && !nest && !tty && strcmp (what, "spans") != 0)
     {
-      fprintf (stderr, "bench_writer: --callgrind spans|nested|ix N\n");
+      fprintf (stderr, "bench_writer: --callgrind spans|nested|ix|tty N\n");
       return 2;
     }
   /* Slots and records per unit, and warm-up units. */
-  uint64_t per = ix ? IR_IX_RECORDS + 1 : nest ? IR_NEST_RECORDS : 2;
-  uint64_t recs = ix ? IR_IX_RECORDS : nest ? IR_NEST_RECORDS : 2;
-  uint64_t warm = ix ? IR_WARM_IX : nest ? IR_WARM_PAIRS * 2 / IR_NEST_RECORDS : IR_WARM_PAIRS;
+  uint64_t per = ix ? IR_IX_RECORDS + 1 : nest ? IR_NEST_RECORDS : tty ? IR_TTY_RECORDS : 2;
+  uint64_t recs = ix ? IR_IX_RECORDS : nest ? IR_NEST_RECORDS : tty ? IR_TTY_RECORDS : 2;
+  uint64_t warm = ix     ? IR_WARM_IX
+                  : nest ? IR_WARM_PAIRS * 2 / IR_NEST_RECORDS
+                  : tty  ? IR_WARM_IX
+                         : IR_WARM_PAIRS;
   uint64_t units = n > warm ? n : warm;
   /* Below the high-water mark (a quarter of the ring): the writer sleeps
      until the flush. */
@@ -268,6 +298,8 @@ callgrind_mode (const char *what, uint64_t n)
       uint64_t k = round ? n : warm;
       if (ix)
         ir_interactions (k);
+      else if (tty)
+        ir_tty_keys (k);
       else if (nest)
         ir_nested (k, cause);
       else

@@ -5,15 +5,15 @@
 # with valgrind's callgrind, and where they go (docs/PERFORMANCE.md,
 # "Writer").
 #
-#   BUILD=build sh bench/writer_ir.sh [--functions] [spans|nested|ix ...]
+#   BUILD=build sh bench/writer_ir.sh [--functions] [spans|nested|ix|tty ...]
 #
-# For each stream (default: all three; bench_writer.c says what they are),
+# For each stream (default: all four; bench_writer.c says what they are),
 # `bench_writer --callgrind STREAM N` runs under
 # `valgrind --tool=callgrind --toggle-collect=emlat_writer_main` (the
 # writer thread only) for N = N1 and N2 units (WRITER_IR_SPANS_N1/N2,
 # default 4096 and 20480 span pairs; WRITER_IR_NESTED_N1/N2, default 500
 # and 2500 nests of 15 records; WRITER_IR_IX_N1/N2, default 500 and 2500
-# interactions).  (count2 - count1) / (records2 - records1) is the
+# interactions; WRITER_IR_TTY_N1/N2, default 500 and 2500 terminal keys).  (count2 - count1) / (records2 - records1) is the
 # writer's cost of one ring record, with the warm-up, the session's start
 # and stop and the fixed cost of a pass cancelled.  Prints
 #   METRIC writer_ir_per_record_<stream> X instructions
@@ -31,11 +31,11 @@ streams=
 for a in "$@"; do
   case $a in
     --functions) functions=1 ;;
-    spans | nested | ix) streams="$streams $a" ;;
-    *) echo "usage: writer_ir.sh [--functions] [spans|nested|ix ...]" >&2; exit 2 ;;
+    spans | nested | ix | tty) streams="$streams $a" ;;
+    *) echo "usage: writer_ir.sh [--functions] [spans|nested|ix|tty ...]" >&2; exit 2 ;;
   esac
 done
-[ -n "$streams" ] || streams="spans nested ix"
+[ -n "$streams" ] || streams="spans nested ix tty"
 if ! command -v valgrind >/dev/null 2>&1; then
   echo "writer_ir.sh: skipped, valgrind is not installed (scripts/deps.sh bench)" >&2
   exit 77
@@ -77,6 +77,9 @@ for st in $streams; do
   elif [ "$st" = nested ]; then
     n1=${WRITER_IR_NESTED_N1:-500}
     n2=${WRITER_IR_NESTED_N2:-2500}
+  elif [ "$st" = tty ]; then
+    n1=${WRITER_IR_TTY_N1:-500}
+    n2=${WRITER_IR_TTY_N2:-2500}
   else
     n1=${WRITER_IR_IX_N1:-500}
     n2=${WRITER_IR_IX_N2:-2500}
