@@ -158,11 +158,15 @@ void tty_epoll_forget (int fd);
 /* ------------------------------------------------------------------ */
 /* The calls, recorded (tty_ix.c; ttycall.h, ttymodel.c)               */
 
+/* Store the thread's pending observation that the input was empty, if
+   any (tty_ix.c): before any other record of the thread. */
+void tty_ix_flush_empty (void);
 /* A wait for terminal input (a poll, select or epoll call watching it with
    a nonzero timeout) begins at T: the current interaction is complete. */
-EMLAT_HOT static inline void
+static inline void
 tty_ix_wait_begin (uint64_t t)
 {
+  tty_ix_flush_empty ();
   emlat_tty_put (EMLAT_TTY_WAIT_BEGIN, 0, 0, t, 0, 0, 0, 0);
 }
 /* A wait call that watched terminal input returned.  READY: it reported the

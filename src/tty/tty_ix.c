@@ -35,14 +35,62 @@ struct tty_stream_seen
 
 static __thread struct tty_stream_seen tty_streams[TTY_STREAMS] TTY_TLS;
 
+/* The last observation that the input was empty, not yet stored: a wait
+   that found it not readable (KIND 1) or a read that returned 0 or EAGAIN
+   (KIND 2), at T.  The model's only use of such an observation is "the
+   input was empty at T" (ttymodel.c, mark_empty), and of several in a row
+   only the last counts: so a program that checks for typeahead between
+   keys (nano polls five times a key, vim eight) stores one record for
+   the run, right before the thread's next record, instead of one per
+   check -- the same file, and a check touches one thread-local line
+   instead of the ring's.  An observation still pending when the process
+   dies informed no key: none followed it. */
+struct tty_empty_seen
+{
+  uint64_t t;
+  unsigned kind; /* 0: none pending */
+};
+static __thread struct tty_empty_seen tty_empty TTY_TLS;
+
+/* Store the pending empty observation, if any, before the thread's next
+   record. */
+static __attribute__ ((noinline)) void
+tty_empty_store (void)
+{
+  struct tty_empty_seen *e = &tty_empty;
+  if (e->kind == 1)
+    emlat_tty_put (EMLAT_TTY_WAIT_END, 0, 0, e->t, e->t, e->t, 0, 0);
+  else
+    emlat_tty_put (EMLAT_TTY_READ, 0, 0, e->t, e->t, 0, 0, 0);
+  e->kind = 0;
+}
+
+EMLAT_HOT void
+tty_ix_flush_empty (void)
+{
+  if (__builtin_expect (tty_empty.kind != 0, 0))
+    tty_empty_store ();
+}
+
+EMLAT_HOT static inline void
+tty_note_empty (uint64_t t, unsigned kind)
+{
+  tty_observer_rearm (); /* the input is empty: a pending observation is stale */
+  tty_empty.t = t;
+  tty_empty.kind = kind;
+}
+
 EMLAT_HOT void
 tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at, int blocked)
 {
   if (!ready)
-    tty_observer_rearm (); /* the input is empty: a pending observation is stale */
-  emlat_tty_put (EMLAT_TTY_WAIT_END,
-                 (ready ? EMLAT_TTY_F_READY : 0) | (blocked ? EMLAT_TTY_F_BLOCKED : 0), 0, t0,
-                 t1, ready ? 0 : empty_at, 0, 0);
+    {
+      tty_note_empty (empty_at, 1);
+      return;
+    }
+  tty_ix_flush_empty ();
+  emlat_tty_put (EMLAT_TTY_WAIT_END, EMLAT_TTY_F_READY | (blocked ? EMLAT_TTY_F_BLOCKED : 0), 0,
+                 t0, t1, 0, 0, 0);
 }
 
 EMLAT_HOT void
@@ -50,14 +98,12 @@ tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
 {
   if (r <= 0)
     {
-      int eagain = r < 0 && (err == EAGAIN || err == EWOULDBLOCK);
-      if (r == 0 || eagain)
-        tty_observer_rearm (); /* found empty */
-      emlat_tty_put (EMLAT_TTY_READ,
-                     r < 0 ? EMLAT_TTY_F_FAILED | (eagain ? EMLAT_TTY_F_EAGAIN : 0) : 0, 0, t0,
-                     t1, 0, 0, 0);
+      if (r == 0 || err == EAGAIN || err == EWOULDBLOCK)
+        tty_note_empty (t1, 2); /* found empty */
+      /* EINTR, EIO...: no input, nothing learned, nothing stored */
       return;
     }
+  tty_ix_flush_empty ();
   uint64_t obs = 0;
   int have_obs = fd == tty_observer_source () && tty_observer_take (&obs) && obs;
   emlat_tty_put (EMLAT_TTY_READ, have_obs ? EMLAT_TTY_F_OBS : 0, 0, t0, t1, (uint64_t)r,
@@ -72,6 +118,7 @@ tty_ix_write (uint64_t t0, uint64_t t1, ssize_t r, int err)
     flags |= EMLAT_TTY_F_WRITE_FAILED;
   if (r > 0)
     flags |= EMLAT_TTY_F_OK;
+  tty_ix_flush_empty ();
   emlat_tty_put (EMLAT_TTY_OUTPUT, flags, r > 0 ? EMLAT_Q_WRITE | EMLAT_Q_WRITE << 8 : 0, t0,
                  t1, r > 0 ? (uint64_t)r : 0, 0, 0);
 }
@@ -85,6 +132,7 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
                    | (flush_failed ? EMLAT_TTY_F_FLUSH_FAILED : 0);
   if (!bytes && !stdio_call)
     return;
+  tty_ix_flush_empty ();
   emlat_tty_put (EMLAT_TTY_OUTPUT, flags, bytes ? (uint32_t)q0 | (uint32_t)q1 << 8 : 0, t0, t1,
                  bytes, 0, 0);
 }
@@ -92,6 +140,7 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
 uint64_t
 tty_ix_ensure (void)
 {
+  tty_ix_flush_empty ();
   emlat_tty_put (EMLAT_TTY_ENSURE, 0, 0, emlat_now (), 0, 0, 0, 0);
   return EMLAT_CAUSE_OPEN_TTY;
 }
@@ -135,5 +184,6 @@ tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t)
 void
 tty_ix_close_thread (uint64_t t)
 {
+  tty_ix_flush_empty ();
   emlat_tty_put (EMLAT_TTY_CLOSE, 0, 0, t, 0, 0, 0, 0);
 }
