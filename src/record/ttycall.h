@@ -11,10 +11,14 @@
  *   WAIT_END     READY, BLOCKED               start     end       empty_at
  *                  a wait that watched terminal input returned; empty_at
  *                  (t0 <= empty_at <= t1) when it found it not readable
- *   READ         FAILED, EAGAIN, OBS          start     end       bytes
- *                  a read of terminal input (bytes 0 when FAILED); with
- *                  OBS, a second slot's word 0 is the observer's first
- *                  readable time since the previous consuming read
+ *                  (of a run of such empty observations, a wait's or a
+ *                  read's, the library stores only the last: tty_ix.c)
+ *   READ         OBS                          start     end       bytes
+ *                  a read of terminal input that returned BYTES (0: it
+ *                  found the input empty, by 0 or EAGAIN; a read that
+ *                  failed otherwise is not stored); with OBS, a second
+ *                  slot's word 0 is the observer's first readable time
+ *                  since the previous consuming read
  *   OUTPUT       OK, WRITE_CALL, WRITE_FAILED, start    end       bytes
  *                STDIO_CALL, FLUSH_FAILED
  *                  a write or stdio call on terminal output; bytes it
@@ -57,8 +61,6 @@ enum emlat_tty_op {
 #define EMLAT_TTY_F_READY 1u
 #define EMLAT_TTY_F_BLOCKED 2u
 /* READ */
-#define EMLAT_TTY_F_FAILED 1u
-#define EMLAT_TTY_F_EAGAIN 2u
 #define EMLAT_TTY_F_OBS 4u
 /* OUTPUT */
 #define EMLAT_TTY_F_OK 1u

@@ -372,7 +372,7 @@ well_formed (unsigned op, unsigned flags, uint64_t aux, unsigned ns, uint64_t t0
 {
   static const unsigned allowed[EMLAT_TTY_OP_MAX + 1] = {
     [EMLAT_TTY_WAIT_END] = EMLAT_TTY_F_READY | EMLAT_TTY_F_BLOCKED,
-    [EMLAT_TTY_READ] = EMLAT_TTY_F_FAILED | EMLAT_TTY_F_EAGAIN | EMLAT_TTY_F_OBS,
+    [EMLAT_TTY_READ] = EMLAT_TTY_F_OBS,
     [EMLAT_TTY_OUTPUT] = EMLAT_TTY_F_OK | EMLAT_TTY_F_WRITE_CALL | EMLAT_TTY_F_WRITE_FAILED
                          | EMLAT_TTY_F_STDIO_CALL | EMLAT_TTY_F_FLUSH_FAILED,
   };
@@ -385,10 +385,7 @@ well_formed (unsigned op, unsigned flags, uint64_t aux, unsigned ns, uint64_t t0
     case EMLAT_TTY_WAIT_END:
       return t1 >= t0 && ((flags & EMLAT_TTY_F_READY) ? v == 0 : v >= t0 && v <= t1) && !aux;
     case EMLAT_TTY_READ:
-      return t1 >= t0 && !aux
-             && ((flags & EMLAT_TTY_F_FAILED)
-                     ? v == 0 && !(flags & EMLAT_TTY_F_OBS)
-                     : !(flags & EMLAT_TTY_F_EAGAIN) && v <= (UINT64_MAX >> 1));
+      return t1 >= t0 && !aux && v <= (UINT64_MAX >> 1) && (v || !(flags & EMLAT_TTY_F_OBS));
     case EMLAT_TTY_OUTPUT:
       {
         unsigned q0 = aux & 0xff, q1 = (aux >> 8) & 0xff;
@@ -424,15 +421,9 @@ emlat_tty_drain (struct emlat_session *s, struct emlat_ring_ws *ws, unsigned ns,
       wait_end (m, t0, t1, flags, v);
       break;
     case EMLAT_TTY_READ:
-      if (flags & EMLAT_TTY_F_FAILED)
-        {
-          if (flags & EMLAT_TTY_F_EAGAIN)
-            mark_empty (m, t1, EMLAT_Q_READ);
-          /* EINTR, EIO...: no input, nothing learned */
-        }
-      else if (v == 0)
-        /* A terminal read returns 0 when nothing is there (VMIN 0) or at
-           end of file: no input either way. */
+      if (v == 0)
+        /* The read found no input: it returned EAGAIN, or 0 (nothing
+           there with VMIN 0, or end of file). */
         mark_empty (m, t1, EMLAT_Q_READ);
       else
         {
