@@ -117,11 +117,14 @@ ix_open (struct emlat_session *s, struct emlat_tty_model *m, uint64_t thread,
   /* Relaxed: a unique number (ring.h). */
   uint64_t cause = atomic_fetch_add_explicit (&s->pool->shared->next_cause, 1,
                                               memory_order_relaxed);
-  struct emlat_ix_entry *e = emlat_ixtable_find (&s->ix, cause) ? 0
-                                                                : emlat_ixtable_add (&s->ix, cause);
+  /* A cause already in the table: the sequence in the ring file was
+     damaged (a recovery trusts nothing there). */
+  int taken = emlat_ixtable_find (&s->ix, cause) != 0;
+  struct emlat_ix_entry *e = taken ? 0 : emlat_ixtable_add (&s->ix, cause);
   if (!e)
     {
-      emlat_writer_loss (s, thread, EMLAT_LOSS_WRITER_MEMORY, t, t, 1, EMLAT_SLOT_BYTES);
+      emlat_writer_loss (s, thread, taken ? EMLAT_LOSS_RECORD_INVALID : EMLAT_LOSS_WRITER_MEMORY,
+                         t, t, 1, EMLAT_SLOT_BYTES);
       m->cause = 0;
       m->kind = 0;
       return 0;

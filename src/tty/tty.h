@@ -83,10 +83,6 @@ tty_errno (void)
    library turns on; read-only after. */
 extern int tty_spans;
 
-/* A wait (read, poll) that took at least this long is taken to have blocked
-   on an empty descriptor: see docs/TTY.md, "Arrival bounds". */
-#define TTY_BLOCK_NS EMLAT_TTY_BLOCK_NS
-
 /* ------------------------------------------------------------------ */
 /* The real functions (tty_real.c)                                     */
 
@@ -172,7 +168,7 @@ tty_ix_wait_begin (uint64_t t)
 /* A wait call that watched terminal input returned.  READY: it reported the
    input readable.  EMPTY_AT: when it found it not readable (only when
    !READY; T0 <= EMPTY_AT <= T1).  BLOCKED: it lasted at least
-   TTY_BLOCK_NS.  T0/T1 its interval. */
+   EMLAT_TTY_BLOCK_NS (ttycall.h).  T0/T1 its interval. */
 void tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
                       int blocked);
 /* A read of terminal input descriptor FD over [T0, T1] returned R (errno

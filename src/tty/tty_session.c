@@ -234,7 +234,7 @@ tty_init (void)
     tty_meta_uint (meta, &nm, "tty.observer_budget_ppm", budget_ppm);
   tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
   tty_meta_uint (meta, &nm, "tty.spans", (uint64_t)tty_spans);
-  tty_meta_uint (meta, &nm, "tty.block_ns", TTY_BLOCK_NS);
+  tty_meta_uint (meta, &nm, "tty.block_ns", EMLAT_TTY_BLOCK_NS);
 
   struct emlat_options opt;
   memset (&opt, 0, sizeof opt);

@@ -80,7 +80,7 @@ tty_wait_end (struct tty_wait *w, int r, int ready)
             empty_at = t1;
         }
       tty_ix_wait_end (w->t0, t1, ready, empty_at,
-                       t1 - w->t0 >= TTY_BLOCK_NS);
+                       t1 - w->t0 >= EMLAT_TTY_BLOCK_NS);
     }
   tty_nest--;
 }
