@@ -473,7 +473,7 @@ emlat_span_counts_served (uint64_t span, uint32_t mask, const uint64_t *values)
 
 /* emlat_ix_begin and emlat_ix_begin_at: T is the dispatch time, 0 for
    now (read only once the interaction has a ring to go to). */
-EMLAT_HOT static inline uint64_t
+static inline uint64_t
 ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by, uint64_t t)
 {
   struct emlat_ring *r = emlat_my_ring (2);
@@ -508,7 +508,7 @@ emlat_ix_begin (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_b
   return ix_begin (kind, parent, scheduled_by, 0);
 }
 
-EMLAT_HOT uint64_t
+uint64_t
 emlat_ix_begin_at (enum emlat_root_kind kind, uint64_t parent, uint64_t scheduled_by,
                    uint64_t t)
 {
@@ -569,7 +569,7 @@ emlat_ix_end (uint64_t cause, enum emlat_ix_status status)
     }
 }
 
-EMLAT_HOT uint64_t
+uint64_t
 emlat_input_batch_id (void)
 {
   if (atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed) == 0)
@@ -577,7 +577,7 @@ emlat_input_batch_id (void)
   return emlat_next_batch ();
 }
 
-EMLAT_HOT void
+void
 emlat_input_batch (const struct emlat_input_batch *b)
 {
   if (!b || b->batch_id == 0)
@@ -602,7 +602,7 @@ emlat_input_batch (const struct emlat_input_batch *b)
 }
 
 /* The number of set bits of M, by shifts and masks (see bits_below). */
-EMLAT_HOT static inline unsigned
+static inline unsigned
 bits_set (uint32_t m)
 {
   uint32_t x = m - ((m >> 1) & 0x55555555u);
@@ -617,7 +617,7 @@ bits_set (uint32_t m)
    its bit in TM), the values VM and the counters CM, each in ascending
    bit order, then zeros to a multiple of 4 words.  Returns the number of
    words.  Each loop walks only the bits it stores. */
-EMLAT_HOT static inline unsigned
+static inline unsigned
 fill_fields (const struct emlat_ix_fields *f, uint64_t *restrict w, uint32_t tm, uint32_t vm,
              uint32_t cm, uint32_t qm, unsigned end_f, uint64_t end_t)
 {
@@ -708,7 +708,7 @@ fill_fields_wrapped (struct emlat_ring *r, uint64_t first, unsigned n,
 /* emlat_ix_commit and emlat_ix_commit_at: the fields of F, whose masks
    are TM, VM, CM and whose quality words are needed when QM is not 0; END
    is the end time when STATUS is nonzero, 0 for now. */
-EMLAT_HOT static inline void
+static inline void
 ix_commit (uint64_t cause, const struct emlat_ix_fields *f, uint32_t tm, uint32_t vm, uint32_t cm,
            uint32_t qm, enum emlat_ix_status status, uint64_t end)
 {

@@ -10,7 +10,7 @@
  *    interposed call costs one relaxed load and a branch before forwarding.
  *  - Interposed calls never allocate, lock or make a system call beyond the
  *    call they forward (clock reads are vDSO), and always preserve errno.
- *  - tty_nest (per thread) is nonzero while the library itself is working on
+ *  - tty_self.nest (per thread) is nonzero while the library itself is working on
  *    this thread; interposed calls made then (from a signal handler, from the
  *    observer thread, from session start and stop) are forwarded untraced.
  *  - A traced call stores one terminal call record in its thread's ring
@@ -40,55 +40,13 @@
 #define TTY_TLS __attribute__ ((tls_model ("initial-exec")))
 
 /* ------------------------------------------------------------------ */
-/* Activation (tty_session.c)                                          */
-
-/* 1 while recording.  Written by the constructor, the atexit handler and
-   the fork child handler; read by every interposed call. */
-extern atomic_int tty_on;
-
-static inline int
-tty_active (void)
-{
-  /* relaxed: a flag with no data published behind it; the session it
-     guards is itself thread-safe (emlat.h). */
-  return atomic_load_explicit (&tty_on, memory_order_relaxed);
-}
-
-extern __thread unsigned tty_nest TTY_TLS;
-
-/* The calling thread's errno, kept across the library's work in every
-   traced call, through its address cached here: errno is libc's
-   __errno_location (), a call through the PLT into another page of libc,
-   twice per call; the cached address is one load from this library's
-   thread-local block, which the call touches anyway (docs/PERFORMANCE.md,
-   "What a key touches").  The address of a thread's errno does not change
-   while the thread lives; a new thread's cache starts empty (NULL). */
-extern __thread int *tty_errno_at TTY_TLS;
-
-static inline int *
-tty_errno (void)
-{
-  int *p = tty_errno_at;
-  if (__builtin_expect (p == NULL, 0))
-    p = tty_errno_at = &errno;
-  return p;
-}
-#define TTY_ERRNO (*tty_errno ())
-
-/* 1 when EMLAT_TTY_SPANS=1 asked for a span per terminal write, stdio
-   flush and wait (docs/TTY.md, "Turning it on").  Off by default: the interaction
-   already carries what they measure (output bounds, write bounds, bytes,
-   calls), and each span costs three ring records and two clock reads per
-   call (docs/PERFORMANCE.md).  Written once by the constructor before the
-   library turns on; read-only after. */
-extern int tty_spans;
-
-/* ------------------------------------------------------------------ */
 /* The real functions (tty_real.c)                                     */
 
+/* The functions stood in for.  The ones a key runs come first: their
+   slots share the hot words' cache line (struct tty_hot_words). */
 enum tty_real_id {
-  TR_read, TR_readv, TR_read_chk, TR_write, TR_writev,
-  TR_select, TR_pselect, TR_poll, TR_ppoll,
+  TR_read, TR_write, TR_poll, TR_select, TR_read_chk, TR_writev,
+  TR_readv, TR_pselect, TR_ppoll,
   TR_epoll_wait, TR_epoll_pwait, TR_epoll_ctl,
   TR_open, TR_open64, TR_openat, TR_openat64, TR_close, TR_close_range,
   TR_dup, TR_dup2, TR_dup3, TR_pipe, TR_pipe2, TR_socket, TR_fclose,
@@ -100,7 +58,101 @@ enum tty_real_id {
   TR_COUNT
 };
 
-extern _Atomic (void *) tty_real_slot[TR_COUNT];
+/* ------------------------------------------------------------------ */
+/* The words every traced call reads (tty_session.c)                   */
+
+/* Read by every interposed call, so kept together: a key after idle finds
+   one cold line of them, not five (docs/PERFORMANCE.md, "Leaner
+   wrappers").  Aligned to a cache line; on its first line: the flags and
+   the first six real-function slots. */
+struct tty_hot_words
+{
+  /* 1 while recording.  Written by the constructor, the atexit handler and
+     the fork child handler. */
+  atomic_int on;
+  /* 1 when EMLAT_TTY_SPANS=1 asked for a span per terminal write, stdio
+     flush and wait (docs/TTY.md, "Turning it on").  Off by default: the
+     interaction already carries what they measure (output bounds, write
+     bounds, bytes, calls), and each span costs three ring records and two
+     clock reads per call (docs/PERFORMANCE.md).  Written once by the
+     constructor before the library turns on; read-only after. */
+  int spans;
+  /* The program's descriptor the observer watches, -1 none
+     (tty_observer.c). */
+  atomic_int obs_src;
+  int unused;
+  /* The next definition of each function (libc's), resolved on first use
+     (tty_real.c).  A slot, once set, holds the same pointer forever. */
+  _Atomic (void *) real[TR_COUNT];
+};
+extern struct tty_hot_words tty_hot;
+
+static inline int
+tty_active (void)
+{
+  /* relaxed: a flag with no data published behind it; the session it
+     guards is itself thread-safe (emlat.h). */
+  return atomic_load_explicit (&tty_hot.on, memory_order_relaxed);
+}
+
+static inline int
+tty_spans (void)
+{
+  return tty_hot.spans;
+}
+
+/* ------------------------------------------------------------------ */
+/* The words of each thread (tty_session.c)                            */
+
+#define TTY_STREAMS 4
+
+/* A stdio stream's buffer level after the last observed call on it
+   (tty_ix.c). */
+struct tty_stream_seen
+{
+  FILE *fp;
+  size_t pending; /* __fpending after the last observed call */
+  uint64_t t;     /* when */
+};
+
+/* One thread-local block for all of them, so that a traced call finds
+   its thread's words through one offset in the GOT, not one per word. */
+struct tty_thread_words
+{
+  /* Nonzero while the library itself is working on this thread: interposed
+     calls made then (from a signal handler, the observer thread, session
+     start and stop) are forwarded untraced. */
+  unsigned nest;
+  /* The pending observation that the input was empty (tty_ix.c): 0 none,
+     1 a wait's, 2 a read's; and when. */
+  unsigned empty_kind;
+  uint64_t empty_t;
+  /* The address of the thread's errno, cached (tty_errno). */
+  int *errno_at;
+  struct tty_stream_seen streams[TTY_STREAMS];
+};
+extern __thread struct tty_thread_words tty_self TTY_TLS;
+
+/* The calling thread's errno, kept across the library's work in every
+   traced call, through its address cached here: errno is libc's
+   __errno_location (), a call through the PLT into another page of libc,
+   twice per call; the cached address is one load from this library's
+   thread-local block, which the call touches anyway (docs/PERFORMANCE.md,
+   "What a key touches").  The address of a thread's errno does not change
+   while the thread lives; a new thread's cache starts empty (NULL). */
+static inline int *
+tty_errno (void)
+{
+  int *p = tty_self.errno_at;
+  if (__builtin_expect (p == NULL, 0))
+    p = tty_self.errno_at = &errno;
+  return p;
+}
+#define TTY_ERRNO (*tty_errno ())
+
+/* ------------------------------------------------------------------ */
+/* The real functions (tty_real.c)                                     */
+
 void *tty_real_resolve (enum tty_real_id id);
 void tty_real_resolve_all (void);
 
@@ -110,8 +162,8 @@ tty_real (enum tty_real_id id)
 {
   /* relaxed: every resolver stores the same dlsym result; the pointer's
      target is immutable code. */
-  void *p = atomic_load_explicit (&tty_real_slot[id], memory_order_relaxed);
-  return p ? p : tty_real_resolve (id);
+  void *p = atomic_load_explicit (&tty_hot.real[id], memory_order_relaxed);
+  return EMLAT_LIKELY (p) ? p : tty_real_resolve (id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -228,7 +280,12 @@ void tty_observer_attach (int fd);
 /* FD is about to be closed or replaced: stop observing it. */
 void tty_observer_detach_fd (int fd);
 /* The descriptor observed, or -1. */
-int tty_observer_source (void);
+static inline int
+tty_observer_source (void)
+{
+  /* relaxed: a descriptor number compared with the one being read. */
+  return atomic_load_explicit (&tty_hot.obs_src, memory_order_relaxed);
+}
 /* A read consumed input from the observed descriptor: returns 1 and the
    first readable observation since the previous consuming read in *T, or 0;
    either way the observer is rearmed. */

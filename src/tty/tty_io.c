@@ -6,7 +6,7 @@
  * tty_fds.c true.
  *
  * Every wrapper: forwards at once when the library is off, when the library
- * is already working on this thread (tty_nest), or when the descriptor has
+ * is already working on this thread (tty_self.nest), or when the descriptor has
  * no terminal role; otherwise reads the profiler clock around the real call,
  * records, and returns the real call's result with its errno.
  */
@@ -36,32 +36,46 @@ typedef int (*tty_fclose_fn) (FILE *);
 /* ------------------------------------------------------------------ */
 /* Input                                                               */
 
+/* Each wrapper is the check and a jump: to the real function when the
+   call is not traced, to its traced path otherwise, so that an untraced
+   call saves no register and a traced one runs the path its kind shares
+   with the others (docs/PERFORMANCE.md, "Leaner wrappers"). */
 EMLAT_HOT static inline int
 tty_traced (int fd, unsigned role)
 {
-  return tty_active () && !tty_nest && (tty_fd_role (fd) & role);
+  return tty_active () && !tty_self.nest && (tty_fd_role (fd) & role);
 }
 
-EMLAT_HOT static void
-tty_after_read (int fd, uint64_t t0, ssize_t r, int err)
+/* The traced path of read (ID TR_read), __read_chk (TR_read_chk: BUFLEN
+   its fourth argument) and readv (TR_readv: BUF the vector, N its
+   count). */
+EMLAT_HOT __attribute__ ((noinline)) static ssize_t
+tty_read_traced (enum tty_real_id id, void *f, int fd, void *buf, size_t n, size_t buflen)
 {
-  tty_nest++;
-  tty_ix_read (fd, t0, emlat_now (), r, err);
-  tty_nest--;
+  uint64_t t0 = emlat_now ();
+  ssize_t r;
+  if (EMLAT_LIKELY (id == TR_read))
+    r = ((tty_read_fn)f) (fd, buf, n);
+  else if (id == TR_read_chk)
+    r = ((tty_read_chk_fn)f) (fd, buf, n, buflen);
+  else
+    r = ((tty_readv_fn)f) (fd, (const struct iovec *)buf, (int)n);
+  int *errno_at = tty_errno ();
+  int e = *errno_at;
+  tty_self.nest++;
+  tty_ix_read (fd, t0, emlat_now (), r, e);
+  tty_self.nest--;
+  *errno_at = e;
+  return r;
 }
 
 TTY_EXPORT EMLAT_HOT ssize_t
 read (int fd, void *buf, size_t n)
 {
-  tty_read_fn f = (tty_read_fn)tty_real (TR_read);
+  void *f = tty_real (TR_read);
   if (!tty_traced (fd, TTY_ROLE_IN))
-    return f (fd, buf, n);
-  uint64_t t0 = emlat_now ();
-  ssize_t r = f (fd, buf, n);
-  int e = TTY_ERRNO;
-  tty_after_read (fd, t0, r, e);
-  TTY_ERRNO = e;
-  return r;
+    return ((tty_read_fn)f) (fd, buf, n);
+  return tty_read_traced (TR_read, f, fd, buf, n, 0);
 }
 
 /* The _FORTIFY_SOURCE entry point of read. */
@@ -69,88 +83,79 @@ TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
 TTY_EXPORT EMLAT_HOT ssize_t
 __read_chk (int fd, void *buf, size_t n, size_t buflen)
 {
-  tty_read_chk_fn f = (tty_read_chk_fn)tty_real (TR_read_chk);
+  void *f = tty_real (TR_read_chk);
   if (!tty_traced (fd, TTY_ROLE_IN))
-    return f (fd, buf, n, buflen);
-  uint64_t t0 = emlat_now ();
-  ssize_t r = f (fd, buf, n, buflen);
-  int e = TTY_ERRNO;
-  tty_after_read (fd, t0, r, e);
-  TTY_ERRNO = e;
-  return r;
+    return ((tty_read_chk_fn)f) (fd, buf, n, buflen);
+  return tty_read_traced (TR_read_chk, f, fd, buf, n, buflen);
 }
 
 TTY_EXPORT EMLAT_HOT ssize_t
 readv (int fd, const struct iovec *iov, int iovcnt)
 {
-  tty_readv_fn f = (tty_readv_fn)tty_real (TR_readv);
+  void *f = tty_real (TR_readv);
   if (!tty_traced (fd, TTY_ROLE_IN))
-    return f (fd, iov, iovcnt);
-  uint64_t t0 = emlat_now ();
-  ssize_t r = f (fd, iov, iovcnt);
-  int e = TTY_ERRNO;
-  tty_after_read (fd, t0, r, e);
-  TTY_ERRNO = e;
-  return r;
+    return ((tty_readv_fn)f) (fd, iov, iovcnt);
+  return tty_read_traced (TR_readv, f, fd, (void *)iov, (size_t)iovcnt, 0);
 }
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
 
-/* Begin a traced write: with EMLAT_TTY_SPANS=1, its span, which serves
-   the open interaction (0 otherwise).  Without a span a write costs its
-   two clock reads and one ring record (tty_ix_write). */
-EMLAT_HOT static uint64_t
-tty_write_begin (uint64_t *t0)
+/* With EMLAT_TTY_SPANS=1, a write's span, which serves the open
+   interaction (out of line: off by default). */
+__attribute__ ((noinline)) static uint64_t
+tty_write_span_begin (void)
 {
-  tty_nest++;
-  uint64_t span = tty_spans ? emlat_span_begin (EMLAT_SPAN_TTY_WRITE, tty_ix_ensure ()) : 0;
-  *t0 = emlat_now ();
-  return span;
+  return emlat_span_begin (EMLAT_SPAN_TTY_WRITE, tty_ix_ensure ());
 }
 
-EMLAT_HOT static void
-tty_write_end (uint64_t span, uint64_t t0, ssize_t r, int err)
+__attribute__ ((noinline)) static void
+tty_write_span_end (uint64_t span, ssize_t r)
 {
+  if (r > 0)
+    emlat_span_count (span, EMLAT_C_TTY_BYTES, (uint64_t)r);
+  emlat_span_end (span, r < 0 ? EMLAT_SPAN_ERROR : EMLAT_SPAN_OK, 0);
+}
+
+/* The traced path of write (ID TR_write) and writev (TR_writev: BUF the
+   vector, N its count).  Without a span a write costs its two clock reads
+   and one ring record (tty_ix_write). */
+EMLAT_HOT __attribute__ ((noinline)) static ssize_t
+tty_write_traced (enum tty_real_id id, void *f, int fd, const void *buf, size_t n)
+{
+  tty_self.nest++;
+  uint64_t span = tty_spans () ? tty_write_span_begin () : 0;
+  uint64_t t0 = emlat_now ();
+  ssize_t r = EMLAT_LIKELY (id == TR_write)
+                ? ((tty_write_fn)f) (fd, buf, n)
+                : ((tty_readv_fn)f) (fd, (const struct iovec *)buf, (int)n);
+  int *errno_at = tty_errno ();
+  int e = *errno_at;
   uint64_t t1 = emlat_now ();
   if (span)
-    {
-      if (r > 0)
-        emlat_span_count (span, EMLAT_C_TTY_BYTES, (uint64_t)r);
-      emlat_span_end (span, r < 0 ? EMLAT_SPAN_ERROR : EMLAT_SPAN_OK, 0);
-    }
-  tty_ix_write (t0, t1, r, err);
-  tty_nest--;
+    tty_write_span_end (span, r);
+  tty_ix_write (t0, t1, r, e);
+  tty_self.nest--;
+  *errno_at = e;
+  return r;
 }
 
 TTY_EXPORT EMLAT_HOT ssize_t
 write (int fd, const void *buf, size_t n)
 {
-  tty_write_fn f = (tty_write_fn)tty_real (TR_write);
+  void *f = tty_real (TR_write);
   if (n == 0 || !tty_traced (fd, TTY_ROLE_OUT))
-    return f (fd, buf, n);
-  uint64_t t0;
-  uint64_t span = tty_write_begin (&t0);
-  ssize_t r = f (fd, buf, n);
-  int e = TTY_ERRNO;
-  tty_write_end (span, t0, r, e);
-  TTY_ERRNO = e;
-  return r;
+    return ((tty_write_fn)f) (fd, buf, n);
+  return tty_write_traced (TR_write, f, fd, buf, n);
 }
 
 TTY_EXPORT EMLAT_HOT ssize_t
 writev (int fd, const struct iovec *iov, int iovcnt)
 {
-  tty_readv_fn f = (tty_readv_fn)tty_real (TR_writev);
+  void *f = tty_real (TR_writev);
   if (!tty_traced (fd, TTY_ROLE_OUT))
-    return f (fd, iov, iovcnt);
-  uint64_t t0;
-  uint64_t span = tty_write_begin (&t0);
-  ssize_t r = f (fd, iov, iovcnt);
-  int e = TTY_ERRNO;
-  tty_write_end (span, t0, r, e);
-  TTY_ERRNO = e;
-  return r;
+    return ((tty_readv_fn)f) (fd, iov, iovcnt);
+  return tty_write_traced (TR_writev, f, fd, iov, (size_t)iovcnt);
 }
 
 /* ------------------------------------------------------------------ */
@@ -168,9 +173,9 @@ tty_opened (int fd, const char *path, int flags)
   if (fd >= 0 && tty_active ())
     {
       int e = TTY_ERRNO;
-      tty_nest++;
+      tty_self.nest++;
       tty_fd_opened (fd, path, flags);
-      tty_nest--;
+      tty_self.nest--;
       TTY_ERRNO = e;
     }
 }
@@ -222,9 +227,9 @@ tty_closing (int fd)
 {
   if (tty_active () && tty_fd_role (fd))
     {
-      tty_nest++;
+      tty_self.nest++;
       tty_fd_closing (fd);
-      tty_nest--;
+      tty_self.nest--;
     }
 }
 

@@ -15,7 +15,7 @@
  * rearmed, at the read that consumes the input) and the stdio streams'
  * buffer levels between calls (tty_stdio.c).
  *
- * Invariants: called only with tty_nest > 0 (the interposed call in
+ * Invariants: called only with tty_self.nest > 0 (the interposed call in
  * progress), so a signal handler's interposed call never interleaves with
  * a record half stored; recording calls are producer calls (no
  * allocation, lock or system call); an absent time is never recorded.
@@ -23,17 +23,6 @@
 #include "tty.h"
 
 #include <errno.h>
-
-#define TTY_STREAMS 4
-
-struct tty_stream_seen
-{
-  FILE *fp;
-  size_t pending; /* __fpending after the last observed call */
-  uint64_t t;     /* when */
-};
-
-static __thread struct tty_stream_seen tty_streams[TTY_STREAMS] TTY_TLS;
 
 /* The last observation that the input was empty, not yet stored: a wait
    that found it not readable (KIND 1) or a read that returned 0 or EAGAIN
@@ -44,40 +33,37 @@ static __thread struct tty_stream_seen tty_streams[TTY_STREAMS] TTY_TLS;
    the run, right before the thread's next record, instead of one per
    check -- the same file, and a check touches one thread-local line
    instead of the ring's.  An observation still pending when the process
-   dies informed no key: none followed it. */
-struct tty_empty_seen
-{
-  uint64_t t;
-  unsigned kind; /* 0: none pending */
-};
-static __thread struct tty_empty_seen tty_empty TTY_TLS;
+   dies informed no key: none followed it.  Kept in tty_self.empty_kind
+   and .empty_t (tty.h). */
 
 /* Store the pending empty observation, if any, before the thread's next
    record. */
 static __attribute__ ((noinline)) void
 tty_empty_store (void)
 {
-  struct tty_empty_seen *e = &tty_empty;
-  if (e->kind == 1)
-    emlat_tty_put (EMLAT_TTY_WAIT_END, 0, 0, e->t, e->t, e->t, 0, 0);
+  struct tty_thread_words *me = &tty_self;
+  uint64_t t = me->empty_t;
+  if (me->empty_kind == 1)
+    emlat_tty_put (EMLAT_TTY_WAIT_END, 0, 0, t, t, t, 0, 0);
   else
-    emlat_tty_put (EMLAT_TTY_READ, 0, 0, e->t, e->t, 0, 0, 0);
-  e->kind = 0;
+    emlat_tty_put (EMLAT_TTY_READ, 0, 0, t, t, 0, 0, 0);
+  me->empty_kind = 0;
 }
 
 EMLAT_HOT void
 tty_ix_flush_empty (void)
 {
-  if (__builtin_expect (tty_empty.kind != 0, 0))
+  if (__builtin_expect (tty_self.empty_kind != 0, 0))
     tty_empty_store ();
 }
 
 EMLAT_HOT static inline void
 tty_note_empty (uint64_t t, unsigned kind)
 {
-  tty_observer_rearm (); /* the input is empty: a pending observation is stale */
-  tty_empty.t = t;
-  tty_empty.kind = kind;
+  if (tty_observer_source () >= 0) /* observing: a pending observation is stale */
+    tty_observer_rearm ();
+  tty_self.empty_t = t;
+  tty_self.empty_kind = kind;
 }
 
 EMLAT_HOT void
@@ -149,10 +135,10 @@ EMLAT_HOT size_t
 tty_ix_stream_last (FILE *fp, uint64_t *t)
 {
   for (int i = 0; i < TTY_STREAMS; i++)
-    if (tty_streams[i].fp == fp)
+    if (tty_self.streams[i].fp == fp)
       {
-        *t = tty_streams[i].t;
-        return tty_streams[i].pending;
+        *t = tty_self.streams[i].t;
+        return tty_self.streams[i].pending;
       }
   *t = 0;
   return 0;
@@ -161,7 +147,7 @@ tty_ix_stream_last (FILE *fp, uint64_t *t)
 EMLAT_HOT void
 tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t)
 {
-  struct tty_stream_seen *st = tty_streams;
+  struct tty_stream_seen *st = tty_self.streams;
   int victim = -1;
   for (int i = 0; i < TTY_STREAMS && victim < 0; i++)
     if (st[i].fp == fp)

@@ -57,7 +57,6 @@ typedef int (*tty_close_fn) (int);
 
 static atomic_int tty_obs_enabled;
 static uint32_t tty_obs_budget_ppm = 10000; /* set before the thread starts */
-static atomic_int tty_obs_src = -1;     /* program's descriptor, -1 none */
 static atomic_int tty_obs_dup = -1;     /* observer's duplicate */
 static atomic_int tty_obs_detach;       /* 1: stop observing tty_obs_dup */
 static atomic_int tty_obs_stopping;
@@ -83,13 +82,6 @@ tty_observer_enabled (void)
   return atomic_load_explicit (&tty_obs_enabled, memory_order_relaxed);
 }
 
-EMLAT_HOT int
-tty_observer_source (void)
-{
-  /* relaxed: a descriptor number compared with the one being read. */
-  return atomic_load_explicit (&tty_obs_src, memory_order_relaxed);
-}
-
 static void
 tty_obs_sleep_ms (long ms)
 {
@@ -108,7 +100,7 @@ tty_obs_gate (uint64_t cpu_ns, tty_close_fn do_close)
      duplicate back itself (tty_observer_attach). */
   atomic_store (&tty_obs_enabled, 0);
   /* relaxed: the program stops taking observations at once. */
-  atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.obs_src, -1, memory_order_relaxed);
   int fd = atomic_exchange (&tty_obs_dup, -1); /* seq_cst: see above */
   if (fd >= 0)
     do_close (fd);
@@ -126,7 +118,7 @@ static void *
 tty_obs_main (void *arg)
 {
   (void)arg;
-  tty_nest = 1; /* this thread's own poll and close are never traced */
+  tty_self.nest = 1; /* this thread's own poll and close are never traced */
   tty_poll_fn do_poll = (tty_poll_fn)tty_real (TR_poll);
   tty_close_fn do_close = (tty_close_fn)tty_real (TR_close);
   uint64_t t_start = emlat_now ();
@@ -211,7 +203,7 @@ tty_observer_attach (int fd)
                                                 memory_order_relaxed)
                           | 1) + 1,
                          memory_order_relaxed); /* new generation, armed */
-  atomic_store_explicit (&tty_obs_src, fd, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.obs_src, fd, memory_order_relaxed);
   /* seq_cst (release for the stores above): then the check below cannot
      miss a gate that turned the observer off meanwhile (tty_obs_gate). */
   atomic_store (&tty_obs_dup, d);
@@ -219,7 +211,7 @@ tty_observer_attach (int fd)
     {
       /* Gated while we attached: take the duplicate back unless the
          observer already closed it. */
-      atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+      atomic_store_explicit (&tty_hot.obs_src, -1, memory_order_relaxed);
       int mine = atomic_exchange (&tty_obs_dup, -1);
       if (mine >= 0)
         ((tty_close_fn)tty_real (TR_close)) (mine);
@@ -245,7 +237,7 @@ tty_observer_detach_fd (int fd)
     return;
   /* relaxed: the program stops taking observations at once; release: the
      observer sees the request with everything before it. */
-  atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.obs_src, -1, memory_order_relaxed);
   atomic_store_explicit (&tty_obs_detach, 1, memory_order_release);
 }
 
@@ -268,8 +260,8 @@ tty_observer_take (uint64_t *t)
 EMLAT_HOT void
 tty_observer_rearm (void)
 {
-  if (!tty_observer_enabled ())
-    return;
+  if (tty_observer_source () < 0)
+    return; /* not observing: the next attach starts a new generation */
   /* relaxed load: only the program's thread changes the generation. */
   uint64_t w = atomic_load_explicit (&tty_obs_word, memory_order_relaxed);
   if (w & 1)
@@ -282,5 +274,5 @@ tty_observer_stop (void)
 {
   /* release: pairs with the observer's acquire load. */
   atomic_store_explicit (&tty_obs_stopping, 1, memory_order_release);
-  atomic_store_explicit (&tty_obs_src, -1, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.obs_src, -1, memory_order_relaxed);
 }

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-_Atomic (void *) tty_real_slot[TR_COUNT];
-
 static const char *const tty_real_names[TR_COUNT] = {
   [TR_read] = "read", [TR_readv] = "readv", [TR_read_chk] = "__read_chk",
   [TR_write] = "write", [TR_writev] = "writev",
@@ -49,7 +47,7 @@ tty_real_resolve (enum tty_real_id id)
       /* No interposed function here: syscall-level write through libc's
          own symbol would recurse, so report with the raw message only if
          write itself resolved. */
-      void *w = atomic_load_explicit (&tty_real_slot[TR_write],
+      void *w = atomic_load_explicit (&tty_hot.real[TR_write],
                                       memory_order_relaxed);
       if (w)
         (void)((ssize_t (*) (int, const void *, size_t))w) (2, msg,
@@ -57,7 +55,7 @@ tty_real_resolve (enum tty_real_id id)
       abort ();
     }
   /* relaxed: see tty_real(); racing resolvers store the same value. */
-  atomic_store_explicit (&tty_real_slot[id], p, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.real[id], p, memory_order_relaxed);
   return p;
 }
 

@@ -38,10 +38,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-atomic_int tty_on;
-int tty_spans;
-__thread unsigned tty_nest TTY_TLS;
-__thread int *tty_errno_at TTY_TLS;
+struct tty_hot_words tty_hot __attribute__ ((aligned (64))) = { .obs_src = -1 };
+__thread struct tty_thread_words tty_self TTY_TLS;
 
 static int
 tty_env_is (const char *name, const char *a, const char *b)
@@ -129,19 +127,19 @@ tty_atexit (void)
 {
   if (!tty_active ())
     return;
-  tty_nest++;
+  tty_self.nest++;
   tty_ix_close_thread (emlat_now ());
   /* relaxed: see tty_active(); later calls find no session either way. */
-  atomic_store_explicit (&tty_on, 0, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.on, 0, memory_order_relaxed);
   tty_observer_stop ();
   emlat_stop ();
-  tty_nest--;
+  tty_self.nest--;
 }
 
 static void
 tty_atfork_child (void)
 {
-  atomic_store_explicit (&tty_on, 0, memory_order_relaxed);
+  atomic_store_explicit (&tty_hot.on, 0, memory_order_relaxed);
   tty_observer_stop ();
 }
 
@@ -202,11 +200,11 @@ tty_init (void)
   tty_real_resolve_all ();
   if (!tty_env_is ("EMLAT_TRACE", "1", "true"))
     return;
-  tty_nest++;
+  tty_self.nest++;
   int saved_errno = errno;
   int children = tty_env_is ("EMLAT_TRACE_CHILDREN", "1", NULL);
   int observer = tty_env_is ("EMLAT_OBSERVER", "1", NULL);
-  tty_spans = tty_env_is ("EMLAT_TTY_SPANS", "1", NULL);
+  tty_hot.spans = tty_env_is ("EMLAT_TTY_SPANS", "1", NULL);
   tty_fd_scan_std ();
 
   struct emlat_meta meta[TTY_META_MAX];
@@ -233,7 +231,7 @@ tty_init (void)
   if (observer)
     tty_meta_uint (meta, &nm, "tty.observer_budget_ppm", budget_ppm);
   tty_meta_uint (meta, &nm, "tty.trace_children", (uint64_t)children);
-  tty_meta_uint (meta, &nm, "tty.spans", (uint64_t)tty_spans);
+  tty_meta_uint (meta, &nm, "tty.spans", (uint64_t)tty_spans ());
   tty_meta_uint (meta, &nm, "tty.block_ns", EMLAT_TTY_BLOCK_NS);
 
   struct emlat_options opt;
@@ -312,11 +310,11 @@ tty_init (void)
       if (observer)
         tty_observer_enable (budget_ppm);
       /* relaxed: see tty_active(). */
-      atomic_store_explicit (&tty_on, 1, memory_order_relaxed);
+      atomic_store_explicit (&tty_hot.on, 1, memory_order_relaxed);
       int in = tty_fd_first_input ();
       if (in >= 0)
         tty_observer_attach (in);
     }
   errno = saved_errno;
-  tty_nest--;
+  tty_self.nest--;
 }

@@ -45,7 +45,7 @@ typedef int (*tty_fflush_fn) (FILE *);
 static inline int
 tty_stream_traced (FILE *fp)
 {
-  return tty_active () && !tty_nest && fp
+  return tty_active () && !tty_self.nest && fp
          && (tty_fd_role (fileno_unlocked (fp)) & TTY_ROLE_OUT);
 }
 
@@ -61,7 +61,7 @@ struct tty_sobs
 static void
 tty_stdio_begin (struct tty_sobs *o, FILE *fp, int is_flush)
 {
-  tty_nest++;
+  tty_self.nest++;
   o->fp = fp;
   o->before = __fpending (fp);
   o->t0 = emlat_now ();
@@ -71,7 +71,7 @@ tty_stdio_begin (struct tty_sobs *o, FILE *fp, int is_flush)
   if (t_prev && o->before < prev)
     tty_ix_output (t_prev, o->t0, prev - o->before, EMLAT_Q_INFERRED,
                    EMLAT_Q_INFERRED, 1, 0, 0);
-  if (tty_spans && is_flush && o->before > 0)
+  if (tty_spans () && is_flush && o->before > 0)
     o->span = emlat_span_begin (EMLAT_SPAN_TTY_FLUSH, tty_ix_ensure ());
 }
 
@@ -94,7 +94,7 @@ tty_stdio_end (struct tty_sobs *o, uint64_t added, int ok, int is_flush)
                  is_flush ? EMLAT_Q_FLUSH : EMLAT_Q_WRITE, ok, 1,
                  is_flush && !ok);
   tty_ix_stream_save (o->fp, after, t1);
-  tty_nest--;
+  tty_self.nest--;
 }
 
 #define TTY_STDIO_CALL(TYPE, RTYPE, ID, FP, CALL, ADDED, OK, IS_FLUSH)         \
@@ -199,7 +199,7 @@ tty_fflush_all (tty_fflush_fn f)
       if (traced[i])
         {
           tty_stdio_begin (&o[i], fps[i], 1);
-          tty_nest--; /* let the second stream be checked */
+          tty_self.nest--; /* let the second stream be checked */
         }
     }
   int r = f (NULL);
@@ -207,7 +207,7 @@ tty_fflush_all (tty_fflush_fn f)
   for (int i = 0; i < 2; i++)
     if (traced[i])
       {
-        tty_nest++;
+        tty_self.nest++;
         tty_stdio_end (&o[i], 0, __fpending (fps[i]) == 0, 1);
       }
   errno = e;

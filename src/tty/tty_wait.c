@@ -46,14 +46,14 @@ struct tty_wait
 EMLAT_HOT static void
 tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
 {
-  tty_nest++;
+  tty_self.nest++;
   w->t0 = emlat_now ();
   w->timeout_ns = timeout_ns;
   w->span = 0;
   if (timeout_ns != 0)
     {
       tty_ix_wait_begin (w->t0);
-      if (tty_spans)
+      if (tty_spans ())
         w->span = emlat_span_begin (EMLAT_SPAN_EVENT_POLL, 0);
     }
 }
@@ -82,7 +82,7 @@ tty_wait_end (struct tty_wait *w, int r, int ready)
       tty_ix_wait_end (w->t0, t1, ready, empty_at,
                        t1 - w->t0 >= EMLAT_TTY_BLOCK_NS);
     }
-  tty_nest--;
+  tty_self.nest--;
 }
 
 EMLAT_HOT static uint64_t
@@ -105,7 +105,7 @@ tty_ts_ns (const struct timespec *ts)
 EMLAT_HOT static int
 tty_select_input (int nfds, const fd_set *rfds)
 {
-  if (!rfds || !tty_active () || tty_nest)
+  if (!rfds || !tty_active () || tty_self.nest)
     return -1;
   int lim = nfds < FD_SETSIZE ? nfds : FD_SETSIZE;
   if (lim > TTY_FD_MAX)
@@ -159,7 +159,7 @@ pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
 EMLAT_HOT static long
 tty_poll_input (const struct pollfd *fds, nfds_t n)
 {
-  if (!fds || !tty_active () || tty_nest)
+  if (!fds || !tty_active () || tty_self.nest)
     return -1;
   for (nfds_t i = 0; i < n; i++)
     if (fds[i].fd >= 0 && (fds[i].events & POLLIN)
@@ -215,7 +215,7 @@ epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
 {
   tty_epoll_wait_fn f = (tty_epoll_wait_fn)tty_real (TR_epoll_wait);
   uint64_t data;
-  if (!tty_active () || tty_nest || !tty_epoll_watches (epfd, &data))
+  if (!tty_active () || tty_self.nest || !tty_epoll_watches (epfd, &data))
     return f (epfd, ev, max, timeout);
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
@@ -235,7 +235,7 @@ epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
 {
   tty_epoll_pwait_fn f = (tty_epoll_pwait_fn)tty_real (TR_epoll_pwait);
   uint64_t data;
-  if (!tty_active () || tty_nest || !tty_epoll_watches (epfd, &data))
+  if (!tty_active () || tty_self.nest || !tty_epoll_watches (epfd, &data))
     return f (epfd, ev, max, timeout, mask);
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
