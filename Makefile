@@ -17,6 +17,7 @@
 #   tests/<area>/test_*.c             -> one test program each
 #   tests/<area>/test_*.sh            -> shell tests
 #   tests/progs/*.c                   -> helper programs for tests
+#   tests/preload/*.c                 -> shared objects tests preload
 #   bench/bench_*.c                   -> benchmarks
 #   fuzz/fuzz_*.c                     -> libFuzzer targets (clang)
 #   examples/*.c                      -> example programs (make examples)
@@ -70,6 +71,7 @@ TTY_SRCS := $(sort $(wildcard src/tty/*.c))
 TEST_SRCS := $(sort $(wildcard tests/*/test_*.c))
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
+PRELOAD_SRCS := $(sort $(wildcard tests/preload/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
@@ -85,6 +87,7 @@ TTY_OBJS := $(TTY_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 PROG_BINS := $(PROG_SRCS:%.c=$(BUILD)/%)
+PRELOAD_LIBS := $(patsubst tests/preload/%.c,$(BUILD)/tests/preload/lib%.so,$(PRELOAD_SRCS))
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
 STATIC_LIB := $(BUILD)/libemlat.a
@@ -161,6 +164,12 @@ $(BUILD)/bench/%: bench/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(BENCH_CFLAGS) -MMD -MP $(SAN_LDFLAGS) -o $@ $< $(TOOL_LIBS) $(LDLIBS) $(RENDER_LDLIBS)
 
+# Shared objects the tests preload beside libemlat-tty.so
+# (tests/preload/*.c), never instrumented: they only call the C library.
+$(BUILD)/tests/preload/lib%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O2 -fPIC -shared -o $@ $<
+
 # The floor of an interposing recorder, bench_tty_cold's reference
 # (bench/floor_preload.c).
 $(BUILD)/bench/libemlat-floor.so: bench/floor_preload.c
@@ -188,7 +197,7 @@ $(BUILD)/examples/fntrace: EXAMPLE_CFLAGS := -finstrument-functions
 # prerequisites: make would otherwise treat them as intermediate files in a
 # build without their dependency files (a fresh clone) and delete them at
 # its end, and the next make would rebuild them and relink every test.
-tests-build: all $(TEST_LIB_OBJS) $(TEST_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold $(BUILD)/bench/bench_tty_footprint $(BUILD)/bench/bench_startup $(BUILD)/bench/bench_clock_floor
+tests-build: all $(TEST_LIB_OBJS) $(TEST_BINS) $(PROG_BINS) $(PRELOAD_LIBS) $(EXAMPLE_BINS) $(BUILD)/bench/bench_gate $(BUILD)/bench/bench_tty_cold $(BUILD)/bench/bench_tty_footprint $(BUILD)/bench/bench_startup $(BUILD)/bench/bench_clock_floor
 
 # Run every test once (plain build); the Emacs tests run once per version of
 # EMACS_VERSIONS with the profiled Emacs of `make emacs` in its cache under

@@ -34,6 +34,10 @@
 #include "record/ttycall.h"
 
 #define TTY_EXPORT __attribute__ ((visibility ("default")))
+/* The functions a key runs begin on a cache line: a function of 65 to
+   128 bytes then spans two lines, not three (docs/PERFORMANCE.md,
+   "Leaner wrappers"). */
+#define TTY_LINE_ALIGNED __attribute__ ((aligned (64)))
 /* The library is loaded at start-up (LD_PRELOAD), so its thread-local
    variables live in the static TLS block: initial-exec access is one
    %fs-relative load, no __tls_get_addr call. */
@@ -82,7 +86,8 @@ struct tty_hot_words
   atomic_int obs_src;
   int unused;
   /* The next definition of each function (libc's), resolved on first use
-     (tty_real.c).  A slot, once set, holds the same pointer forever. */
+     (tty_real.c).  A slot, once resolved, holds the same pointer
+     forever. */
   _Atomic (void *) real[TR_COUNT];
 };
 extern struct tty_hot_words tty_hot;
@@ -166,6 +171,16 @@ tty_real (enum tty_real_id id)
   return EMLAT_LIKELY (p) ? p : tty_real_resolve (id);
 }
 
+/* The same for the functions a key runs (TR_read .. TR_writev), whose
+   slots are never empty: until resolved they hold a stand-in that
+   resolves them (tty_real.c). */
+static inline void *
+tty_real_hot (enum tty_real_id id)
+{
+  /* relaxed: as in tty_real. */
+  return atomic_load_explicit (&tty_hot.real[id], memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------ */
 /* Terminal descriptors (tty_fds.c)                                    */
 
@@ -202,51 +217,6 @@ void tty_epoll_noted (int epfd, int op, int fd, uint32_t events, uint64_t data);
 /* Whether EPFD watches terminal input; its registration data in *DATA. */
 int tty_epoll_watches (int epfd, uint64_t *data);
 void tty_epoll_forget (int fd);
-
-/* ------------------------------------------------------------------ */
-/* The calls, recorded (tty_ix.c; ttycall.h, ttymodel.c)               */
-
-/* Store the thread's pending observation that the input was empty, if
-   any (tty_ix.c): before any other record of the thread. */
-void tty_ix_flush_empty (void);
-/* A wait for terminal input (a poll, select or epoll call watching it with
-   a nonzero timeout) begins at T: the current interaction is complete. */
-static inline void
-tty_ix_wait_begin (uint64_t t)
-{
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_WAIT_BEGIN, 0, 0, t, 0, 0, 0, 0);
-}
-/* A wait call that watched terminal input returned.  READY: it reported the
-   input readable.  EMPTY_AT: when it found it not readable (only when
-   !READY; T0 <= EMPTY_AT <= T1).  BLOCKED: it lasted at least
-   EMLAT_TTY_BLOCK_NS (ttycall.h).  T0/T1 its interval. */
-void tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at,
-                      int blocked);
-/* A read of terminal input descriptor FD over [T0, T1] returned R (errno
-   ERR when R < 0). */
-void tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err);
-/* A write or writev of terminal output over [T0, T1] returned R (errno ERR
-   when R < 0). */
-void tty_ix_write (uint64_t t0, uint64_t t1, ssize_t r, int err);
-/* Stdio: BYTES terminal bytes left the program over [T0, T1] (Q0, Q1: the
-   quality of the two times; OK: the call that emitted them succeeded, so
-   it may close the epoch as its last successful write or flush), and
-   STDIO_CALL: it is the end of an observed stdio call (FLUSH_FAILED: an
-   fflush that failed). */
-void tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes,
-                    enum emlat_quality q0, enum emlat_quality q1, int ok,
-                    int stdio_call, int flush_failed);
-/* A span that serves the thread's open interaction follows
-   (EMLAT_TTY_SPANS=1): its cause (ringrec.h, EMLAT_CAUSE_OPEN_TTY), an
-   unattributed-output interaction opened if none is. */
-uint64_t tty_ix_ensure (void);
-/* Stdio bookkeeping per stream: the buffer level after the last observed
-   call on FP, and when it was taken (0 when FP was not seen). */
-size_t tty_ix_stream_last (FILE *fp, uint64_t *t);
-void tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t);
-/* Close this thread's open interaction (at stop). */
-void tty_ix_close_thread (uint64_t t);
 
 /* ------------------------------------------------------------------ */
 /* Programs this one executes (tty_exec.c)                             */
@@ -293,5 +263,109 @@ int tty_observer_take (uint64_t *t);
 /* The main thread found the input empty: discard a pending observation. */
 void tty_observer_rearm (void);
 void tty_observer_stop (void);
+
+/* ------------------------------------------------------------------ */
+/* The calls, recorded (tty_ix.c; ttycall.h, ttymodel.c)               */
+
+/* A call record's operation and flags in one word, for tty_ix_put. */
+#define TTY_OPF(op, flags) ((uint32_t)(op) | (uint32_t)(flags) << 8)
+
+/* Store one call record (ttycall.h: OPF's operation and flags, AUX, T0,
+   T1, VALUE) in the thread's ring, the thread's pending observation that
+   the input was empty first.  Every record the library stores goes
+   through this one function (but a read's with the observer's time), so
+   a key runs one copy of the store's code however many calls it makes
+   (docs/PERFORMANCE.md, "Leaner wrappers"). */
+void tty_ix_put (uint32_t opf, uint32_t aux, uint64_t t0, uint64_t t1, uint64_t value);
+
+/* The input was found empty at T by a wait (KIND 1) or a read (KIND 2):
+   kept in the thread until its next record (tty_ix.c, "The last
+   observation that the input was empty"). */
+static inline void
+tty_ix_note_empty (uint64_t t, unsigned kind)
+{
+  if (tty_observer_source () >= 0) /* observing: a pending observation is stale */
+    tty_observer_rearm ();
+  tty_self.empty_t = t;
+  tty_self.empty_kind = kind;
+}
+
+/* A wait for terminal input (a poll, select or epoll call watching it with
+   a nonzero timeout) begins at T: the current interaction is complete. */
+static inline void
+tty_ix_wait_begin (uint64_t t)
+{
+  tty_ix_put (TTY_OPF (EMLAT_TTY_WAIT_BEGIN, 0), 0, t, 0, 0);
+}
+
+/* A wait call that watched terminal input returned.  READY: it reported the
+   input readable.  EMPTY_AT: when it found it not readable (only when
+   !READY; T0 <= EMPTY_AT <= T1).  BLOCKED: it lasted at least
+   EMLAT_TTY_BLOCK_NS (ttycall.h).  T0/T1 its interval. */
+static inline void
+tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at, int blocked)
+{
+  if (!ready)
+    tty_ix_note_empty (empty_at, 1);
+  else
+    tty_ix_put (TTY_OPF (EMLAT_TTY_WAIT_END,
+                         EMLAT_TTY_F_READY | (blocked ? EMLAT_TTY_F_BLOCKED : 0)),
+                0, t0, t1, 0);
+}
+
+/* A read of the observed descriptor over [T0, T1] returned BYTES > 0: its
+   record with the observer's readable time, if it has one (tty_ix.c). */
+void tty_ix_read_observed (uint64_t t0, uint64_t t1, uint64_t bytes);
+
+/* A read of terminal input descriptor FD over [T0, T1] returned R (errno
+   ERR when R < 0). */
+static inline void
+tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
+{
+  if (r <= 0)
+    {
+      if (r == 0 || err == EAGAIN || err == EWOULDBLOCK)
+        tty_ix_note_empty (t1, 2); /* found empty */
+      /* EINTR, EIO...: no input, nothing learned, nothing stored */
+    }
+  else if (EMLAT_UNLIKELY (fd == tty_observer_source ()))
+    tty_ix_read_observed (t0, t1, (uint64_t)r);
+  else
+    tty_ix_put (TTY_OPF (EMLAT_TTY_READ, 0), 0, t0, t1, (uint64_t)r);
+}
+
+/* A write or writev of terminal output over [T0, T1] returned R (errno ERR
+   when R < 0). */
+static inline void
+tty_ix_write (uint64_t t0, uint64_t t1, ssize_t r, int err)
+{
+  unsigned flags = EMLAT_TTY_F_WRITE_CALL;
+  if (r < 0 && err != EINTR)
+    flags |= EMLAT_TTY_F_WRITE_FAILED;
+  if (r > 0)
+    flags |= EMLAT_TTY_F_OK;
+  tty_ix_put (TTY_OPF (EMLAT_TTY_OUTPUT, flags),
+              r > 0 ? EMLAT_Q_WRITE | EMLAT_Q_WRITE << 8 : 0, t0, t1,
+              r > 0 ? (uint64_t)r : 0);
+}
+
+/* Stdio: BYTES terminal bytes left the program over [T0, T1] (Q0, Q1: the
+   quality of the two times; OK: the call that emitted them succeeded, so
+   it may close the epoch as its last successful write or flush), and
+   STDIO_CALL: it is the end of an observed stdio call (FLUSH_FAILED: an
+   fflush that failed). */
+void tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes,
+                    enum emlat_quality q0, enum emlat_quality q1, int ok,
+                    int stdio_call, int flush_failed);
+/* A span that serves the thread's open interaction follows
+   (EMLAT_TTY_SPANS=1): its cause (ringrec.h, EMLAT_CAUSE_OPEN_TTY), an
+   unattributed-output interaction opened if none is. */
+uint64_t tty_ix_ensure (void);
+/* Stdio bookkeeping per stream: the buffer level after the last observed
+   call on FP, and when it was taken (0 when FP was not seen). */
+size_t tty_ix_stream_last (FILE *fp, uint64_t *t);
+void tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t);
+/* Close this thread's open interaction (at stop). */
+void tty_ix_close_thread (uint64_t t);
 
 #endif /* EMLAT_TTY_H */

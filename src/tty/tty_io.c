@@ -49,7 +49,7 @@ tty_traced (int fd, unsigned role)
 /* The traced path of read (ID TR_read), __read_chk (TR_read_chk: BUFLEN
    its fourth argument) and readv (TR_readv: BUF the vector, N its
    count). */
-EMLAT_HOT __attribute__ ((noinline)) static ssize_t
+EMLAT_HOT TTY_LINE_ALIGNED __attribute__ ((noinline)) static ssize_t
 tty_read_traced (enum tty_real_id id, void *f, int fd, void *buf, size_t n, size_t buflen)
 {
   uint64_t t0 = emlat_now ();
@@ -69,10 +69,10 @@ tty_read_traced (enum tty_real_id id, void *f, int fd, void *buf, size_t n, size
   return r;
 }
 
-TTY_EXPORT EMLAT_HOT ssize_t
+TTY_EXPORT EMLAT_HOT TTY_LINE_ALIGNED ssize_t
 read (int fd, void *buf, size_t n)
 {
-  void *f = tty_real (TR_read);
+  void *f = tty_real_hot (TR_read);
   if (!tty_traced (fd, TTY_ROLE_IN))
     return ((tty_read_fn)f) (fd, buf, n);
   return tty_read_traced (TR_read, f, fd, buf, n, 0);
@@ -83,7 +83,7 @@ TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
 TTY_EXPORT EMLAT_HOT ssize_t
 __read_chk (int fd, void *buf, size_t n, size_t buflen)
 {
-  void *f = tty_real (TR_read_chk);
+  void *f = tty_real_hot (TR_read_chk);
   if (!tty_traced (fd, TTY_ROLE_IN))
     return ((tty_read_chk_fn)f) (fd, buf, n, buflen);
   return tty_read_traced (TR_read_chk, f, fd, buf, n, buflen);
@@ -120,7 +120,7 @@ tty_write_span_end (uint64_t span, ssize_t r)
 /* The traced path of write (ID TR_write) and writev (TR_writev: BUF the
    vector, N its count).  Without a span a write costs its two clock reads
    and one ring record (tty_ix_write). */
-EMLAT_HOT __attribute__ ((noinline)) static ssize_t
+EMLAT_HOT TTY_LINE_ALIGNED __attribute__ ((noinline)) static ssize_t
 tty_write_traced (enum tty_real_id id, void *f, int fd, const void *buf, size_t n)
 {
   tty_self.nest++;
@@ -140,10 +140,10 @@ tty_write_traced (enum tty_real_id id, void *f, int fd, const void *buf, size_t 
   return r;
 }
 
-TTY_EXPORT EMLAT_HOT ssize_t
+TTY_EXPORT EMLAT_HOT TTY_LINE_ALIGNED ssize_t
 write (int fd, const void *buf, size_t n)
 {
-  void *f = tty_real (TR_write);
+  void *f = tty_real_hot (TR_write);
   if (n == 0 || !tty_traced (fd, TTY_ROLE_OUT))
     return ((tty_write_fn)f) (fd, buf, n);
   return tty_write_traced (TR_write, f, fd, buf, n);
@@ -152,7 +152,7 @@ write (int fd, const void *buf, size_t n)
 TTY_EXPORT EMLAT_HOT ssize_t
 writev (int fd, const struct iovec *iov, int iovcnt)
 {
-  void *f = tty_real (TR_writev);
+  void *f = tty_real_hot (TR_writev);
   if (!tty_traced (fd, TTY_ROLE_OUT))
     return ((tty_readv_fn)f) (fd, iov, iovcnt);
   return tty_write_traced (TR_writev, f, fd, iov, (size_t)iovcnt);

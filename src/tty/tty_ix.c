@@ -36,80 +36,45 @@
    dies informed no key: none followed it.  Kept in tty_self.empty_kind
    and .empty_t (tty.h). */
 
-/* Store the pending empty observation, if any, before the thread's next
-   record. */
-static __attribute__ ((noinline)) void
+/* Store the pending empty observation, before the thread's next record
+   (through tty_ix_put, which finds none pending then).  Out of line, but
+   not cold: a program that checks for typeahead runs it once a key. */
+EMLAT_HOT static __attribute__ ((noinline)) void
 tty_empty_store (void)
 {
   struct tty_thread_words *me = &tty_self;
   uint64_t t = me->empty_t;
-  if (me->empty_kind == 1)
-    emlat_tty_put (EMLAT_TTY_WAIT_END, 0, 0, t, t, t, 0, 0);
-  else
-    emlat_tty_put (EMLAT_TTY_READ, 0, 0, t, t, 0, 0, 0);
+  unsigned kind = me->empty_kind;
   me->empty_kind = 0;
+  if (kind == 1)
+    tty_ix_put (TTY_OPF (EMLAT_TTY_WAIT_END, 0), 0, t, t, t);
+  else
+    tty_ix_put (TTY_OPF (EMLAT_TTY_READ, 0), 0, t, t, 0);
 }
 
-EMLAT_HOT void
-tty_ix_flush_empty (void)
+EMLAT_HOT TTY_LINE_ALIGNED void
+tty_ix_put (uint32_t opf, uint32_t aux, uint64_t t0, uint64_t t1, uint64_t value)
 {
-  if (__builtin_expect (tty_self.empty_kind != 0, 0))
+  if (EMLAT_UNLIKELY (tty_self.empty_kind != 0))
     tty_empty_store ();
+  emlat_tty_put (opf & 0xffu, opf >> 8, aux, t0, t1, value, 0, 0);
 }
 
-EMLAT_HOT static inline void
-tty_note_empty (uint64_t t, unsigned kind)
+void
+tty_ix_read_observed (uint64_t t0, uint64_t t1, uint64_t bytes)
 {
-  if (tty_observer_source () >= 0) /* observing: a pending observation is stale */
-    tty_observer_rearm ();
-  tty_self.empty_t = t;
-  tty_self.empty_kind = kind;
-}
-
-EMLAT_HOT void
-tty_ix_wait_end (uint64_t t0, uint64_t t1, int ready, uint64_t empty_at, int blocked)
-{
-  if (!ready)
-    {
-      tty_note_empty (empty_at, 1);
-      return;
-    }
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_WAIT_END, EMLAT_TTY_F_READY | (blocked ? EMLAT_TTY_F_BLOCKED : 0), 0,
-                 t0, t1, 0, 0, 0);
-}
-
-EMLAT_HOT void
-tty_ix_read (int fd, uint64_t t0, uint64_t t1, ssize_t r, int err)
-{
-  if (r <= 0)
-    {
-      if (r == 0 || err == EAGAIN || err == EWOULDBLOCK)
-        tty_note_empty (t1, 2); /* found empty */
-      /* EINTR, EIO...: no input, nothing learned, nothing stored */
-      return;
-    }
-  tty_ix_flush_empty ();
   uint64_t obs = 0;
-  int have_obs = fd == tty_observer_source () && tty_observer_take (&obs) && obs;
-  emlat_tty_put (EMLAT_TTY_READ, have_obs ? EMLAT_TTY_F_OBS : 0, 0, t0, t1, (uint64_t)r,
-                 have_obs, obs);
+  if (!tty_observer_take (&obs) || !obs)
+    {
+      tty_ix_put (TTY_OPF (EMLAT_TTY_READ, 0), 0, t0, t1, bytes);
+      return;
+    }
+  if (EMLAT_UNLIKELY (tty_self.empty_kind != 0))
+    tty_empty_store ();
+  emlat_tty_put (EMLAT_TTY_READ, EMLAT_TTY_F_OBS, 0, t0, t1, bytes, 1, obs);
 }
 
-EMLAT_HOT void
-tty_ix_write (uint64_t t0, uint64_t t1, ssize_t r, int err)
-{
-  unsigned flags = EMLAT_TTY_F_WRITE_CALL;
-  if (r < 0 && err != EINTR)
-    flags |= EMLAT_TTY_F_WRITE_FAILED;
-  if (r > 0)
-    flags |= EMLAT_TTY_F_OK;
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_OUTPUT, flags, r > 0 ? EMLAT_Q_WRITE | EMLAT_Q_WRITE << 8 : 0, t0,
-                 t1, r > 0 ? (uint64_t)r : 0, 0, 0);
-}
-
-EMLAT_HOT void
+void
 tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
                enum emlat_quality q1, int ok, int stdio_call, int flush_failed)
 {
@@ -118,16 +83,14 @@ tty_ix_output (uint64_t t0, uint64_t t1, uint64_t bytes, enum emlat_quality q0,
                    | (flush_failed ? EMLAT_TTY_F_FLUSH_FAILED : 0);
   if (!bytes && !stdio_call)
     return;
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_OUTPUT, flags, bytes ? (uint32_t)q0 | (uint32_t)q1 << 8 : 0, t0, t1,
-                 bytes, 0, 0);
+  tty_ix_put (TTY_OPF (EMLAT_TTY_OUTPUT, flags), bytes ? (uint32_t)q0 | (uint32_t)q1 << 8 : 0,
+              t0, t1, bytes);
 }
 
 uint64_t
 tty_ix_ensure (void)
 {
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_ENSURE, 0, 0, emlat_now (), 0, 0, 0, 0);
+  tty_ix_put (TTY_OPF (EMLAT_TTY_ENSURE, 0), 0, emlat_now (), 0, 0);
   return EMLAT_CAUSE_OPEN_TTY;
 }
 
@@ -170,6 +133,5 @@ tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t)
 void
 tty_ix_close_thread (uint64_t t)
 {
-  tty_ix_flush_empty ();
-  emlat_tty_put (EMLAT_TTY_CLOSE, 0, 0, t, 0, 0, 0, 0);
+  tty_ix_put (TTY_OPF (EMLAT_TTY_CLOSE, 0), 0, t, 0, 0);
 }

@@ -3,17 +3,89 @@
  * tty_real.c -- where the interposed functions find the functions they
  * stand in for: dlsym (RTLD_NEXT, name), resolved all at once by the
  * constructor and on demand for calls made before it ran (other libraries'
- * constructors may write to the terminal first).
+ * constructors may write to the terminal first); and the words every
+ * traced call reads (struct tty_hot_words, tty.h).
  *
- * Invariant: a slot, once set, holds the same pointer forever; a lookup
- * that fails aborts, because the program cannot continue without the
- * function it called.
+ * The slots of the functions a key runs (TR_read .. TR_writev, the first
+ * line of tty_hot) start out holding a stand-in of the same type that
+ * resolves the slot and calls the real function, so that their wrappers
+ * load the slot and call it with no test (tty_real_hot): one branch and a
+ * call with its saved registers fewer on every call.  The other slots
+ * start empty and are resolved by tty_real on first use.
+ *
+ * Invariant: a slot, once resolved, holds the same pointer forever; a
+ * lookup that fails aborts, because the program cannot continue without
+ * the function it called.
  */
 #include "tty.h"
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/select.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+typedef ssize_t (*tty_read_fn) (int, void *, size_t);
+typedef ssize_t (*tty_read_chk_fn) (int, void *, size_t, size_t);
+typedef ssize_t (*tty_rwv_fn) (int, const struct iovec *, int);
+typedef ssize_t (*tty_write_fn) (int, const void *, size_t);
+typedef int (*tty_poll_fn) (struct pollfd *, nfds_t, int);
+typedef int (*tty_select_fn) (int, fd_set *, fd_set *, fd_set *, struct timeval *);
+
+/* The stand-ins: each resolves its slot and calls what it found.  They
+   run at most a few times, before the constructor's resolution. */
+static ssize_t
+tty_first_read (int fd, void *buf, size_t n)
+{
+  return ((tty_read_fn)tty_real_resolve (TR_read)) (fd, buf, n);
+}
+
+static ssize_t
+tty_first_write (int fd, const void *buf, size_t n)
+{
+  return ((tty_write_fn)tty_real_resolve (TR_write)) (fd, buf, n);
+}
+
+static int
+tty_first_poll (struct pollfd *fds, nfds_t n, int timeout)
+{
+  return ((tty_poll_fn)tty_real_resolve (TR_poll)) (fds, n, timeout);
+}
+
+static int
+tty_first_select (int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+  return ((tty_select_fn)tty_real_resolve (TR_select)) (nfds, r, w, e, tv);
+}
+
+static ssize_t
+tty_first_read_chk (int fd, void *buf, size_t n, size_t buflen)
+{
+  return ((tty_read_chk_fn)tty_real_resolve (TR_read_chk)) (fd, buf, n, buflen);
+}
+
+static ssize_t
+tty_first_writev (int fd, const struct iovec *iov, int iovcnt)
+{
+  return ((tty_rwv_fn)tty_real_resolve (TR_writev)) (fd, iov, iovcnt);
+}
+
+/* The flags and the six slots above fill the first cache line. */
+_Static_assert (offsetof (struct tty_hot_words, real) + (TR_writev + 1) * sizeof (void *) == 64,
+                "the hot slots share the flags' cache line");
+
+struct tty_hot_words tty_hot __attribute__ ((aligned (64))) = {
+  .obs_src = -1,
+  .real = {
+    [TR_read] = (void *)tty_first_read,
+    [TR_write] = (void *)tty_first_write,
+    [TR_poll] = (void *)tty_first_poll,
+    [TR_select] = (void *)tty_first_select,
+    [TR_read_chk] = (void *)tty_first_read_chk,
+    [TR_writev] = (void *)tty_first_writev,
+  },
+};
 
 static const char *const tty_real_names[TR_COUNT] = {
   [TR_read] = "read", [TR_readv] = "readv", [TR_read_chk] = "__read_chk",
@@ -45,11 +117,11 @@ tty_real_resolve (enum tty_real_id id)
     {
       static const char msg[] = "libemlat-tty: a libc function is missing\n";
       /* No interposed function here: syscall-level write through libc's
-         own symbol would recurse, so report with the raw message only if
-         write itself resolved. */
+         own symbol would recurse, so report through write's slot (its
+         stand-in resolves it), unless write itself is what is missing. */
       void *w = atomic_load_explicit (&tty_hot.real[TR_write],
                                       memory_order_relaxed);
-      if (w)
+      if (id != TR_write && w)
         (void)((ssize_t (*) (int, const void *, size_t))w) (2, msg,
                                                            sizeof msg - 1);
       abort ();
@@ -63,5 +135,5 @@ void
 tty_real_resolve_all (void)
 {
   for (int i = 0; i < TR_COUNT; i++)
-    (void)tty_real ((enum tty_real_id)i);
+    (void)tty_real_resolve ((enum tty_real_id)i); /* the stand-ins too */
 }

@@ -38,7 +38,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-struct tty_hot_words tty_hot __attribute__ ((aligned (64))) = { .obs_src = -1 };
 __thread struct tty_thread_words tty_self TTY_TLS;
 
 static int

@@ -43,7 +43,7 @@ struct tty_wait
   uint64_t span;
 };
 
-EMLAT_HOT static void
+EMLAT_HOT TTY_LINE_ALIGNED static void
 tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
 {
   tty_self.nest++;
@@ -59,7 +59,7 @@ tty_wait_begin (struct tty_wait *w, uint64_t timeout_ns)
 }
 
 /* R: the call's result; READY: it reported terminal input readable. */
-EMLAT_HOT static void
+EMLAT_HOT TTY_LINE_ALIGNED static void
 tty_wait_end (struct tty_wait *w, int r, int ready)
 {
   /* A zero-timeout wait that found nothing readable tells only that the
@@ -116,11 +116,12 @@ tty_select_input (int nfds, const fd_set *rfds)
   return -1;
 }
 
-TTY_EXPORT EMLAT_HOT int
-select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
-        struct timeval *tv)
+/* The traced path of select (out of line: the wrapper is a check and a
+   jump, as in tty_io.c). */
+EMLAT_HOT TTY_LINE_ALIGNED __attribute__ ((noinline)) static int
+tty_select_traced (tty_select_fn f, int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
+                   struct timeval *tv)
 {
-  tty_select_fn f = (tty_select_fn)tty_real (TR_select);
   int fd = tty_select_input (nfds, rfds);
   if (fd < 0)
     return f (nfds, rfds, wfds, efds, tv);
@@ -136,6 +137,16 @@ select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
   TTY_ERRNO = e;
   return r;
+}
+
+TTY_EXPORT EMLAT_HOT TTY_LINE_ALIGNED int
+select (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
+        struct timeval *tv)
+{
+  tty_select_fn f = (tty_select_fn)tty_real_hot (TR_select);
+  if (!rfds || !tty_active () || tty_self.nest)
+    return f (nfds, rfds, wfds, efds, tv);
+  return tty_select_traced (f, nfds, rfds, wfds, efds, tv);
 }
 
 TTY_EXPORT EMLAT_HOT int
@@ -168,10 +179,10 @@ tty_poll_input (const struct pollfd *fds, nfds_t n)
   return -1;
 }
 
-TTY_EXPORT EMLAT_HOT int
-poll (struct pollfd *fds, nfds_t n, int timeout)
+/* The traced path of poll (as select's). */
+EMLAT_HOT TTY_LINE_ALIGNED __attribute__ ((noinline)) static int
+tty_poll_traced (tty_poll_fn f, struct pollfd *fds, nfds_t n, int timeout)
 {
-  tty_poll_fn f = (tty_poll_fn)tty_real (TR_poll);
   long i = tty_poll_input (fds, n);
   if (i < 0)
     return f (fds, n, timeout);
@@ -182,6 +193,15 @@ poll (struct pollfd *fds, nfds_t n, int timeout)
   tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
   TTY_ERRNO = e;
   return r;
+}
+
+TTY_EXPORT EMLAT_HOT TTY_LINE_ALIGNED int
+poll (struct pollfd *fds, nfds_t n, int timeout)
+{
+  tty_poll_fn f = (tty_poll_fn)tty_real_hot (TR_poll);
+  if (!fds || !tty_active () || tty_self.nest)
+    return f (fds, n, timeout);
+  return tty_poll_traced (f, fds, n, timeout);
 }
 
 TTY_EXPORT EMLAT_HOT int

@@ -9,7 +9,11 @@
  *  - a fork child neither records into nor stops the parent's session: the
  *    profile ends cleanly and holds only the parent's bytes;
  *  - traced calls preserve errno (success, EAGAIN, EINTR, stdio);
- *  - SESSION metadata names the program and the terminal, never a path.
+ *  - SESSION metadata names the program and the terminal, never a path;
+ *  - calls made before the library's constructor ran (another preloaded
+ *    library's constructor: tests/preload/early_calls.c) reach the real
+ *    functions through the stand-ins of tty_real.c, and the session that
+ *    starts afterwards records as usual.
  */
 #include "profile_view.h"
 #include "pty_harness.h"
@@ -172,6 +176,82 @@ test_errno_and_meta (void)
   free (file);
 }
 
+/* The text of the file in DIR whose name begins with PREFIX ("" when
+   there is none). */
+static char *
+read_prefixed (const char *dir, const char *prefix)
+{
+  DIR *d = opendir (dir);
+  char *text = NULL;
+  struct dirent *e;
+  while (d && !text && (e = readdir (d)))
+    if (strncmp (e->d_name, prefix, strlen (prefix)) == 0)
+      {
+        char *path = tu_strf ("%s/%s", dir, e->d_name);
+        uint8_t *buf;
+        size_t len;
+        if (tu_read_file (path, &buf, &len) == 0)
+          {
+            text = tu_strf ("%.*s", (int)len, (const char *)buf);
+            free (buf);
+          }
+        free (path);
+      }
+  if (d)
+    closedir (d);
+  return text ? text : tu_strf ("%s", "");
+}
+
+static void
+test_early_calls (void)
+{
+  char *dir = tu_strf ("%s/early", tu_tmpdir ());
+  CHECK (mkdir (dir, 0700) == 0, "mkdir %s", dir);
+  char *file = tu_strf ("%s/early.emlat", dir);
+  char *so = ph_build_abs ("libemlat-tty.so");
+  char *early = ph_build_abs ("tests/preload/libearly_calls.so");
+  char *preload = tu_strf ("LD_PRELOAD=%s %s", so, early);
+  char *fentry = tu_strf ("EMLAT_FILE=%s", file);
+  char *ldout = tu_strf ("LD_DEBUG_OUTPUT=%s/ld", dir);
+  char *env[] = { preload, (char *)"EMLAT_TRACE=1", fentry, (char *)"TERM=xterm",
+                  (char *)"LD_DEBUG=libs", ldout, NULL };
+  char out[4096];
+  CHECK_EQ_I64 (run_probe (env, "errno", out, sizeof out), 0);
+  CHECK_CONTAINS (out, "EARLY OK");
+  CHECK_CONTAINS (out, "ERRNO OK");
+  /* The early calls ran before the library's constructor: the dynamic
+     linker initialised early_calls.so first. */
+  char *ld = read_prefixed (dir, "ld.");
+  const char *e_at = NULL, *t_at = NULL;
+  for (const char *q = strstr (ld, "calling init: "); q; q = strstr (q + 1, "calling init: "))
+    {
+      const char *eol = strchr (q, '\n');
+      size_t n = eol ? (size_t)(eol - q) : strlen (q);
+      if (!e_at && memmem (q, n, "libearly_calls.so", 17))
+        e_at = q;
+      if (!t_at && memmem (q, n, "libemlat-tty.so", 15))
+        t_at = q;
+    }
+  CHECK (e_at && t_at && e_at < t_at,
+         "early_calls.so initialised before libemlat-tty.so (%s)",
+         e_at && t_at ? "order reversed" : "init lines missing");
+  struct pv v;
+  if (pv_load (&v, file) == 0)
+    {
+      CHECK (emlat_profile_totals (v.p)->clean_stop, "stopped cleanly");
+      CHECK (v.n_ix > 0, "the session after the early calls recorded interactions");
+      pv_free (&v);
+    }
+  free (ld);
+  free (ldout);
+  free (fentry);
+  free (preload);
+  free (early);
+  free (so);
+  free (file);
+  free (dir);
+}
+
 int
 main (void)
 {
@@ -179,5 +259,6 @@ main (void)
   test_children ();
   test_fork ();
   test_errno_and_meta ();
+  test_early_calls ();
   TEST_DONE ();
 }
