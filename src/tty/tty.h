@@ -46,11 +46,11 @@
 /* ------------------------------------------------------------------ */
 /* The real functions (tty_real.c)                                     */
 
-/* The functions stood in for.  The ones a key runs come first: their
+/* The functions stood in for.  The four a key runs come first: their
    slots share the hot words' cache line (struct tty_hot_words). */
 enum tty_real_id {
-  TR_read, TR_write, TR_poll, TR_select, TR_read_chk, TR_writev,
-  TR_readv, TR_pselect, TR_ppoll,
+  TR_read, TR_write, TR_poll, TR_select,
+  TR_read_chk, TR_writev, TR_readv, TR_pselect, TR_ppoll,
   TR_epoll_wait, TR_epoll_pwait, TR_epoll_ctl,
   TR_open, TR_open64, TR_openat, TR_openat64, TR_close, TR_close_range,
   TR_dup, TR_dup2, TR_dup3, TR_pipe, TR_pipe2, TR_socket, TR_fclose,
@@ -61,14 +61,17 @@ enum tty_real_id {
   TR_execve, TR_execvpe, TR_fexecve, TR_posix_spawn, TR_posix_spawnp,
   TR_COUNT
 };
+#define TTY_HOT_SLOTS 4 /* TR_read .. TR_select */
+#define TTY_FD_MAX 1024 /* descriptors at or above are never traced */
 
 /* ------------------------------------------------------------------ */
-/* The words every traced call reads (tty_session.c)                   */
+/* The words every traced call reads (tty_real.c)                      */
 
 /* Read by every interposed call, so kept together: a key after idle finds
-   one cold line of them, not five (docs/PERFORMANCE.md, "Leaner
-   wrappers").  Aligned to a cache line; on its first line: the flags and
-   the first six real-function slots. */
+   one cold line of them, not six (docs/PERFORMANCE.md, "Leaner
+   wrappers").  Aligned to a cache line; on its first line: the flags,
+   the four slots of the functions a key runs and the roles of
+   descriptors 0 to 15. */
 struct tty_hot_words
 {
   /* 1 while recording.  Written by the constructor, the atexit handler and
@@ -86,9 +89,14 @@ struct tty_hot_words
   atomic_int obs_src;
   int unused;
   /* The next definition of each function (libc's), resolved on first use
-     (tty_real.c).  A slot, once resolved, holds the same pointer
+     (tty_real.c), through tty_slot: the four a key runs here, the others
+     in rest_real.  A slot, once resolved, holds the same pointer
      forever. */
-  _Atomic (void *) real[TR_COUNT];
+  _Atomic (void *) hot_real[TTY_HOT_SLOTS];
+  /* The terminal role of each descriptor below TTY_FD_MAX (TTY_ROLE_IN,
+     TTY_ROLE_OUT; tty_fds.c). */
+  _Atomic unsigned char fd_roles[TTY_FD_MAX];
+  _Atomic (void *) rest_real[TR_COUNT - TTY_HOT_SLOTS];
 };
 extern struct tty_hot_words tty_hot;
 
@@ -161,34 +169,38 @@ tty_errno (void)
 void *tty_real_resolve (enum tty_real_id id);
 void tty_real_resolve_all (void);
 
+/* The slot of function ID. */
+static inline _Atomic (void *) *
+tty_slot (enum tty_real_id id)
+{
+  return id < TTY_HOT_SLOTS ? &tty_hot.hot_real[id] : &tty_hot.rest_real[id - TTY_HOT_SLOTS];
+}
+
 /* The next definition of function ID (libc's), resolved on first use. */
 static inline void *
 tty_real (enum tty_real_id id)
 {
   /* relaxed: every resolver stores the same dlsym result; the pointer's
      target is immutable code. */
-  void *p = atomic_load_explicit (&tty_hot.real[id], memory_order_relaxed);
+  void *p = atomic_load_explicit (tty_slot (id), memory_order_relaxed);
   return EMLAT_LIKELY (p) ? p : tty_real_resolve (id);
 }
 
-/* The same for the functions a key runs (TR_read .. TR_writev), whose
+/* The same for the functions a key runs (ID below TTY_HOT_SLOTS), whose
    slots are never empty: until resolved they hold a stand-in that
    resolves them (tty_real.c). */
 static inline void *
 tty_real_hot (enum tty_real_id id)
 {
   /* relaxed: as in tty_real. */
-  return atomic_load_explicit (&tty_hot.real[id], memory_order_relaxed);
+  return atomic_load_explicit (&tty_hot.hot_real[id], memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ */
 /* Terminal descriptors (tty_fds.c)                                    */
 
-#define TTY_FD_MAX 1024 /* descriptors at or above are never traced */
 #define TTY_ROLE_IN 1u  /* terminal input: reads and waits are observed */
 #define TTY_ROLE_OUT 2u /* terminal output: writes and stdio are observed */
-
-extern _Atomic unsigned char tty_fd_roles[TTY_FD_MAX];
 
 static inline unsigned
 tty_fd_role (int fd)
@@ -197,7 +209,7 @@ tty_fd_role (int fd)
     return 0;
   /* relaxed: descriptor numbers are inherently racy between threads; the
      role is a hint that only selects whether a call is observed. */
-  return atomic_load_explicit (&tty_fd_roles[fd], memory_order_relaxed);
+  return atomic_load_explicit (&tty_hot.fd_roles[fd], memory_order_relaxed);
 }
 
 void tty_fd_set (int fd, unsigned role);

@@ -26,7 +26,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-_Atomic unsigned char tty_fd_roles[TTY_FD_MAX];
 
 /* Per epoll descriptor: the watched input fd + 1 (0 none) and its data. */
 static atomic_int tty_epoll_fd[TTY_FD_MAX];
@@ -38,7 +37,7 @@ tty_fd_set (int fd, unsigned role)
   if ((unsigned)fd >= TTY_FD_MAX)
     return;
   /* relaxed: see the file comment. */
-  atomic_store_explicit (&tty_fd_roles[fd], (unsigned char)role,
+  atomic_store_explicit (&tty_hot.fd_roles[fd], (unsigned char)role,
                          memory_order_relaxed);
 }
 

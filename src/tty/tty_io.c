@@ -83,7 +83,7 @@ TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
 TTY_EXPORT EMLAT_HOT ssize_t
 __read_chk (int fd, void *buf, size_t n, size_t buflen)
 {
-  void *f = tty_real_hot (TR_read_chk);
+  void *f = tty_real (TR_read_chk);
   if (!tty_traced (fd, TTY_ROLE_IN))
     return ((tty_read_chk_fn)f) (fd, buf, n, buflen);
   return tty_read_traced (TR_read_chk, f, fd, buf, n, buflen);
@@ -152,7 +152,7 @@ write (int fd, const void *buf, size_t n)
 TTY_EXPORT EMLAT_HOT ssize_t
 writev (int fd, const struct iovec *iov, int iovcnt)
 {
-  void *f = tty_real_hot (TR_writev);
+  void *f = tty_real (TR_writev);
   if (!tty_traced (fd, TTY_ROLE_OUT))
     return ((tty_readv_fn)f) (fd, iov, iovcnt);
   return tty_write_traced (TR_writev, f, fd, iov, (size_t)iovcnt);

@@ -6,8 +6,8 @@
  * constructors may write to the terminal first); and the words every
  * traced call reads (struct tty_hot_words, tty.h).
  *
- * The slots of the functions a key runs (TR_read .. TR_writev, the first
- * line of tty_hot) start out holding a stand-in of the same type that
+ * The slots of the functions a key runs (TR_read .. TR_select, on the
+ * first line of tty_hot) start out holding a stand-in of the same type that
  * resolves the slot and calls the real function, so that their wrappers
  * load the slot and call it with no test (tty_real_hot): one branch and a
  * call with its saved registers fewer on every call.  The other slots
@@ -23,12 +23,9 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/select.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 typedef ssize_t (*tty_read_fn) (int, void *, size_t);
-typedef ssize_t (*tty_read_chk_fn) (int, void *, size_t, size_t);
-typedef ssize_t (*tty_rwv_fn) (int, const struct iovec *, int);
 typedef ssize_t (*tty_write_fn) (int, const void *, size_t);
 typedef int (*tty_poll_fn) (struct pollfd *, nfds_t, int);
 typedef int (*tty_select_fn) (int, fd_set *, fd_set *, fd_set *, struct timeval *);
@@ -59,31 +56,18 @@ tty_first_select (int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
   return ((tty_select_fn)tty_real_resolve (TR_select)) (nfds, r, w, e, tv);
 }
 
-static ssize_t
-tty_first_read_chk (int fd, void *buf, size_t n, size_t buflen)
-{
-  return ((tty_read_chk_fn)tty_real_resolve (TR_read_chk)) (fd, buf, n, buflen);
-}
-
-static ssize_t
-tty_first_writev (int fd, const struct iovec *iov, int iovcnt)
-{
-  return ((tty_rwv_fn)tty_real_resolve (TR_writev)) (fd, iov, iovcnt);
-}
-
-/* The flags and the six slots above fill the first cache line. */
-_Static_assert (offsetof (struct tty_hot_words, real) + (TR_writev + 1) * sizeof (void *) == 64,
-                "the hot slots share the flags' cache line");
+/* The flags, the hot slots and the roles of descriptors 0 to 15 fill
+   the first cache line. */
+_Static_assert (offsetof (struct tty_hot_words, fd_roles) + 16 == 64,
+                "the hot slots and the first roles share the flags' cache line");
 
 struct tty_hot_words tty_hot __attribute__ ((aligned (64))) = {
   .obs_src = -1,
-  .real = {
+  .hot_real = {
     [TR_read] = (void *)tty_first_read,
     [TR_write] = (void *)tty_first_write,
     [TR_poll] = (void *)tty_first_poll,
     [TR_select] = (void *)tty_first_select,
-    [TR_read_chk] = (void *)tty_first_read_chk,
-    [TR_writev] = (void *)tty_first_writev,
   },
 };
 
@@ -119,7 +103,7 @@ tty_real_resolve (enum tty_real_id id)
       /* No interposed function here: syscall-level write through libc's
          own symbol would recurse, so report through write's slot (its
          stand-in resolves it), unless write itself is what is missing. */
-      void *w = atomic_load_explicit (&tty_hot.real[TR_write],
+      void *w = atomic_load_explicit (tty_slot (TR_write),
                                       memory_order_relaxed);
       if (id != TR_write && w)
         (void)((ssize_t (*) (int, const void *, size_t))w) (2, msg,
@@ -127,7 +111,7 @@ tty_real_resolve (enum tty_real_id id)
       abort ();
     }
   /* relaxed: see tty_real(); racing resolvers store the same value. */
-  atomic_store_explicit (&tty_hot.real[id], p, memory_order_relaxed);
+  atomic_store_explicit (tty_slot (id), p, memory_order_relaxed);
   return p;
 }
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * early_calls.c -- a shared object whose constructor makes the calls a
- * key runs (read, __read_chk, write, writev, poll, select) on a pipe, for
- * tests/tty/test_tty_process.c.  Preloaded after libemlat-tty.so, its
- * constructor runs before the library's, when the library's real-function
- * slots still hold their stand-ins (src/tty/tty_real.c): each call must
- * reach the real function and return its result.
+ * key runs (read, write, poll, select) and __read_chk and writev on a
+ * pipe, for tests/tty/test_tty_process.c.  Preloaded after
+ * libemlat-tty.so, its constructor runs before the library's, when the
+ * library's real-function slots still hold their stand-ins (the first
+ * four) or nothing (the others; src/tty/tty_real.c): each call must reach
+ * the real function and return its result.
  *
  * Prints "EARLY OK\r\n" on descriptor 1, or "EARLY BAD <call>\r\n" and
  * exits with status 3 at the first call that went wrong.
