@@ -109,6 +109,12 @@ void emlat_cli_discard (FILE *f, const char *path, int created);
    no file creation.  Returns 0 or a negative errno (-EEXIST: never
    replaced). */
 int emlat_cli_reserve_profile (const char *path);
+
+/* The terminal library to preload (tty_lib.c): EMLAT_TTY_LIB, else beside
+   the binary, else ../lib.  0 with its path in OUT (N bytes), or -1; then
+   emlat_cli_tty_lib_missing () says what is wrong. */
+int emlat_cli_find_tty_lib (char *out, size_t n);
+const char *emlat_cli_tty_lib_missing (void);
 /* After the program exited: 1 when PATH holds a profile; when it is
    missing or still empty (nothing recorded into it: a statically linked
    program, or one that never started), 0, and the empty file is removed. */

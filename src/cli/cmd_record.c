@@ -5,7 +5,7 @@
  * where the profile is and summarise its latencies in five lines.
  *
  * The library is found next to the emlat binary, then in ../lib relative to
- * it (an installed layout), unless EMLAT_TTY_LIB names it.  The profile is
+ * it (an installed layout), unless EMLAT_TTY_LIB names it (tty_lib.c).  The profile is
  * FILE, or a new emlat-YYYYmmdd-HHMMSS-PID[-N].emlat in
  * ${XDG_STATE_HOME:-~/.local/state}/emlat/ (created with mode 0700).  An
  * existing file is never overwritten (-o with an existing FILE is a usage
@@ -64,42 +64,6 @@ record_usage (FILE *f)
            "could not be run, 2 for invalid arguments, 1 if CMD succeeded\n"
            "but the summary could not be written or if how CMD ended cannot\n"
            "be known (SIGCHLD ignored by the caller).\n");
-}
-
-/* The library: EMLAT_TTY_LIB, else beside the binary, else ../lib. */
-static int
-record_find_lib (char *out, size_t n)
-{
-  const char *env = getenv ("EMLAT_TTY_LIB");
-  if (env && *env)
-    {
-      snprintf (out, n, "%s", env);
-      return access (out, R_OK) == 0 ? 0 : -1;
-    }
-  char exe[PATH_MAX];
-  ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0)
-    return -1;
-  exe[len] = '\0';
-  char *slash = strrchr (exe, '/');
-  if (!slash)
-    return -1;
-  *slash = '\0';
-  static const char *const rel[] = { "libemlat-tty.so",
-                                     "../lib/libemlat-tty.so" };
-  for (size_t i = 0; i < 2; i++)
-    {
-      int w = snprintf (out, n, "%s/%s", exe, rel[i]);
-      if (w > 0 && (size_t)w < n && access (out, R_OK) == 0)
-        {
-          char *real = realpath (out, NULL);
-          if (real && strlen (real) < n)
-            strcpy (out, real);
-          free (real);
-          return 0;
-        }
-    }
-  return -1;
 }
 
 /* A new default profile path, created empty (emlat_cli_reserve_profile).
@@ -312,11 +276,9 @@ record_run (int argc, char **argv)
   if (i >= argc)
     return emlat_cli_usage_error ("record", "no command given");
   char lib[PATH_MAX];
-  if (record_find_lib (lib, sizeof lib) != 0)
+  if (emlat_cli_find_tty_lib (lib, sizeof lib) != 0)
     {
-      emlat_cli_error (NULL, UINT64_MAX,
-                       "libemlat-tty.so not found next to emlat, in "
-                       "../lib, or in EMLAT_TTY_LIB");
+      emlat_cli_error (getenv ("EMLAT_TTY_LIB"), UINT64_MAX, "%s", emlat_cli_tty_lib_missing ());
       return EMLAT_EXIT_USAGE;
     }
   char path[PATH_MAX];

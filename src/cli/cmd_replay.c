@@ -354,19 +354,8 @@ static char **child_env (const char *term, const char *preload,
 
 static char *preload_path (void)
 {
-  char exe[PATH_MAX];
-  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
-  char *s;
-  if (n <= 0)
-    return NULL;
-  exe[n] = 0;
-  char *slash = strrchr (exe, '/');
-  if (!slash)
-    return NULL;
-  *slash = 0;
-  if (asprintf (&s, "%s/libemlat-tty.so", exe) < 0)
-    return NULL;
-  return s;
+  char path[PATH_MAX];
+  return emlat_cli_find_tty_lib (path, sizeof path) == 0 ? strdup (path) : NULL;
 }
 
 static void print_dist (const char *label, const struct replay_dist *d,
@@ -667,10 +656,10 @@ static int prepare (const struct opts *o, struct run_env *e)
     {
       e->preload = preload_path ();
       e->tty_file = tty_profile (e->profile);
-      if (!e->preload || access (e->preload, R_OK) != 0)
+      if (!e->preload)
         {
-          emlat_cli_error (e->preload, UINT64_MAX,
-                           "--interpose needs libemlat-tty.so next to the emlat binary");
+          emlat_cli_error (getenv ("EMLAT_TTY_LIB"), UINT64_MAX, "--interpose: %s",
+                           emlat_cli_tty_lib_missing ());
           return EMLAT_EXIT_USAGE;
         }
     }

@@ -6,7 +6,8 @@
 # unknown workload exit 2, --print-script prints a script that --script
 # accepts with the same keystroke count, --make-file writes the requested
 # lines and never overwrites; --interpose names the command's profile and
-# never replaces an existing one.
+# never replaces an existing one, and finds the library where `emlat
+# record` does (EMLAT_TTY_LIB, beside the binary, ../lib).
 
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -87,6 +88,25 @@ grep -q "taken.tty.emlat: cannot create the command's profile: it exists" "$tmp/
   || fail "the error names the existing file ($(cat "$tmp/err"))"
 [ "$(cat "$tmp/taken.tty.emlat")" = keep ] || fail "the existing command profile is untouched"
 [ ! -e "$tmp/taken.emlat" ] || fail "the refused run leaves no profile"
+
+# The library --interpose preloads: EMLAT_TTY_LIB when set (a file that
+# cannot be read is an error that names it, nothing runs); else beside
+# the binary, else in ../lib from it (an installed layout: a copy of the
+# binary in bin/ with the library in lib/).
+EMLAT_TTY_LIB=$tmp/nope.so run --keys 2 --interpose -o "$tmp/nolib.emlat" -- "$ECHO_PROG"
+[ $rc -eq 2 ] || fail "an unreadable EMLAT_TTY_LIB exits 2 (got $rc)"
+grep -q "^emlat: $tmp/nope.so: --interpose: EMLAT_TTY_LIB names no readable file\$" "$tmp/err" \
+  || fail "the error names EMLAT_TTY_LIB's file ($(cat "$tmp/err"))"
+[ ! -e "$tmp/nolib.emlat" ] && [ ! -e "$tmp/nolib.tty.emlat" ] || fail "nothing ran"
+EMLAT_TTY_LIB=$BUILD/libemlat-tty.so run --keys 2 --interpose -o "$tmp/envlib.emlat" -- "$ECHO_PROG"
+[ $rc -eq 0 ] && [ -s "$tmp/envlib.tty.emlat" ] || fail "EMLAT_TTY_LIB naming the library records (got $rc)"
+mkdir -p "$tmp/inst/bin" "$tmp/inst/lib"
+cp "$EMLAT" "$tmp/inst/bin/emlat" && cp "$BUILD/libemlat-tty.so" "$tmp/inst/lib/"
+"$tmp/inst/bin/emlat" replay --keys 2 --interpose -o "$tmp/inst.emlat" -- "$ECHO_PROG" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/inst.tty.emlat" ] \
+  || fail "an installed layout finds lib/libemlat-tty.so (got $rc: $(cat "$tmp/err"))"
 
 if [ $fails -ne 0 ]; then
   echo "$fails failed"
