@@ -196,7 +196,7 @@ backpressure (struct day *d)
 {
   if (d->made % 64 != 0)
     return;
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   if (!r)
     return;
   for (;;)

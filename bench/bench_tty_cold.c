@@ -7,7 +7,7 @@
  *
  *   BUILD=build bench_tty_cold [--runs R] [--keys K] [--trash-mib M]
  *                              [--idle-ms MS] [--idle-keys K] [--spread-kib K]
- *                              [--modes LIST] [--finish drain|reader]
+ *                              [--work-kib K] [--modes LIST] [--finish drain|reader]
  *                              [--cpu N] [--compare LIB]
  *
  * A child process plays a pager on a pseudo-terminal (its stdin, stdout and
@@ -34,8 +34,13 @@
  * lines evicted from the first two cache levels, as
  * in `less` or `nano`, whose own work of about a million instructions a
  * key runs between their calls; docs/PERFORMANCE.md, "What a key
- * touches").  --modes picks some of warm, cold, idle and spread (default
- * all).
+ * touches"), and nano (after --idle-ms, a typed character handled with
+ * nano's own calls -- a read, three writes and five polls of zero
+ * timeout that find nothing -- and --work-kib KiB, default 32, touched
+ * before each call as the program's work between them; the key's time,
+ * work included, from the read to the last write: docs/PERFORMANCE.md,
+ * "nano's calls priced").  --modes picks some of warm, cold, idle, spread
+ * and nano (default all).
  *
  * Arms, interleaved in ABBA order per round and mode: none (the library
  * not loaded), loaded (LD_PRELOAD, EMLAT_TRACE unset: the wrappers forward)
@@ -87,8 +92,8 @@
 
 enum { ARM_NONE, ARM_LOADED, ARM_ON, ARM_OTHER, NARMS };
 static const char *const arm_name[NARMS] = { "none", "loaded", "on", "other" };
-enum { MODE_WARM, MODE_COLD, MODE_IDLE, MODE_SPREAD, NMODES };
-static const char *const mode_name[NMODES] = { "warm", "cold", "idle", "spread" };
+enum { MODE_WARM, MODE_COLD, MODE_IDLE, MODE_SPREAD, MODE_NANO, NMODES };
+static const char *const mode_name[NMODES] = { "warm", "cold", "idle", "spread", "nano" };
 
 #define MAX_RUNS 64
 
@@ -219,6 +224,59 @@ spread_touch (volatile char *p, size_t bytes)
     p[i] = (char)(p[i] + 1);
 }
 
+/* The nano mode's keys: after --idle-ms, a typed character read and
+   echoed as nano 7.2 does it (strace of the gate's nano-typing): read the
+   byte, then write 6, poll, poll, poll, write 12, poll, poll, write 1,
+   every poll of zero timeout finding nothing, and before each call
+   WORK_BYTES touched, the program's own work between its calls, timed
+   with them.  Each key's time goes to NS[k]: 0, or 2 after a message on
+   RESULT_FD. */
+static int
+child_nano_keys (int master, int result_fd, long keys, long idle_ms, size_t work_bytes,
+                 uint64_t *ns)
+{
+  volatile char *work = malloc (work_bytes);
+  if (!work)
+    return child_fail (result_fd, "malloc");
+  static const char hide[6] = "\33[?25l", show[12] = "\33[?12l\33[?25h";
+  enum { POLL, W_HIDE, W_SHOW, W_ECHO };
+  static const unsigned char calls[8] = { W_HIDE, POLL, POLL, POLL, W_SHOW, POLL, POLL, W_ECHO };
+  for (long k = 0; k < keys; k++)
+    {
+      struct timespec ts = { idle_ms / 1000, (idle_ms % 1000) * 1000000L };
+      while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+        ;
+      char key = (char)('a' + k % 26);
+      if (write (master, &key, 1) != 1)
+        return child_fail (result_fd, "write to the master");
+      struct pollfd in = { .fd = 0, .events = POLLIN };
+      if (syscall (SYS_ppoll, &in, 1, NULL, NULL, sizeof (sigset_t)) != 1)
+        return child_fail (result_fd, "ppoll");
+      window_open ();
+      uint64_t t0 = now_ns ();
+      char c;
+      spread_touch (work, work_bytes);
+      if (read (0, &c, 1) != 1)
+        return child_fail (result_fd, "read");
+      for (int i = 0; i < 8; i++)
+        {
+          spread_touch (work, work_bytes);
+          struct pollfd p = { .fd = 0, .events = POLLIN };
+          int ok = calls[i] == POLL     ? poll (&p, 1, 0) == 0
+                   : calls[i] == W_HIDE ? write (1, hide, sizeof hide) == (ssize_t)sizeof hide
+                   : calls[i] == W_SHOW ? write (1, show, sizeof show) == (ssize_t)sizeof show
+                                        : write (1, &c, 1) == 1;
+          if (!ok)
+            return child_fail (result_fd, calls[i] == POLL ? "poll" : "write");
+        }
+      ns[k] = now_ns () - t0;
+      window_close ();
+      if (drain (master, sizeof hide + sizeof show + 1) != 0)
+        return child_fail (result_fd, "read from the master");
+    }
+  return 0;
+}
+
 static int
 child_main (int master, int result_fd, int mode, long keys, long trash_mib, long idle_ms,
             long spread_kib)
@@ -247,7 +305,13 @@ child_main (int master, int result_fd, int mode, long keys, long trash_mib, long
   if (!ns)
     return child_fail (result_fd, "calloc");
   static const char key[4] = { 0x1b, '[', '6', '~' };
-  for (long k = 0; k < keys; k++)
+  if (mode == MODE_NANO)
+    {
+      int rc = child_nano_keys (master, result_fd, keys, idle_ms, (size_t)spread_kib << 10, ns);
+      if (rc != 0)
+        return rc;
+    }
+  for (long k = 0; mode != MODE_NANO && k < keys; k++)
     {
       if (cold)
         for (size_t i = 0; i < trash_bytes; i += 64)
@@ -354,6 +418,7 @@ struct options
   long idle_ms;   /* the idle mode's pause before each key */
   long idle_keys; /* and its keys per run */
   long spread_kib; /* the spread mode's KiB touched before each call */
+  long work_kib;   /* the nano mode's */
   unsigned modes; /* bit m: mode m runs (--modes) */
   const char *lib;
   const char *other; /* --compare: a second build's library, or NULL */
@@ -417,10 +482,10 @@ run_child (const struct options *o, int arm, int mode, int run)
       char m[16], r[16], k[32], t[32], i[32], sp[32];
       snprintf (m, sizeof m, "%d", master);
       snprintf (r, sizeof r, "%d", res[1]);
-      snprintf (k, sizeof k, "%ld", mode == MODE_IDLE ? o->idle_keys : o->keys);
+      snprintf (k, sizeof k, "%ld", mode == MODE_IDLE || mode == MODE_NANO ? o->idle_keys : o->keys);
       snprintf (t, sizeof t, "%ld", o->trash_mib);
       snprintf (i, sizeof i, "%ld", o->idle_ms);
-      snprintf (sp, sizeof sp, "%ld", o->spread_kib);
+      snprintf (sp, sizeof sp, "%ld", mode == MODE_NANO ? o->work_kib : o->spread_kib);
       unsetenv ("EMLAT_TRACE");
       unsetenv ("LD_PRELOAD");
       if (o->child_cpu >= 0)
@@ -478,7 +543,7 @@ run_child (const struct options *o, int arm, int mode, int run)
   if (arm == ARM_ON && fin == 1)
     fprintf (stderr, "bench_tty_cold: %s: the traced child wrote no profile\n", profile);
   if (arm == ARM_ON
-      && (fin != 0 || profile_check (profile, mode == MODE_IDLE ? o->idle_keys : o->keys) != 0))
+      && (fin != 0 || profile_check (profile, mode == MODE_IDLE || mode == MODE_NANO ? o->idle_keys : o->keys) != 0))
     n = 0; /* the library did not record what it ran: not a measurement
               (the other arm's may be an ablation that records less) */
   unlink (profile);
@@ -538,7 +603,7 @@ main (int argc, char **argv)
                          atol (argv[7]), atol (argv[8]));
     }
   struct options o = { .runs = 8, .keys = 1000, .trash_mib = 16, .idle_ms = 200, .spread_kib = 1024,
-                       .child_cpu = -1,
+                       .work_kib = 32, .child_cpu = -1,
                        .idle_keys = 40, .modes = (1u << NMODES) - 1, .narms = ARM_OTHER };
   static char other[4096];
   for (int i = 1; i < argc; i++)
@@ -553,6 +618,8 @@ main (int argc, char **argv)
         o.idle_ms = atol (argv[++i]);
       else if (strcmp (argv[i], "--spread-kib") == 0 && i + 1 < argc)
         o.spread_kib = atol (argv[++i]);
+      else if (strcmp (argv[i], "--work-kib") == 0 && i + 1 < argc)
+        o.work_kib = atol (argv[++i]);
       else if (strcmp (argv[i], "--idle-keys") == 0 && i + 1 < argc)
         o.idle_keys = atol (argv[++i]);
       else if (strcmp (argv[i], "--modes") == 0 && i + 1 < argc)
@@ -560,7 +627,7 @@ main (int argc, char **argv)
           if (parse_modes (argv[++i], &o.modes) != 0)
             {
               fprintf (stderr, "bench_tty_cold: --modes %s: a comma-separated list of warm, "
-                       "cold and idle\n", argv[i]);
+                       "cold, idle, spread and nano\n", argv[i]);
               return 2;
             }
         }
@@ -593,17 +660,18 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
-                   "[--idle-ms MS] [--idle-keys K] [--spread-kib K] [--modes LIST] "
+                   "[--idle-ms MS] [--idle-keys K] [--spread-kib K] [--work-kib K] [--modes LIST] "
                    "[--finish drain|reader] [--cpu N] "
                    "[--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
     }
   if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1 || o.idle_ms < 0
-      || o.idle_ms > 10000 || o.idle_keys < 10 || o.spread_kib < 1 || o.spread_kib > (1l << 20))
+      || o.idle_ms > 10000 || o.idle_keys < 10 || o.spread_kib < 1 || o.spread_kib > (1l << 20) || o.work_kib < 1
+      || o.work_kib > (1l << 20))
     {
       fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1, "
-               "--idle-ms 0..10000, --idle-keys >= 10, --spread-kib 1..1048576\n", MAX_RUNS);
+               "--idle-ms 0..10000, --idle-keys >= 10, --spread-kib and --work-kib 1..1048576\n", MAX_RUNS);
       return 2;
     }
   if (o.child_cpu >= 0)

@@ -5,8 +5,9 @@
  * pager touches between its timed part's bounds, per arm, counted
  * exactly under valgrind's lackey.
  *
- *   BUILD=build bench_tty_footprint [--keys K] [--finish drain|reader]
- *                                   [--dump ARM] [--compare LIB]
+ *   BUILD=build bench_tty_footprint [--keys K] [--key idle|nano]
+ *                                   [--finish drain|reader] [--dump ARM]
+ *                                   [--compare LIB]
  *
  * Why: after an idle pause, or between two calls of a real program, a
  * key finds the caches and TLBs cold, so what the library adds to it
@@ -19,7 +20,8 @@
  * Arms: none (no preload), floor (build/bench/libemlat-floor.so, the
  * least an interposing recorder does), on (BUILD's libemlat-tty.so,
  * tracing on) and, with --compare, other (that library, tracing on).  Each
- * arm runs `bench_tty_cold --child idle` once under valgrind's lackey
+ * arm runs `bench_tty_cold --child idle` (with --key nano, the child's
+ * nano key, its work between calls 1 KiB) once under valgrind's lackey
  * (`--trace-mem=yes`; its tool binary run directly, as valgrind's launcher
  * runs it, because the launcher, a dynamically linked program, would load
  * the preloaded library, which then removes itself from LD_PRELOAD before
@@ -473,6 +475,7 @@ struct options
   char lib[4096], floor[4096], other[4096];
   int narms;
   int reader_finish; /* --finish reader */
+  const char *key;   /* --key: the child's mode, idle (a pager key) or nano */
   char dir[64];
 };
 
@@ -535,7 +538,7 @@ trace_arm (const struct options *o, int arm, struct run *run, struct tracer *t)
              whose lines this count cannot see. */
           setenv ("EMLAT_FLOOR", "tsc", 0);
         }
-      execl (tool, tool, "--tool=lackey", "--trace-mem=yes", logfd, "-q", exe, "--child", "idle", m,
+      execl (tool, tool, "--tool=lackey", "--trace-mem=yes", logfd, "-q", exe, "--child", o->key, m,
              r, k, "1", "1", "1", (char *)NULL);
       _exit (127);
     }
@@ -688,7 +691,7 @@ window_region_lines (const struct run *run, const struct window *w, int region)
 int
 main (int argc, char **argv)
 {
-  static struct options o = { .keys = 12, .narms = ARM_OTHER };
+  static struct options o = { .keys = 12, .narms = ARM_OTHER, .key = "idle" };
   const char *dump = NULL;
   for (int i = 1; i < argc; i++)
     {
@@ -698,6 +701,16 @@ main (int argc, char **argv)
         {
           if (tty_child_parse_finish ("bench_tty_footprint", argv[++i], &o.reader_finish) != 0)
             return 2;
+        }
+      else if (strcmp (argv[i], "--key") == 0 && i + 1 < argc)
+        {
+          o.key = argv[++i];
+          if (strcmp (o.key, "idle") != 0 && strcmp (o.key, "nano") != 0)
+            {
+              fprintf (stderr, "bench_tty_footprint: --key %s: idle (a pager key) or nano\n",
+                       o.key);
+              return 2;
+            }
         }
       else if (strcmp (argv[i], "--dump") == 0 && i + 1 < argc)
         dump = argv[++i];
@@ -712,8 +725,8 @@ main (int argc, char **argv)
         }
       else
         {
-          fprintf (stderr, "usage: bench_tty_footprint [--keys K] [--finish drain|reader] "
-                   "[--dump ARM] [--compare OTHER-libemlat-tty.so]\n");
+          fprintf (stderr, "usage: bench_tty_footprint [--keys K] [--key idle|nano] "
+                   "[--finish drain|reader] [--dump ARM] [--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
     }

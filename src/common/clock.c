@@ -13,6 +13,7 @@
  */
 #include "common/clock.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,9 +33,11 @@ static int clock_init_claim (void);
 static uint64_t clock_res_ns;
 static uint64_t clock_cost_ns;
 
+__thread struct emlat_thread_line emlat_thread_line
+  __attribute__ ((tls_model ("initial-exec"), aligned (64)))
+  = { .gen = EMLAT_THREAD_GEN_NONE };
+
 #if EMLAT_CLOCK_COUNTER
-__thread struct emlat_clock_anchor emlat_clock_anchor
-  __attribute__ ((tls_model ("initial-exec"), aligned (64)));
 
 /* Whether reads may go through the counter: undecided until init, then
    on or off; on is set (release) by init after the origin below is
@@ -184,10 +187,23 @@ counter_give_up (struct emlat_clock_anchor *a, uint64_t n)
   return max_u64 (n, a->floor);
 }
 
+static uint64_t clock_now_slow (void);
+
+/* errno is kept: the first read of a process decides the clock (reading
+   sysfs), and a producer call never changes errno (record/state.h). */
 uint64_t
 emlat_clock_now_slow (void)
 {
-  struct emlat_clock_anchor *a = &emlat_clock_anchor;
+  int saved = errno;
+  uint64_t t = clock_now_slow ();
+  errno = saved;
+  return t;
+}
+
+static uint64_t
+clock_now_slow (void)
+{
+  struct emlat_clock_anchor *a = &emlat_thread_line.clock;
   /* Acquire: pairs with init's release, so the origin is visible. */
   int state = atomic_load_explicit (&counter_state, memory_order_acquire);
   /* A read before any session: the first decides the clock, as a

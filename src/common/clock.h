@@ -57,7 +57,7 @@ emlat_clock_vdso_now (void)
    turns the counter off for the process. */
 #define EMLAT_CLOCK_COUNTER_MAX_ERROR_NS 2000u
 
-/* The calling thread's anchor, one cache line of its static TLS.  LIMIT 0
+/* The calling thread's anchor (in its emlat_thread_line, below).  LIMIT 0
    (a new thread, or no rate yet) sends a read to the slow path; VDSO set
    (the counter off for the process) sends every read to the vDSO. */
 struct emlat_clock_anchor
@@ -69,8 +69,34 @@ struct emlat_clock_anchor
   uint64_t floor; /* the least value to return: the old anchor's last */
   uint64_t vdso;  /* nonzero: read the vDSO (no more anchors) */
 };
-extern __attribute__ ((visibility ("hidden"))) __thread struct emlat_clock_anchor
-  emlat_clock_anchor __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+#else
+#define EMLAT_CLOCK_COUNTER 0
+#endif
+
+/* The calling thread's hot words: one cache line of its static TLS, which
+   a record's clock read and its ring lookup both touch, so that a call
+   after idle finds one line of thread-local storage cold, not two
+   (docs/PERFORMANCE.md, "nano's calls priced").  It holds the clock's
+   anchor (with the counter) and two words the recorder keeps
+   (record/state.h): the thread's ring, and the session generation the
+   ring was claimed in -- EMLAT_THREAD_GEN_NONE until the thread's first
+   claim, which is never an active generation (>= 1) nor "no session"
+   (0), so that one compare selects the producer's fast path. */
+struct emlat_ring;
+#define EMLAT_THREAD_GEN_NONE UINT64_MAX
+struct emlat_thread_line
+{
+#if EMLAT_CLOCK_COUNTER
+  struct emlat_clock_anchor clock;
+#endif
+  struct emlat_ring *ring;
+  uint64_t gen;
+};
+_Static_assert (sizeof (struct emlat_thread_line) <= 64, "the thread's hot words fill one line");
+extern __attribute__ ((visibility ("hidden"))) __thread struct emlat_thread_line
+  emlat_thread_line __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+
+#if EMLAT_CLOCK_COUNTER
 
 /* Whether the counter and the clock have parted, judged when a thread
    replaces its anchor OLD by the pair (T, N) at NS_PER_TICK: the rate
@@ -96,7 +122,7 @@ emlat_clock_from_anchor (const struct emlat_clock_anchor *a, uint64_t d)
 static inline uint64_t
 emlat_clock_now (void)
 {
-  struct emlat_clock_anchor *a = &emlat_clock_anchor;
+  struct emlat_clock_anchor *a = &emlat_thread_line.clock;
   if (__builtin_expect (a->vdso != 0, 0))
     {
       uint64_t ns = emlat_clock_vdso_now ();
@@ -108,7 +134,6 @@ emlat_clock_now (void)
   return emlat_clock_from_anchor (a, d);
 }
 #else
-#define EMLAT_CLOCK_COUNTER 0
 static inline uint64_t
 emlat_clock_now (void)
 {

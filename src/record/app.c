@@ -36,8 +36,8 @@
 
 EMLAT_API uint32_t emlat_trace_on;
 
-/* The interaction a thread's sections serve is emlat_tls.cause (state.h):
-   valid whenever emlat_tls.gen is the session's, which the fast path
+/* The interaction a thread's sections serve is emlat_tls_cause (state.h):
+   valid whenever emlat_thread_line.gen is the session's, which the fast path
    checks anyway. */
 
 /* Flow ids: unique in the process, hence in every session (relaxed
@@ -159,7 +159,7 @@ emlat_name_id (struct emlat_name *n)
 static uint64_t
 current_cause (uint64_t gen)
 {
-  return emlat_tls.gen == gen ? emlat_tls.cause : 0;
+  return emlat_thread_line.gen == gen ? emlat_tls_cause : 0;
 }
 
 static __attribute__ ((noinline)) uint64_t
@@ -201,10 +201,10 @@ emlat_section_begin_ (struct emlat_name *n)
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   /* Acquire: see name_slow. */
   uint64_t c = __atomic_load_n (&n->cache, __ATOMIC_ACQUIRE);
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (uint32_t)(c >> 32) != gen_tag (gen)))
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (uint32_t)(c >> 32) != gen_tag (gen)))
     return gen ? section_slow (n, 0, 0) : 0;
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
@@ -215,7 +215,7 @@ emlat_section_begin_ (struct emlat_name *n)
   struct emlat_slot *s = &r->slots[h & r->mask];
   s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_BEGIN, EMLAT_SPAN_USER, 0, 1) | c << 32;
   s->w[1] = id;
-  s->w[2] = emlat_tls.cause; /* of this session: gen == emlat_tls.gen */
+  s->w[2] = emlat_tls_cause; /* of this session: gen == emlat_thread_line.gen */
   s->w[3] = emlat_clock_now ();
   emlat_ring_publish (r, atomic_load_explicit (&r->head, memory_order_relaxed), 1);
   return s->w[1] << 1;
@@ -342,7 +342,7 @@ emlat_interaction_begin_ (struct emlat_name *n, uint64_t parent, uint64_t schedu
   uint64_t cause = emlat_next_cause ();
   if (EMLAT_UNLIKELY (!r))
     return cause; /* no ring (counted by the claim): see emlat_ix_begin */
-  emlat_tls.cause = cause; /* after the claim, which resets it */
+  emlat_tls_cause = cause; /* after the claim, which resets it */
   uint64_t t = emlat_clock_now ();
   uint64_t h;
   struct emlat_slot *s = emlat_ring_reserve (r, 2, t, &h);
@@ -363,8 +363,8 @@ emlat_interaction_begin_ (struct emlat_name *n, uint64_t parent, uint64_t schedu
 void
 emlat_interaction_end (uint64_t cause, enum emlat_ix_status status)
 {
-  if (emlat_tls.cause == cause)
-    emlat_tls.cause = 0;
+  if (emlat_tls_cause == cause)
+    emlat_tls_cause = 0;
   emlat_ix_end (cause, status);
 }
 
@@ -381,7 +381,7 @@ emlat_ix_set_current (uint64_t cause)
   /* The thread's ring is claimed now if it has none (the claim resets the
      current interaction). */
   if (emlat_my_ring (1))
-    emlat_tls.cause = cause;
+    emlat_tls_cause = cause;
 }
 
 /* ------------------------------------------------------------------ */
@@ -403,6 +403,6 @@ emlat_app_fork_child (void)
   pthread_mutex_init (&intern_lock, 0);
   intern_gen = 0;
   intern_n = 0;
-  emlat_tls.cause = 0;
+  emlat_tls_cause = 0;
   __atomic_store_n (&emlat_trace_on, 0u, __ATOMIC_RELAXED);
 }

@@ -104,8 +104,8 @@ emlat_span_begin (enum emlat_span_kind kind, uint64_t cause)
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen))
     return gen ? span_begin_slow (kind, cause, 0, 0, 0) : 0;
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
@@ -135,8 +135,8 @@ emlat_span_begin_timed (enum emlat_span_kind kind, uint64_t cause, uint64_t *t)
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen))
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen))
     {
       if (gen)
         return span_begin_slow (kind, cause, 0, t, 0);
@@ -195,9 +195,9 @@ void
 emlat_span_end (uint64_t span, enum emlat_span_status status, uint64_t detail)
 {
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   /* Relaxed: only this thread stores head. */
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (span & 1) || span == 0))
     {
       if (gen)
         span_end_slow (span, status, detail, 0);
@@ -223,9 +223,9 @@ emlat_span_end_timed (uint64_t span, enum emlat_span_status status, uint64_t det
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   uint64_t t;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (span & 1) || span == 0))
     {
       if (gen)
         span_end_slow (span, status, detail, &t);
@@ -276,8 +276,8 @@ emlat_span_switch (uint64_t span, enum emlat_span_status status, uint64_t detail
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (span & 1) || span == 0))
     return span_switch_slow (span, status, detail, kind, cause, t);
   uint64_t id = r->next_span_id;
   /* Relaxed: only this thread stores head. */
@@ -337,8 +337,8 @@ emlat_span_count (uint64_t span, enum emlat_counter c, uint64_t v)
 {
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (span & 1) || span == 0))
     {
       if (gen)
         span_count_slow (span, c, v, 0);
@@ -407,8 +407,8 @@ span_counts (uint64_t span, uint32_t mask, const uint64_t *values, unsigned serv
     return;
   /* Relaxed: see emlat_g_active_gen in state.h. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  struct emlat_ring *r = emlat_tls.ring;
-  if (EMLAT_UNLIKELY (gen != emlat_tls.gen || (span & 1) || span == 0))
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen || (span & 1) || span == 0))
     {
       if (gen)
         span_counts_slow (span, mask, values, served);

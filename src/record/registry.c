@@ -36,13 +36,16 @@
 #include "common/clock.h"
 #include "record/ringfile.h"
 
-_Atomic uint64_t emlat_g_active_gen;
+/* In .data, not .bss: every record reads it, and in a shared library
+   .data is the page of the library's other initialised hot words
+   (libemlat-tty.so's tty_hot), which a record touches anyway; .bss is a
+   page of its own (docs/PERFORMANCE.md, "nano's calls priced"). */
+_Atomic uint64_t emlat_g_active_gen __attribute__ ((section (".data.emlat_g_active_gen")));
 struct emlat_pool *_Atomic emlat_g_pool;
 _Atomic uint64_t emlat_g_next_span_block;
 struct emlat_shared_counters *_Atomic emlat_g_shared;
 
-__thread struct emlat_tls emlat_tls __attribute__ ((tls_model ("initial-exec")))
-  = { 0, EMLAT_GEN_NONE, 0 };
+__thread uint64_t emlat_tls_cause __attribute__ ((tls_model ("initial-exec")));
 
 static pthread_key_t exit_key;
 /* Every pool ever created, newest first (see state.h: pools are never
@@ -93,8 +96,8 @@ ring_thread_exit (void *p)
      must not use the ring after the writer may have freed it: forget it,
      so such a record claims a fresh ring (and re-registers this
      destructor, which glibc then runs again). */
-  emlat_tls.ring = 0;
-  emlat_tls.gen = EMLAT_GEN_NONE;
+  emlat_thread_line.ring = 0;
+  emlat_thread_line.gen = EMLAT_GEN_NONE;
   int owned = EMLAT_RING_OWNED;
   /* Release: every record this thread published happens-before the writer
      sees RETIRING.  A CAS, because a ring of an old pool may have been
@@ -242,16 +245,28 @@ count_noring (struct emlat_shared_counters *c, unsigned n)
 
 static uint64_t ahead_limit (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t limit);
 
+static struct emlat_ring *ring_claim (unsigned n);
+
+/* errno is kept (state.h: a producer call never changes it). */
 struct emlat_ring *
 emlat_ring_claim_slow (unsigned n)
+{
+  int saved = errno;
+  struct emlat_ring *r = ring_claim (n);
+  errno = saved;
+  return r;
+}
+
+static struct emlat_ring *
+ring_claim (unsigned n)
 {
   /* Acquire: pairs with the release store in session start, so the pool
      and id counters it published are visible. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_acquire);
   if (gen == 0)
     return 0;
-  if (emlat_tls.gen == gen)
-    return emlat_tls.ring; /* a session started between the two loads */
+  if (emlat_thread_line.gen == gen)
+    return emlat_thread_line.ring; /* a session started between the two loads */
   struct emlat_pool *p = atomic_load_explicit (&emlat_g_pool, memory_order_acquire);
   for (uint32_t i = 0; i < p->nrings; i++)
     {
@@ -298,9 +313,9 @@ emlat_ring_claim_slow (unsigned n)
                                                         memory_order_release,
                                                         memory_order_relaxed))
         ;
-      emlat_tls.ring = r;
-      emlat_tls.gen = gen;
-      emlat_tls.cause = 0;
+      emlat_thread_line.ring = r;
+      emlat_thread_line.gen = gen;
+      emlat_tls_cause = 0;
       pthread_setspecific (exit_key, r);
       return r;
     }
@@ -433,8 +448,21 @@ ahead_limit (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t limit)
   return next < limit ? next : limit;
 }
 
+static int ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t);
+
+/* errno is kept (state.h: a producer call never changes it), across the
+   doorbell's system call. */
 int
 emlat_ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
+{
+  int saved = errno;
+  int room = ring_room (r, h, n, t);
+  errno = saved;
+  return room;
+}
+
+static int
+ring_room (struct emlat_ring *r, uint64_t h, unsigned n, uint64_t t)
 {
   /* Acquire: the writer finished reading the slots below tail. */
   uint64_t tail = atomic_load_explicit (&r->tail, memory_order_acquire);

@@ -8,6 +8,12 @@
  * is active.  A thread's TLS remembers the generation its ring was claimed
  * in, so one relaxed load and one compare decide between the fast path, the
  * claim slow path and "inactive".
+ *
+ * A producer call never changes errno: its fast path makes no system call,
+ * and its out-of-line paths that may (a ring's claim, the room check that
+ * rings the writer's doorbell, a new clock anchor) save and restore it.
+ * So a wrapper around a C library call (the terminal library, docs/TTY.md)
+ * reads errno only when the call failed and never writes it back.
  */
 #ifndef EMLAT_STATE_H
 #define EMLAT_STATE_H
@@ -16,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/clock.h"
 #include "record/ring.h"
 
 /* Hidden: the library's own globals are reached RIP-relative, not through
@@ -102,20 +109,17 @@ emlat_next_batch (void)
 }
 
 
-/* The calling thread's ring and the generation it was claimed in.  GEN
-   starts as EMLAT_GEN_NONE, which never equals an active generation (>= 1)
-   nor "no session" (0), so one compare selects the fast path. */
-#define EMLAT_GEN_NONE UINT64_MAX
-struct emlat_tls
-{
-  struct emlat_ring *ring;
-  uint64_t gen;
-  /* The interaction the thread's named sections serve (app.c); reset to 0
-     with every claim, so that it is of GEN's session whenever GEN matches
-     (cause ids restart with every session). */
-  uint64_t cause;
-};
-extern EMLAT_HIDDEN __thread struct emlat_tls emlat_tls
+/* The calling thread's ring and the generation it was claimed in are
+   emlat_thread_line.ring and .gen (common/clock.h), on the line of the
+   thread's clock anchor.  GEN starts as EMLAT_GEN_NONE, which never
+   equals an active generation (>= 1) nor "no session" (0), so one compare
+   selects the fast path. */
+#define EMLAT_GEN_NONE EMLAT_THREAD_GEN_NONE
+/* The interaction the thread's named sections serve (app.c); reset to 0
+   with every claim, so that it is of the session of
+   emlat_thread_line.gen whenever that matches (cause ids restart with
+   every session). */
+extern EMLAT_HIDDEN __thread uint64_t emlat_tls_cause
   __attribute__ ((tls_model ("initial-exec")));
 
 /* Claim a ring for the calling thread in the active session (registry.c).
@@ -156,9 +160,9 @@ emlat_my_ring (unsigned n)
 {
   /* Relaxed: see emlat_g_active_gen. */
   uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
-  if (EMLAT_LIKELY (gen == emlat_tls.gen))
+  if (EMLAT_LIKELY (gen == emlat_thread_line.gen))
     {
-      struct emlat_ring *r = emlat_tls.ring;
+      struct emlat_ring *r = emlat_thread_line.ring;
       if (!r)
         __builtin_unreachable (); /* a matching generation implies a ring */
       return r;

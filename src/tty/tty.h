@@ -9,7 +9,12 @@
  *    load and the session started (tty_session.c).  When it is off, every
  *    interposed call costs one relaxed load and a branch before forwarding.
  *  - Interposed calls never allocate, lock or make a system call beyond the
- *    call they forward (clock reads are vDSO), and always preserve errno.
+ *    call they forward (clock reads are vDSO), and never change errno.  The
+ *    recorder's producer calls keep it themselves (record/state.h), so the
+ *    traced paths of read, write and the waits read it only after a failed
+ *    call and never write it back: a successful call leaves errno's line
+ *    alone (docs/PERFORMANCE.md, "nano's calls priced"); the other paths
+ *    save and restore it around their own work.
  *  - tty_self.nest (per thread) is nonzero while the library itself is working on
  *    this thread; interposed calls made then (from a signal handler, from the
  *    observer thread, from session start and stop) are forwarded untraced.
@@ -146,12 +151,11 @@ struct tty_thread_words
 };
 extern __thread struct tty_thread_words tty_self TTY_TLS;
 
-/* The calling thread's errno, kept across the library's work in every
-   traced call, through its address cached here: errno is libc's
-   __errno_location (), a call through the PLT into another page of libc,
-   twice per call; the cached address is one load from this library's
-   thread-local block, which the call touches anyway (docs/PERFORMANCE.md,
-   "What a key touches").  The address of a thread's errno does not change
+/* The calling thread's errno, through its address cached here: errno is
+   libc's __errno_location (), a call through the PLT into another page of
+   libc; the cached address is one load from this library's thread-local
+   block, which the call touches anyway (docs/PERFORMANCE.md, "What a key
+   touches").  The address of a thread's errno does not change
    while the thread lives; a new thread's cache starts empty (NULL). */
 static inline int *
 tty_errno (void)

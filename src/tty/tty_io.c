@@ -60,12 +60,12 @@ tty_read_traced (enum tty_real_id id, void *f, int fd, void *buf, size_t n, size
     r = ((tty_read_chk_fn)f) (fd, buf, n, buflen);
   else
     r = ((tty_readv_fn)f) (fd, (const struct iovec *)buf, (int)n);
-  int *errno_at = tty_errno ();
-  int e = *errno_at;
+  /* errno only after a failure, and never written back: the record's
+     store keeps it (tty.h). */
+  int e = r < 0 ? TTY_ERRNO : 0;
   tty_self.nest++;
   tty_ix_read (fd, t0, emlat_now (), r, e);
   tty_self.nest--;
-  *errno_at = e;
   return r;
 }
 
@@ -129,14 +129,12 @@ tty_write_traced (enum tty_real_id id, void *f, int fd, const void *buf, size_t 
   ssize_t r = EMLAT_LIKELY (id == TR_write)
                 ? ((tty_write_fn)f) (fd, buf, n)
                 : ((tty_readv_fn)f) (fd, (const struct iovec *)buf, (int)n);
-  int *errno_at = tty_errno ();
-  int e = *errno_at;
+  int e = r < 0 ? TTY_ERRNO : 0; /* as in tty_read_traced */
   uint64_t t1 = emlat_now ();
   if (span)
     tty_write_span_end (span, r);
   tty_ix_write (t0, t1, r, e);
   tty_self.nest--;
-  *errno_at = e;
   return r;
 }
 

@@ -11,6 +11,8 @@
  * input) or not readable (the input was empty at a time no earlier than
  * the call's start; for an expired timeout, no earlier than start +
  * timeout, clamped to the return).
+ * None of them touches errno: what they record after the call keeps it
+ * (tty.h), and they need no error code.
  */
 #include "tty.h"
 
@@ -133,9 +135,7 @@ tty_select_traced (tty_select_fn f, int nfds, fd_set *rfds, fd_set *wfds, fd_set
   struct tty_wait w;
   tty_wait_begin (&w, to);
   int r = f (nfds, rfds, wfds, efds, tv);
-  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
-  TTY_ERRNO = e;
   return r;
 }
 
@@ -160,9 +160,7 @@ pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ts_ns (ts));
   int r = f (nfds, rfds, wfds, efds, ts, mask);
-  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
-  TTY_ERRNO = e;
   return r;
 }
 
@@ -189,9 +187,7 @@ tty_poll_traced (tty_poll_fn f, struct pollfd *fds, nfds_t n, int timeout)
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (fds, n, timeout);
-  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
-  TTY_ERRNO = e;
   return r;
 }
 
@@ -215,9 +211,7 @@ ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ts_ns (ts));
   int r = f (fds, n, ts, mask);
-  int e = TTY_ERRNO;
   tty_wait_end (&w, r, r > 0 && (fds[i].revents & POLLIN));
-  TTY_ERRNO = e;
   return r;
 }
 
@@ -240,12 +234,10 @@ epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (epfd, ev, max, timeout);
-  int e = TTY_ERRNO;
   /* A full result array may have left the terminal out: then say nothing
      about emptiness (passed on as a failed call). */
   int ready = r > 0 && tty_epoll_ready (ev, r, data);
   tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready);
-  TTY_ERRNO = e;
   return r;
 }
 
@@ -260,10 +252,8 @@ epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (epfd, ev, max, timeout, mask);
-  int e = TTY_ERRNO;
   int ready = r > 0 && tty_epoll_ready (ev, r, data);
   tty_wait_end (&w, !ready && r > 0 && r == max ? -1 : r, ready); /* as above */
-  TTY_ERRNO = e;
   return r;
 }
 

@@ -315,6 +315,16 @@ mode_errno (void)
       printf ("ERRNO BAD read %zd %d\r\n", r, e);
       return 1;
     }
+  /* A zero-timeout poll that finds nothing leaves errno alone (the wait
+     wrappers never touch it, docs/TTY.md). */
+  errno = 4343;
+  struct pollfd p0 = { .fd = 0, .events = POLLIN };
+  int p0r = poll (&p0, 1, 0);
+  if (p0r != 0 || errno != 4343)
+    {
+      printf ("ERRNO BAD empty poll %d %d\r\n", p0r, errno);
+      return 1;
+    }
   /* A poll interrupted by a signal fails with EINTR. */
   struct sigaction sa;
   memset (&sa, 0, sizeof sa);

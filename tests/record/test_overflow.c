@@ -39,7 +39,7 @@ main (void)
       emlat_span_end (s, EMLAT_SPAN_OK, 0);
     }
   /* The producer's own count, before the writer reports anything. */
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   uint64_t dropped = atomic_load (&r->drop_records);
   uint64_t dropped_bytes = atomic_load (&r->drop_bytes);
   TEST_DIAG ("produced %d records, ring dropped %llu", 2 * PAIRS, (unsigned long long)dropped);

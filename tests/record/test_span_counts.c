@@ -142,7 +142,7 @@ check_counters (const struct emlat_profile *p, const char *what)
 static void
 put_raw (unsigned n, unsigned b, unsigned ns, uint64_t id, uint64_t cmask)
 {
-  struct emlat_ring *r = emlat_tls.ring;
+  struct emlat_ring *r = emlat_thread_line.ring;
   uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
   for (unsigned i = 0; i < ns; i++)
     {
