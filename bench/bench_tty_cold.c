@@ -7,8 +7,8 @@
  *
  *   BUILD=build bench_tty_cold [--runs R] [--keys K] [--trash-mib M]
  *                              [--idle-ms MS] [--idle-keys K] [--spread-kib K]
- *                              [--work-kib K] [--modes LIST] [--finish drain|reader]
- *                              [--cpu N] [--compare LIB]
+ *                              [--work-kib K] [--modes LIST]
+ *                              [--finish drain|reader] [--cpu N] [--compare LIB]
  *
  * A child process plays a pager on a pseudo-terminal (its stdin, stdout and
  * stderr are the slave, in raw mode).  Per key it does what `less` does for
@@ -454,6 +454,13 @@ profile_check (const char *profile, long keys)
   return ok ? 0 : -1;
 }
 
+/* The keys of one run of MODE: the paused modes' --idle-keys, else --keys. */
+static long
+mode_keys (const struct options *o, int mode)
+{
+  return mode == MODE_IDLE || mode == MODE_NANO ? o->idle_keys : o->keys;
+}
+
 /* One run: the child's median key time in ns, or -1. */
 static double
 run_child (const struct options *o, int arm, int mode, int run)
@@ -482,7 +489,7 @@ run_child (const struct options *o, int arm, int mode, int run)
       char m[16], r[16], k[32], t[32], i[32], sp[32];
       snprintf (m, sizeof m, "%d", master);
       snprintf (r, sizeof r, "%d", res[1]);
-      snprintf (k, sizeof k, "%ld", mode == MODE_IDLE || mode == MODE_NANO ? o->idle_keys : o->keys);
+      snprintf (k, sizeof k, "%ld", mode_keys (o, mode));
       snprintf (t, sizeof t, "%ld", o->trash_mib);
       snprintf (i, sizeof i, "%ld", o->idle_ms);
       snprintf (sp, sizeof sp, "%ld", mode == MODE_NANO ? o->work_kib : o->spread_kib);
@@ -543,7 +550,7 @@ run_child (const struct options *o, int arm, int mode, int run)
   if (arm == ARM_ON && fin == 1)
     fprintf (stderr, "bench_tty_cold: %s: the traced child wrote no profile\n", profile);
   if (arm == ARM_ON
-      && (fin != 0 || profile_check (profile, mode == MODE_IDLE || mode == MODE_NANO ? o->idle_keys : o->keys) != 0))
+      && (fin != 0 || profile_check (profile, mode_keys (o, mode)) != 0))
     n = 0; /* the library did not record what it ran: not a measurement
               (the other arm's may be an ablation that records less) */
   unlink (profile);
@@ -660,18 +667,20 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_cold [--runs R] [--keys K] [--trash-mib M] "
-                   "[--idle-ms MS] [--idle-keys K] [--spread-kib K] [--work-kib K] [--modes LIST] "
+                   "[--idle-ms MS] [--idle-keys K] [--spread-kib K] [--work-kib K] "
+                   "[--modes LIST] "
                    "[--finish drain|reader] [--cpu N] "
                    "[--compare OTHER-libemlat-tty.so]\n");
           return 2;
         }
     }
   if (o.runs < 2 || o.runs > MAX_RUNS || o.keys < 10 || o.trash_mib < 1 || o.idle_ms < 0
-      || o.idle_ms > 10000 || o.idle_keys < 10 || o.spread_kib < 1 || o.spread_kib > (1l << 20) || o.work_kib < 1
-      || o.work_kib > (1l << 20))
+      || o.idle_ms > 10000 || o.idle_keys < 10 || o.spread_kib < 1 || o.spread_kib > (1l << 20)
+      || o.work_kib < 1 || o.work_kib > (1l << 20))
     {
       fprintf (stderr, "bench_tty_cold: --runs 2..%d, --keys >= 10, --trash-mib >= 1, "
-               "--idle-ms 0..10000, --idle-keys >= 10, --spread-kib and --work-kib 1..1048576\n", MAX_RUNS);
+               "--idle-ms 0..10000, --idle-keys >= 10, --spread-kib and --work-kib "
+               "1..1048576\n", MAX_RUNS);
       return 2;
     }
   if (o.child_cpu >= 0)
