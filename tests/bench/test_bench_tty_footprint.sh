@@ -9,9 +9,10 @@
 # Checked: it exits 0 and prints each arm's counts; the library (tracing
 # on) touches more lines and runs more instructions than no preload; the
 # floor with EMLAT_FLOOR_CODE=64 has at least 64 more code lines than the
-# floor as is, with EMLAT_FLOOR_LINES=64 at least 64 more data lines, with
-# EMLAT_FLOOR_PAGES=8,2048 at least 8 more data pages and page-directory
-# regions; two runs of one configuration agree (the counts are exact,
+# floor as is, with EMLAT_FLOOR_LINES=64 at least 62 more data lines, with
+# EMLAT_FLOOR_PAGES=8,2048 at least 6 more data pages and 8 more
+# page-directory regions (the data within the two lines a moved stack
+# makes); two runs of one configuration agree (the counts are exact,
 # within two lines);
 # nothing is left in TMPDIR, and no ring file in /dev/shm.
 #
@@ -80,9 +81,12 @@ base_pages=$(count "$plain" floor_data_pages)
 base_pde=$(count "$plain" floor_pde_lines)
 [ "$(count "$code" floor_code_lines)" -ge $((base_code + 64)) ] \
   || fail "EMLAT_FLOOR_CODE=64: code lines $base_code -> $(count "$code" floor_code_lines)"
-[ "$(count "$lines" floor_data_lines)" -ge $((base_data + 64)) ] \
+# The data aids within two lines (or pages) of what they add: another
+# environment variable moves the stack, and with it where a key's stack
+# frames straddle lines (seen: one stack line fewer on one machine).
+[ "$(count "$lines" floor_data_lines)" -ge $((base_data + 64 - 2)) ] \
   || fail "EMLAT_FLOOR_LINES=64: data lines $base_data -> $(count "$lines" floor_data_lines)"
-[ "$(count "$pages" floor_data_pages)" -ge $((base_pages + 8)) ] \
+[ "$(count "$pages" floor_data_pages)" -ge $((base_pages + 8 - 2)) ] \
   || fail "EMLAT_FLOOR_PAGES=8,2048: data pages $base_pages -> $(count "$pages" floor_data_pages)"
 [ "$(count "$pages" floor_pde_lines)" -ge $((base_pde + 8)) ] \
   || fail "EMLAT_FLOOR_PAGES=8,2048: 2 MiB regions $base_pde -> $(count "$pages" floor_pde_lines)"
