@@ -177,6 +177,19 @@ $(BUILD)/bench/libemlat-floor.so: bench/floor_preload.c
 	$(CC) $(APP_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 $(BUILD)/bench/bench_tty_cold: $(BUILD)/bench/libemlat-floor.so
 
+# The library as bench_tty_footprint counts it under valgrind: the same
+# objects but the clock's, built with EMLAT_CLOCK_EMULATED so that its
+# reads take the counter's path there as they do natively (src/common/clock.c).
+# Never installed, never used to record.
+EMULATED_CLOCK_OBJ := $(BUILD)/obj-emulated/src/common/clock.o
+$(EMULATED_CLOCK_OBJ): src/common/clock.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DEMLAT_CLOCK_EMULATED=1 -MMD -MP -c $< -o $@
+$(BUILD)/bench/libemlat-tty-emulated.so: $(TTY_OBJS) $(CORE_OBJS) $(EMULATED_CLOCK_OBJ) $(TTY_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(filter-out $(BUILD)/obj/src/common/clock.o,$(CORE_OBJS)) $(EMULATED_CLOCK_OBJ) $(LDLIBS) -ldl
+$(BUILD)/bench/bench_tty_footprint: $(BUILD)/bench/libemlat-floor.so $(BUILD)/bench/libemlat-tty-emulated.so
+
 # The cost of a traced call (bench/bench_fntrace.c) needs the hooks.
 $(BUILD)/bench/bench_fntrace: BENCH_CFLAGS := -finstrument-functions
 
@@ -328,4 +341,4 @@ clean:
 # Emacs build (emacs/emacs.mk): make emacs, make install-emacs.
 -include emacs/emacs.mk
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/bench -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-emulated $(BUILD)/tests $(BUILD)/bench -name '*.d' 2>/dev/null)

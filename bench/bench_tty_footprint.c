@@ -7,7 +7,7 @@
  *
  *   BUILD=build bench_tty_footprint [--keys K] [--key idle|nano]
  *                                   [--finish drain|reader] [--dump ARM]
- *                                   [--compare LIB]
+ *                                   [--compare LIB] [--vdso-clock]
  *
  * Why: after an idle pause, or between two calls of a real program, a
  * key finds the caches and TLBs cold, so what the library adds to it
@@ -18,8 +18,15 @@
  * line or a page costs is the timing's to say.
  *
  * Arms: none (no preload), floor (build/bench/libemlat-floor.so, the
- * least an interposing recorder does), on (BUILD's libemlat-tty.so,
- * tracing on) and, with --compare, other (that library, tracing on).  Each
+ * least an interposing recorder does), on (BUILD's library, tracing on:
+ * bench/libemlat-tty-emulated.so, libemlat-tty.so with the clock built
+ * to read the time-stamp counter under valgrind too, as the library does
+ * natively on x86-64, where libemlat-tty.so itself would find every pair
+ * of counter and clock reads too wide and read clock_gettime, touching
+ * lines of the PLT, libc and ld.so it does not touch natively; with
+ * --vdso-clock, libemlat-tty.so as it is) and, with --compare, other (that
+ * library as it is, tracing on: build its emulated variant to compare
+ * like with like).  Each
  * arm runs `bench_tty_cold --child idle` (with --key nano, the child's
  * nano key, its work between calls 1 KiB) once under valgrind's lackey
  * (`--trace-mem=yes`; its tool binary run directly, as valgrind's launcher
@@ -693,6 +700,7 @@ main (int argc, char **argv)
 {
   static struct options o = { .keys = 12, .narms = ARM_OTHER, .key = "idle" };
   const char *dump = NULL;
+  int vdso_clock = 0;
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--keys") == 0 && i + 1 < argc)
@@ -714,6 +722,8 @@ main (int argc, char **argv)
         }
       else if (strcmp (argv[i], "--dump") == 0 && i + 1 < argc)
         dump = argv[++i];
+      else if (strcmp (argv[i], "--vdso-clock") == 0)
+        vdso_clock = 1;
       else if (strcmp (argv[i], "--compare") == 0 && i + 1 < argc)
         {
           if (!realpath (argv[++i], o.other))
@@ -726,7 +736,8 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: bench_tty_footprint [--keys K] [--key idle|nano] "
-                   "[--finish drain|reader] [--dump ARM] [--compare OTHER-libemlat-tty.so]\n");
+                   "[--finish drain|reader] [--dump ARM] [--compare OTHER-libemlat-tty.so] "
+                   "[--vdso-clock]\n");
           return 2;
         }
     }
@@ -737,7 +748,8 @@ main (int argc, char **argv)
     }
   const char *build = getenv ("BUILD") ? getenv ("BUILD") : "build";
   char path[4200];
-  snprintf (path, sizeof path, "%s/libemlat-tty.so", build);
+  snprintf (path, sizeof path,
+            vdso_clock ? "%s/libemlat-tty.so" : "%s/bench/libemlat-tty-emulated.so", build);
   if (!realpath (path, o.lib))
     {
       fprintf (stderr, "bench_tty_footprint: %s: %s\n", path, strerror (errno));
