@@ -99,6 +99,7 @@ WORKLOAD_LIB := $(BUILD)/internal/libemlat-workload.a
 TOOL_LIBS := $(RENDER_LIB) $(REPLAY_LIB) $(WORKLOAD_LIB) $(STATIC_LIB)
 TTY_LIB := $(BUILD)/libemlat-tty.so
 TTY_MAP := src/tty/libemlat-tty.map
+TTY_HOT_LD := src/tty/hot.ld
 EMLAT := $(BUILD)/emlat
 
 .PHONY: all lib demo check test test-lib test-emacs asan-test tsan-test fuzz-check bench bench-gate bench-scale install uninstall clean deps tests-build examples
@@ -139,8 +140,8 @@ $(EMLAT): $(CLI_OBJS) $(TOOL_LIBS)
 # the reader or the analysis), so that it can be preloaded into any program
 # without libemlat.so on the search path; the version script exports only
 # the interposed calls.
-$(TTY_LIB): $(TTY_OBJS) $(CORE_OBJS) $(TTY_MAP)
-	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(CORE_OBJS) $(LDLIBS) -ldl
+$(TTY_LIB): $(TTY_OBJS) $(CORE_OBJS) $(TTY_MAP) $(TTY_HOT_LD)
+	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,-T,$(TTY_HOT_LD) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(CORE_OBJS) $(LDLIBS) -ldl
 
 $(BUILD)/emlat.pc: emlat.pc.in Makefile
 	@mkdir -p $(dir $@)
@@ -185,9 +186,9 @@ EMULATED_CLOCK_OBJ := $(BUILD)/obj-emulated/src/common/clock.o
 $(EMULATED_CLOCK_OBJ): src/common/clock.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -DEMLAT_CLOCK_EMULATED=1 -MMD -MP -c $< -o $@
-$(BUILD)/bench/libemlat-tty-emulated.so: $(TTY_OBJS) $(CORE_OBJS) $(EMULATED_CLOCK_OBJ) $(TTY_MAP)
+$(BUILD)/bench/libemlat-tty-emulated.so: $(TTY_OBJS) $(CORE_OBJS) $(EMULATED_CLOCK_OBJ) $(TTY_MAP) $(TTY_HOT_LD)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(filter-out $(BUILD)/obj/src/common/clock.o,$(CORE_OBJS)) $(EMULATED_CLOCK_OBJ) $(LDLIBS) -ldl
+	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,-T,$(TTY_HOT_LD) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(filter-out $(BUILD)/obj/src/common/clock.o,$(CORE_OBJS)) $(EMULATED_CLOCK_OBJ) $(LDLIBS) -ldl
 $(BUILD)/bench/bench_tty_footprint: $(BUILD)/bench/libemlat-floor.so $(BUILD)/bench/libemlat-tty-emulated.so
 
 # The cost of a traced call (bench/bench_fntrace.c) needs the hooks.

@@ -14,13 +14,22 @@
  * measuring machine).  The mark changes where a function is, not how it
  * is compiled (GCC's `hot` attribute would also optimise it differently).
  *
+ * EMLAT_HOT_RARE marks the hot code of the calls few terminal programs
+ * make on a key (readv, writev, __read_chk, ppoll, epoll_wait and
+ * epoll_pwait, the stdio streams' bookkeeping): libemlat-tty.so's link
+ * (src/tty/hot.ld) starts .text.hot.emlat on a page of its own and puts
+ * these after it, so that the code of a key of read, write, poll, select
+ * or pselect lies on one page (tests/tty/test_tty_hot_page.sh checks it).
+ *
  * Invariants: mark only what runs on every recorded call or key, never a
  * start, stop or slow path (those stay out of the hot pages: a slow path
- * inside a marked function is kept out of line with `noinline, cold`).
+ * inside a marked function is kept out of line with `noinline, cold`);
+ * the EMLAT_HOT code of libemlat-tty.so fits in 4 KiB.
  */
 #ifndef EMLAT_COMMON_HOT_H
 #define EMLAT_COMMON_HOT_H
 
 #define EMLAT_HOT __attribute__ ((section (".text.hot.emlat")))
+#define EMLAT_HOT_RARE __attribute__ ((section (".text.hot.emlat.rare")))
 
 #endif /* EMLAT_COMMON_HOT_H */

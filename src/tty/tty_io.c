@@ -80,7 +80,7 @@ read (int fd, void *buf, size_t n)
 
 /* The _FORTIFY_SOURCE entry point of read. */
 TTY_EXPORT ssize_t __read_chk (int fd, void *buf, size_t n, size_t buflen);
-TTY_EXPORT EMLAT_HOT ssize_t
+TTY_EXPORT EMLAT_HOT_RARE ssize_t
 __read_chk (int fd, void *buf, size_t n, size_t buflen)
 {
   void *f = tty_real (TR_read_chk);
@@ -89,7 +89,7 @@ __read_chk (int fd, void *buf, size_t n, size_t buflen)
   return tty_read_traced (TR_read_chk, f, fd, buf, n, buflen);
 }
 
-TTY_EXPORT EMLAT_HOT ssize_t
+TTY_EXPORT EMLAT_HOT_RARE ssize_t
 readv (int fd, const struct iovec *iov, int iovcnt)
 {
   void *f = tty_real (TR_readv);
@@ -147,7 +147,7 @@ write (int fd, const void *buf, size_t n)
   return tty_write_traced (TR_write, f, fd, buf, n);
 }
 
-TTY_EXPORT EMLAT_HOT ssize_t
+TTY_EXPORT EMLAT_HOT_RARE ssize_t
 writev (int fd, const struct iovec *iov, int iovcnt)
 {
   void *f = tty_real (TR_writev);

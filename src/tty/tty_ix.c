@@ -94,7 +94,7 @@ tty_ix_ensure (void)
   return EMLAT_CAUSE_OPEN_TTY;
 }
 
-EMLAT_HOT size_t
+EMLAT_HOT_RARE size_t
 tty_ix_stream_last (FILE *fp, uint64_t *t)
 {
   for (int i = 0; i < TTY_STREAMS; i++)
@@ -107,7 +107,7 @@ tty_ix_stream_last (FILE *fp, uint64_t *t)
   return 0;
 }
 
-EMLAT_HOT void
+EMLAT_HOT_RARE void
 tty_ix_stream_save (FILE *fp, size_t pending, uint64_t t)
 {
   struct tty_stream_seen *st = tty_self.streams;

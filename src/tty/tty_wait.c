@@ -200,7 +200,7 @@ poll (struct pollfd *fds, nfds_t n, int timeout)
   return tty_poll_traced (f, fds, n, timeout);
 }
 
-TTY_EXPORT EMLAT_HOT int
+TTY_EXPORT EMLAT_HOT_RARE int
 ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
        const sigset_t *mask)
 {
@@ -215,7 +215,7 @@ ppoll (struct pollfd *fds, nfds_t n, const struct timespec *ts,
   return r;
 }
 
-EMLAT_HOT static int
+EMLAT_HOT_RARE static int
 tty_epoll_ready (const struct epoll_event *ev, int r, uint64_t data)
 {
   for (int k = 0; k < r; k++)
@@ -224,7 +224,7 @@ tty_epoll_ready (const struct epoll_event *ev, int r, uint64_t data)
   return 0;
 }
 
-TTY_EXPORT EMLAT_HOT int
+TTY_EXPORT EMLAT_HOT_RARE int
 epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
 {
   tty_epoll_wait_fn f = (tty_epoll_wait_fn)tty_real (TR_epoll_wait);
@@ -241,7 +241,7 @@ epoll_wait (int epfd, struct epoll_event *ev, int max, int timeout)
   return r;
 }
 
-TTY_EXPORT EMLAT_HOT int
+TTY_EXPORT EMLAT_HOT_RARE int
 epoll_pwait (int epfd, struct epoll_event *ev, int max, int timeout,
              const sigset_t *mask)
 {
