@@ -140,8 +140,9 @@ $(EMLAT): $(CLI_OBJS) $(TOOL_LIBS)
 # the reader or the analysis), so that it can be preloaded into any program
 # without libemlat.so on the search path; the version script exports only
 # the interposed calls.
+TTY_LINK = $(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,-T,$(TTY_HOT_LD) -Wl,--gc-sections
 $(TTY_LIB): $(TTY_OBJS) $(CORE_OBJS) $(TTY_MAP) $(TTY_HOT_LD)
-	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,-T,$(TTY_HOT_LD) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(CORE_OBJS) $(LDLIBS) -ldl
+	$(TTY_LINK) -o $@ $(TTY_OBJS) $(CORE_OBJS) $(LDLIBS) -ldl
 
 $(BUILD)/emlat.pc: emlat.pc.in Makefile
 	@mkdir -p $(dir $@)
@@ -188,7 +189,7 @@ $(EMULATED_CLOCK_OBJ): src/common/clock.c
 	$(CC) $(LIB_CFLAGS) -DEMLAT_CLOCK_EMULATED=1 -MMD -MP -c $< -o $@
 $(BUILD)/bench/libemlat-tty-emulated.so: $(TTY_OBJS) $(CORE_OBJS) $(EMULATED_CLOCK_OBJ) $(TTY_MAP) $(TTY_HOT_LD)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(SAN_LDFLAGS) -Wl,--version-script=$(TTY_MAP) -Wl,-T,$(TTY_HOT_LD) -Wl,--gc-sections -o $@ $(TTY_OBJS) $(filter-out $(BUILD)/obj/src/common/clock.o,$(CORE_OBJS)) $(EMULATED_CLOCK_OBJ) $(LDLIBS) -ldl
+	$(TTY_LINK) -o $@ $(TTY_OBJS) $(filter-out $(BUILD)/obj/src/common/clock.o,$(CORE_OBJS)) $(EMULATED_CLOCK_OBJ) $(LDLIBS) -ldl
 $(BUILD)/bench/bench_tty_footprint: $(BUILD)/bench/libemlat-floor.so $(BUILD)/bench/libemlat-tty-emulated.so
 
 # The cost of a traced call (bench/bench_fntrace.c) needs the hooks.
