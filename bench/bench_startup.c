@@ -29,7 +29,12 @@
  *             drivers now (docs/DESIGN.md 8.7): this process drains the
  *             program's rings while it runs (its drain thread started
  *             after the fork, stopped after the wait; not timed), and the
- *             program starts no writer thread
+ *             program starts no writer thread; with EMLAT_MACHINE, the
+ *             machine's facts read once here (src/common/machine.h)
+ *   drained_self_read   as drained, without EMLAT_MACHINE, as under the
+ *             drivers before it: the program reads the machine's facts
+ *             itself (sysfs, /proc/cpuinfo); drained_self_read - drained
+ *             is what they cost it
  * and two floors, without the library, for what any recorder with a
  * writer thread and a file pays:
  *   thread    the program starts a thread that waits on a futex, wakes it
@@ -40,7 +45,9 @@
  * Prints "METRIC startup_cpu_us_<arm> V us" (median over rounds) and
  * "METRIC startup_added_us_<arm> V us" (median over rounds of the round's
  * arm - none), with its 95 % bootstrap interval over rounds as
- * startup_added_us_<arm>_lo and _hi.  docs/PERFORMANCE.md ("The start-up")
+ * startup_added_us_<arm>_lo and _hi; and "METRIC startup_machine_facts_us",
+ * drained_self_read - drained paired by round, with its interval.
+ * docs/PERFORMANCE.md ("The start-up", "The machine's facts from the driver")
  * reports the numbers.
  *
  * The files the spawns create stay until the end: deleting each at once
@@ -70,12 +77,25 @@
 
 #include "emlat/emlat_reader.h"
 #include "emlat/emlat_report.h"
+#include "common/machine.h"
 #include "record/drain.h"
 
-enum arm { A_NONE, A_LOADED, A_ON, A_DRIVEN, A_SELF_CREATED, A_DRAINED, A_THREAD, A_FILE, N_ARMS };
+enum arm
+{
+  A_NONE,
+  A_LOADED,
+  A_ON,
+  A_DRIVEN,
+  A_SELF_CREATED,
+  A_DRAINED,
+  A_DRAINED_SELF_READ,
+  A_THREAD,
+  A_FILE,
+  N_ARMS
+};
 static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",
                                               "driven", "driven_self_created", "drained",
-                                              "thread", "file" };
+                                              "drained_self_read", "thread", "file" };
 
 #define MAX_ROUNDS 64
 #define MAX_SPAWNS 1000
@@ -83,6 +103,8 @@ static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",
 
 static char self_path[PATH_MAX];
 static char tty_lib[PATH_MAX];
+/* EMLAT_MACHINE for the drained arm, read once, as the drivers do. */
+static char machine_env[EMLAT_MACHINE_VALUE_MAX];
 static char tmp_dir[PATH_MAX];
 
 /* ------------------------------------------------------------------ */
@@ -151,7 +173,8 @@ spawn (enum arm a, unsigned n)
 {
   char profile[PATH_MAX + 32];
   snprintf (profile, sizeof profile, "%s/p%u.emlat", tmp_dir, n);
-  if (a == A_DRIVEN || a == A_DRAINED)
+  int drained = a == A_DRAINED || a == A_DRAINED_SELF_READ;
+  if (a == A_DRIVEN || drained)
     {
       /* As the drivers do: the profile made here, empty, for the program
          to write into (EMLAT_OPT_ADOPT_EMPTY). */
@@ -170,8 +193,9 @@ spawn (enum arm a, unsigned n)
       unsetenv ("EMLAT_FILE");
       unsetenv ("EMLAT_FINISH");
       unsetenv ("EMLAT_TRACE_CHILDREN");
+      unsetenv ("EMLAT_MACHINE");
       unsetenv ("LD_PRELOAD");
-      int driven = a == A_DRIVEN || a == A_SELF_CREATED || a == A_DRAINED;
+      int driven = a == A_DRIVEN || a == A_SELF_CREATED || drained;
       if (a == A_LOADED || a == A_ON || driven)
         setenv ("LD_PRELOAD", tty_lib, 1);
       if (a == A_ON || driven)
@@ -182,16 +206,17 @@ spawn (enum arm a, unsigned n)
       if (driven)
         {
           char v[32];
-          snprintf (v, sizeof v, "%s:%ld", a == A_DRAINED ? "drain" : "reader",
-                    (long)getppid ());
+          snprintf (v, sizeof v, "%s:%ld", drained ? "drain" : "reader", (long)getppid ());
           setenv ("EMLAT_FINISH", v, 1);
         }
+      if (a == A_DRAINED)
+        setenv ("EMLAT_MACHINE", machine_env, 1);
       const char *mode = a == A_THREAD ? "thread" : a == A_FILE ? "file" : "plain";
       execl (self_path, self_path, "--child", mode, tmp_dir, (char *)NULL);
       _exit (127);
     }
   struct emlat_drainer *drainer = NULL;
-  if (a == A_DRAINED && emlat_drainer_start (profile, pid, &drainer) != 0)
+  if (drained && emlat_drainer_start (profile, pid, &drainer) != 0)
     {
       fprintf (stderr, "bench_startup: cannot start draining %s\n", profile);
       drainer = NULL;
@@ -216,7 +241,7 @@ spawn (enum arm a, unsigned n)
       fprintf (stderr, "bench_startup: the %s child failed (status %d)\n", arm_name[a], st);
       return -1;
     }
-  if (a == A_DRIVEN || a == A_SELF_CREATED || a == A_DRAINED)
+  if (a == A_DRIVEN || a == A_SELF_CREATED || drained)
     {
       struct emlat_recovery rec;
       int rc = emlat_recover (profile, &rec);
@@ -312,6 +337,13 @@ main (int argc, char **argv)
     }
   const char *build = getenv ("BUILD");
   snprintf (tty_lib, sizeof tty_lib, "%s/libemlat-tty.so", build && *build ? build : "build");
+  struct emlat_machine machine;
+  emlat_machine_read (&machine);
+  if (emlat_machine_format (&machine, machine_env, sizeof machine_env) < 0)
+    {
+      fprintf (stderr, "bench_startup: cannot format the machine's facts\n");
+      return 1;
+    }
   char *real = realpath (tty_lib, NULL);
   ssize_t n = readlink ("/proc/self/exe", self_path, sizeof self_path - 1);
   if (!real || n <= 0)
@@ -362,5 +394,14 @@ main (int argc, char **argv)
       printf ("METRIC startup_added_us_%s_lo %.1f us\n", arm_name[a], lo);
       printf ("METRIC startup_added_us_%s_hi %.1f us\n", arm_name[a], hi);
     }
+  /* What reading the machine's facts costs the program: the two drained
+     arms paired by round. */
+  double d[MAX_ROUNDS], point, lo, hi;
+  for (unsigned r = 0; r < rounds; r++)
+    d[r] = per_round[A_DRAINED_SELF_READ][r] - per_round[A_DRAINED][r];
+  median_ci (d, rounds, &point, &lo, &hi);
+  printf ("METRIC startup_machine_facts_us %.1f us\n", point);
+  printf ("METRIC startup_machine_facts_us_lo %.1f us\n", lo);
+  printf ("METRIC startup_machine_facts_us_hi %.1f us\n", hi);
   return 0;
 }

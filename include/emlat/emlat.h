@@ -112,7 +112,14 @@ EMLAT_API const char *emlat_version (void);
                                        a driver, nothing drains: records
                                        beyond the rings are lost (LOSS
                                        ring_full) and the next reader
-                                       writes the rest */
+                                       writes the rest.  The driver also
+                                       hands down the machine's facts in
+                                       EMLAT_MACHINE (its clock source,
+                                       CPU count and model, DESIGN.md
+                                       8.7): with this flag emlat_start
+                                       takes them from there, when the
+                                       value is well formed, instead of
+                                       reading them */
 
 /* The default sizes of struct emlat_options (docs/PERFORMANCE.md says how
    they were chosen): 131072 slots of 32 bytes per recording thread, and

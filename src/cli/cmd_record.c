@@ -20,6 +20,7 @@
  */
 #include "cli/cli.h"
 #include "emlat/emlat_reader.h"
+#include "common/machine.h"
 #include "common/statedir.h"
 #include "record/drain.h"
 
@@ -56,8 +57,10 @@ record_usage (FILE *f)
            "  -h, --help  this text;  -V, --version  the version\n"
            "\n"
            "Environment passed to CMD: EMLAT_TRACE=1, EMLAT_FILE,\n"
-           "EMLAT_FINISH=reader:PID, LD_PRELOAD (EMLAT_TRACE_CHILDREN=1 with\n"
-           "--follow-children).  Set EMLAT_OBSERVER=1 for the readiness\n"
+           "EMLAT_FINISH=drain:PID, EMLAT_MACHINE (this machine's clock\n"
+           "source, CPU count and model, read once here), LD_PRELOAD\n"
+           "(EMLAT_TRACE_CHILDREN=1 with --follow-children).  Set\n"
+           "EMLAT_OBSERVER=1 for the readiness\n"
            "observer thread and EMLAT_LOG=FILE to have the library's own\n"
            "messages written there (it never writes to the terminal).\n"
            "Exit status: CMD's (128+N if it died of signal N), 127 if CMD\n"
@@ -323,6 +326,12 @@ record_run (int argc, char **argv)
   sigaction (SIGINT, &ign, &old_int);
   sigaction (SIGQUIT, &ign, &old_quit);
   pid_t self = getpid ();
+  /* The machine's facts, read once here and handed down, so that CMD's
+     recorder does not read them at its start (src/common/machine.h). */
+  struct emlat_machine machine;
+  emlat_machine_read (&machine);
+  char machine_env[EMLAT_MACHINE_VALUE_MAX];
+  int have_machine = emlat_machine_format (&machine, machine_env, sizeof machine_env) >= 0;
   pid_t pid = fork ();
   if (pid < 0)
     {
@@ -351,6 +360,10 @@ record_run (int argc, char **argv)
       char finish[32];
       snprintf (finish, sizeof finish, "drain:%ld", (long)self);
       setenv ("EMLAT_FINISH", finish, 1);
+      if (have_machine)
+        setenv ("EMLAT_MACHINE", machine_env, 1);
+      else
+        unsetenv ("EMLAT_MACHINE");
       if (follow)
         setenv ("EMLAT_TRACE_CHILDREN", "1", 1);
       else

@@ -19,6 +19,7 @@
  * name or contents, CMD, its arguments or any path.
  */
 #include "cli/cli.h"
+#include "common/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -300,14 +301,15 @@ static char *tty_profile (const char *file)
    the rings of one session of CMD while CMD runs, src/record/drain.h:
    with --interpose the profile it created for CMD, else the first
    session CMD starts on a profile of its own naming, as a profiled
-   Emacs does), and with --interpose the preload variables. */
+   Emacs does) with EMLAT_MACHINE, the machine's facts read here for it,
+   and with --interpose the preload variables. */
 static char **child_env (const char *term, const char *preload,
                          const char *tty_file)
 {
   size_t n = 0;
   while (environ[n])
     n++;
-  char **env = calloc (n + 6, sizeof *env);
+  char **env = calloc (n + 7, sizeof *env);
   const char *old_preload = NULL;
   size_t k = 0;
   if (!env)
@@ -318,7 +320,7 @@ static char **child_env (const char *term, const char *preload,
       if (strncmp (e, "TERM=", 5) == 0 || strncmp (e, "COLUMNS=", 8) == 0
           || strncmp (e, "LINES=", 6) == 0)
         continue;
-      if (strncmp (e, "EMLAT_FINISH=", 13) == 0
+      if (strncmp (e, "EMLAT_FINISH=", 13) == 0 || strncmp (e, "EMLAT_MACHINE=", 14) == 0
           || (preload
               && (strncmp (e, "EMLAT_TRACE=", 12) == 0 || strncmp (e, "EMLAT_FILE=", 11) == 0)))
         continue;
@@ -334,6 +336,15 @@ static char **child_env (const char *term, const char *preload,
   /* We finish CMD's profiles ourselves once it exited (drive): a
      recorder in CMD, whose parent we are, leaves them to us. */
   if (asprintf (&env[k++], "EMLAT_FINISH=drain:%ld", (long)getpid ()) < 0)
+    return NULL;
+  /* The machine's facts, read once here and handed down with it, so
+     that a recorder in CMD does not read them at its start
+     (src/common/machine.h). */
+  struct emlat_machine machine;
+  emlat_machine_read (&machine);
+  char machine_env[EMLAT_MACHINE_VALUE_MAX];
+  if (emlat_machine_format (&machine, machine_env, sizeof machine_env) >= 0
+      && asprintf (&env[k++], "EMLAT_MACHINE=%s", machine_env) < 0)
     return NULL;
   if (preload)
     {

@@ -12,14 +12,13 @@
  * bound (every thread's anchor runs out within 2 s after that).
  */
 #include "common/clock.h"
+#include "common/machine.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 clockid_t emlat_clock_id = CLOCK_MONOTONIC;
@@ -132,21 +131,20 @@ read_pair (uint64_t *tsc, uint64_t *ns)
   return best;
 }
 
+/* What a driver said of the kernel's clocksource (machine.h): -1 when
+   nothing was said, else 1 for "tsc", 0 for another.  Relaxed atomic: set
+   by emlat_clock_kernel_tsc_hint before the init reads it; an init that
+   runs first (a read before any session) reads sysfs itself, and either
+   value is a reading of the same fact. */
+static _Atomic int kernel_tsc_hint = -1;
+
 /* The kernel keeps time with the counter: CLOCK_MONOTONIC_RAW is then a
-   fixed linear function of it.  Raw system calls: the interposition
-   library defines open, read and close itself. */
+   fixed linear function of it. */
 static int
 kernel_uses_tsc (void)
 {
-  long fd = syscall (SYS_openat, AT_FDCWD,
-                     "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                     O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char buf[16];
-  long n = syscall (SYS_read, (int)fd, buf, sizeof buf);
-  syscall (SYS_close, (int)fd);
-  return n == 4 && memcmp (buf, "tsc\n", 4) == 0;
+  int hint = atomic_load_explicit (&kernel_tsc_hint, memory_order_relaxed);
+  return hint >= 0 ? hint : emlat_machine_kernel_tsc ();
 }
 
 static void
@@ -295,6 +293,16 @@ emlat_clock_source (void)
   return "vdso";
 }
 #endif
+
+void
+emlat_clock_kernel_tsc_hint (int tsc)
+{
+#if EMLAT_CLOCK_COUNTER
+  atomic_store_explicit (&kernel_tsc_hint, tsc ? 1 : 0, memory_order_relaxed);
+#else
+  (void)tsc;
+#endif
+}
 
 static int
 cmp_u64 (const void *a, const void *b)

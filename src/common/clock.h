@@ -35,6 +35,10 @@
 extern __attribute__ ((visibility ("hidden"))) clockid_t emlat_clock_id;
 
 void emlat_clock_init (void);
+/* Before the init: the kernel's clocksource as a driver read it
+   (machine.h; TSC 1 for "tsc"), so that the init does not read sysfs.
+   Ignored once the init ran. */
+void emlat_clock_kernel_tsc_hint (int tsc);
 const char *emlat_clock_name (void);
 uint64_t emlat_clock_resolution_ns (void);
 /* Median cost of one emlat_clock_now() in ns, measured once (short

@@ -23,7 +23,9 @@
  * on) finishes its profile itself: nobody would look for its ring file by
  * its process id.  EMLAT_FINISH=reader alone defers in any process.
  * These are the only environment variables the library reads, and only
- * when the program calls one of these two functions.
+ * when the program calls one of these two functions -- but for
+ * EMLAT_MACHINE, which emlat_start reads under EMLAT_OPT_DRIVER_DRAINS
+ * (the machine's facts as the driver read them: common/machine.h).
  */
 #include "emlat/emlat.h"
 

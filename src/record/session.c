@@ -366,6 +366,14 @@ emlat_start (const struct emlat_options *opt)
     return rc;
 
   pthread_once (&atfork_once, atfork_init);
+  /* A driver that drains the rings hands down the machine's facts, read
+     once on its side: this process then reads neither sysfs nor
+     /proc/cpuinfo for them (machine.h). */
+  struct emlat_machine driver_machine;
+  int have_driver_machine = (opt->flags & EMLAT_OPT_DRIVER_DRAINS)
+                            && emlat_machine_parse (getenv ("EMLAT_MACHINE"), &driver_machine) == 0;
+  if (have_driver_machine)
+    emlat_clock_kernel_tsc_hint (driver_machine.kernel_tsc);
   emlat_clock_init ();
   emlat_registry_init_once ();
 
@@ -380,6 +388,11 @@ emlat_start (const struct emlat_options *opt)
     {
       pthread_mutex_unlock (&g_control);
       return -ENOMEM;
+    }
+  if (have_driver_machine)
+    {
+      s->have_driver_machine = 1;
+      s->driver_machine = driver_machine;
     }
   size_t meta_cap = 0;
   rc = session_meta (s, opt, &meta_cap);

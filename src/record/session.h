@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/machine.h"
 #include "emlat/emlat.h"
 #include "format/encode.h"
 #include "record/fileout.h"
@@ -98,6 +99,11 @@ struct emlat_session
   struct emlat_meta_kv *meta;
   size_t nmeta;
   size_t n_own_meta;        /* meta[0..n_own_meta): the recorder's own keys */
+  /* The machine's facts as the driver handed them down (EMLAT_MACHINE,
+     read only under EMLAT_OPT_DRIVER_DRAINS; machine.h), when it did:
+     SESSION's cpu entries then come from it, not from this process. */
+  int have_driver_machine;
+  struct emlat_machine driver_machine;
   uint64_t meta_rejected;
 
   /* Under lock. */

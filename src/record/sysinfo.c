@@ -7,7 +7,9 @@
  * Privacy invariant (F-61): nothing here reads the environment, a terminal
  * device, a file name or a path of the user; /proc/cpuinfo contributes only
  * the processor's model name, uname only sysname/release/machine (not the
- * node name), the executable only its base name and build id.
+ * node name), the executable only its base name and build id.  Under a
+ * driver the CPU's entries are the driver's reading of the same sources
+ * (machine.h: EMLAT_MACHINE, checked by emlat_start).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/machine.h"
 #include "format/format.h"
 #include "record/buildid.h"
 #include "record/session.h"
@@ -98,89 +101,6 @@ push_u (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *key, uint
   return emlat_meta_push (kv, n, cap, key, EMLAT_META_UINT, v, 0, 0, 0);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#if __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h>
-/* 1 when CPUID leaf 1 says a hypervisor runs this CPU (ECX bit 31), from
-   the copy glibc took at its start: no CPUID instruction of ours.  The
-   leaf is read directly: the header's CPU_FEATURE_PRESENT shifts a signed
-   1 by the bit number, undefined for bit 31. */
-static int
-under_hypervisor (void)
-{
-  const struct cpuid_feature *leaf = __x86_get_cpuid_feature_leaf (CPUID_INDEX_1);
-  return leaf && (leaf->cpuid_array[cpuid_register_index_ecx] >> 31) & 1u;
-}
-#else
-static int under_hypervisor (void) { return 0; }
-#endif
-
-/* The processor's brand string (CPUID leaves 0x80000002..4, what the
-   kernel shows as "model name"), trimmed, into OUT; 0 when there is none,
-   or when a hypervisor runs this CPU: there each CPUID is a trip out of
-   the guest (about 8 us each on a nested guest, 2026-12-03), and
-   /proc/cpuinfo's model name costs less than the four (docs/PERFORMANCE.md). */
-static int
-cpu_brand (char *out, size_t cap)
-{
-  unsigned r[12], a, b, c, d;
-  if (cap < 49 || under_hypervisor ())
-    return 0;
-  __cpuid (0x80000000u, a, b, c, d);
-  if (a < 0x80000004u)
-    return 0;
-  for (unsigned leaf = 0; leaf < 3; leaf++)
-    __cpuid (0x80000002u + leaf, r[4 * leaf], r[4 * leaf + 1], r[4 * leaf + 2], r[4 * leaf + 3]);
-  char s[49];
-  memcpy (s, r, 48);
-  s[48] = 0;
-  char *p = s;
-  while (*p == ' ')
-    p++;
-  size_t len = strlen (p);
-  while (len && p[len - 1] == ' ')
-    len--;
-  memcpy (out, p, len);
-  out[len] = 0;
-  return len > 0;
-}
-#else
-static int cpu_brand (char *out, size_t cap) { (void)out; (void)cap; return 0; }
-#endif
-
-/* The CPU model: the brand string, else the first "model name" of
-   /proc/cpuinfo, into OUT, or "" if none. */
-static void
-cpu_model (char *out, size_t cap)
-{
-  out[0] = 0;
-  if (cpu_brand (out, cap))
-    return;
-  FILE *f = fopen ("/proc/cpuinfo", "re");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets (line, sizeof line, f))
-    {
-      if (strncmp (line, "model name", 10) != 0)
-        continue;
-      char *colon = strchr (line, ':');
-      if (!colon)
-        continue;
-      colon++;
-      while (*colon == ' ' || *colon == '\t')
-        colon++;
-      size_t len = strcspn (colon, "\n");
-      if (len >= cap)
-        len = cap - 1;
-      memcpy (out, colon, len);
-      out[len] = 0;
-      break;
-    }
-  fclose (f);
-}
-
 int
 emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const struct emlat_session *s)
 {
@@ -199,13 +119,20 @@ emlat_sysinfo_meta (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const str
       rc |= push_str (kv, n, cap, "os.release", u.release);
       rc |= push_str (kv, n, cap, "os.machine", u.machine);
     }
-  char model[256];
-  cpu_model (model, sizeof model);
-  if (model[0])
-    rc |= push_str (kv, n, cap, "cpu.model", model);
-  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
-  if (ncpu > 0)
-    rc |= push_u (kv, n, cap, "cpu.count", (uint64_t)ncpu);
+  /* The CPU: as the driver read it on this machine, else read here. */
+  struct emlat_machine here;
+  const struct emlat_machine *m = &s->driver_machine;
+  if (!s->have_driver_machine)
+    {
+      here.kernel_tsc = 0; /* not asked: the clock decided it */
+      here.cpus = emlat_machine_cpus ();
+      emlat_machine_model (here.model, sizeof here.model);
+      m = &here;
+    }
+  if (m->model[0])
+    rc |= push_str (kv, n, cap, "cpu.model", m->model);
+  if (m->cpus > 0)
+    rc |= push_u (kv, n, cap, "cpu.count", (uint64_t)m->cpus);
   rc |= push_u (kv, n, cap, "process.pid", (uint64_t)getpid ());
   /* Identity of the executable (DESIGN.md section 11.5): its base name
      (the privacy rule allows it, F-61) and its GNU build id, from the

@@ -2,16 +2,17 @@
 /*
  * tty_exec.c -- the programs a traced program executes run untraced: every
  * exec and spawn call passes an environment without this library's
- * variables (EMLAT_TRACE, EMLAT_FILE, EMLAT_FINISH, EMLAT_OBSERVER,
- * EMLAT_LOG, EMLAT_TRACE_CHILDREN) and without this library in LD_PRELOAD,
+ * variables (EMLAT_TRACE, EMLAT_FILE, EMLAT_FINISH, EMLAT_MACHINE,
+ * EMLAT_OBSERVER, EMLAT_LOG, EMLAT_TRACE_CHILDREN) and without this library in LD_PRELOAD,
  * whatever environment the program hands over (docs/TTY.md, "Process
  * rules").  Stripping our own process's environment at load is not enough:
  * a shell such as bash builds its children's environments from its own
  * copy of the variables, so the call is where the scrubbing must happen.
  *
  * With EMLAT_TRACE_CHILDREN=1 the variables stay (each child records into
- * a file of its own, tty_session.c), except EMLAT_FINISH: only the first
- * process's profile is finished by `emlat record`.
+ * a file of its own, tty_session.c), except EMLAT_FINISH and
+ * EMLAT_MACHINE: only the first process's profile is finished, and
+ * drained, by `emlat record`.
  *
  * The l-variants (execl, execlp, execle) and execv/execvp are built on the
  * scrubbing execve/execvpe, with the process's environ where they use it.
@@ -47,7 +48,9 @@ has_prefix (const char *s, const char *p)
 static int
 ours (const char *e)
 {
-  if (has_prefix (e, "EMLAT_FINISH="))
+  /* The driver's words are for its own child only: a traced child of
+     ours is not its child (envstart.c, common/machine.h). */
+  if (has_prefix (e, "EMLAT_FINISH=") || has_prefix (e, "EMLAT_MACHINE="))
     return 1;
   if (tty_scrub_children_env == 1)
     return 0;

@@ -31,6 +31,10 @@
  * under a wrapper finishes its own profile); any other value, a malformed
  * or overflowing PID included, does not.  emlat_drain_requested: only
  * "drain:PID" in a child of PID, and only without EMLAT_FILE.
+ *
+ * EMLAT_MACHINE (src/common/machine.h) under EMLAT_FINISH=drain:PARENT:
+ * SESSION's cpu.model and cpu.count and the clock's choice are the
+ * driver's; a malformed value, or reader:PID, leaves them to the program.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/machine.h"
 #include "emlat/emlat.h"
 #include "emlat/emlat_reader.h"
 #include "tap.h"
@@ -503,6 +508,147 @@ test_drain_requested (void)
   free (drain);
 }
 
+/* tests/progs/autostart as `emlat record` runs a program: EMLAT_FILE
+   made empty here, EMLAT_FINISH=FINISH and EMLAT_MACHINE=MACHINE (unset
+   for NULL); its profile finished here.  Its SESSION's cpu.model (into
+   MODEL, "" when absent), cpu.count (0 when absent) and whether
+   clock.via says "tsc". */
+static void
+machine_run (const char *tmp, const char *finish, const char *machine, char *model,
+             size_t cap, uint64_t *cpus, int *via_tsc)
+{
+  static unsigned n;
+  char *prog = tu_build_path ("tests/progs/autostart");
+  char *file = tu_strf ("%s/machine-%u.emlat", tmp, n++);
+  tu_write_file (file, "", 0);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      setenv ("EMLAT_TRACE", "1", 1);
+      setenv ("EMLAT_FILE", file, 1);
+      setenv ("EMLAT_FINISH", finish, 1);
+      if (machine)
+        setenv ("EMLAT_MACHINE", machine, 1);
+      else
+        unsetenv ("EMLAT_MACHINE");
+      unsetenv ("EMLAT_CLOCK_VIA");
+      execl (prog, prog, (char *)NULL);
+      _exit (127);
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 1, "machine: the program traced (%d)",
+         status);
+  struct emlat_recovery rec;
+  CHECK_OK (emlat_recover (file, &rec));
+  model[0] = 0;
+  *cpus = 0;
+  *via_tsc = -1;
+  const char *paths[] = { file };
+  struct emlat_profile *p = NULL;
+  CHECK_OK (emlat_profile_load (paths, 1, NULL, EMLAT_LOAD_NO_RECOVER, &p));
+  if (p)
+    {
+      size_t nkv;
+      const struct emlat_kv *kv = emlat_profile_session (p, &nkv);
+      const struct emlat_kv *m = emlat_kv_find (kv, nkv, "cpu.model");
+      if (m && m->s_len < cap)
+        {
+          memcpy (model, m->s, m->s_len);
+          model[m->s_len] = 0;
+        }
+      const struct emlat_kv *c = emlat_kv_find (kv, nkv, "cpu.count");
+      if (c)
+        *cpus = c->u;
+      const struct emlat_kv *v = emlat_kv_find (kv, nkv, "clock.via");
+      if (v)
+        *via_tsc = v->s_len == 3 && memcmp (v->s, "tsc", 3) == 0;
+      emlat_profile_free (p);
+    }
+  free (file);
+  free (prog);
+}
+
+/* EMLAT_MACHINE: under a driver that drains (EMLAT_FINISH=drain:PARENT)
+   the program takes the machine's facts from it -- SESSION's CPU model
+   and count, and the clock's choice -- instead of reading them; a value
+   that is not exactly the grammar of src/common/machine.h, or any other
+   EMLAT_FINISH, leaves it to read them itself. */
+static void
+test_machine (const char *tmp)
+{
+  struct emlat_machine here;
+  emlat_machine_read (&here);
+  char *drain = tu_strf ("drain:%ld", (long)getpid ());
+  char *reader = tu_strf ("reader:%ld", (long)getpid ());
+  char model[EMLAT_MACHINE_MODEL_MAX + 1];
+  uint64_t cpus;
+  int via_tsc;
+
+  /* Handed down: used as given, and tsc=0 keeps the clock off the
+     counter even on a machine whose kernel keeps time with it. */
+  machine_run (tmp, drain, "tsc=0;cpus=77;model=Handed Down CPU (R) @ 1.00GHz", model,
+               sizeof model, &cpus, &via_tsc);
+  CHECK (strcmp (model, "Handed Down CPU (R) @ 1.00GHz") == 0, "the driver's model: '%s'", model);
+  CHECK_EQ_I64 ((long long)cpus, 77);
+  CHECK_EQ_I64 (via_tsc, 0);
+  /* An empty model: no cpu.model entry, as when none is known. */
+  machine_run (tmp, drain, "tsc=0;cpus=3;model=", model, sizeof model, &cpus, &via_tsc);
+  CHECK (model[0] == 0, "an empty model is no entry: '%s'", model);
+  CHECK_EQ_I64 ((long long)cpus, 3);
+
+  /* Refused values, and the right value without a draining parent: the
+     program reads the facts itself. */
+  const char *bad[] = {
+    "tsc=0;cpus=77;model=Bad\tCPU", /* a control character */
+    "tsc=2;cpus=77;model=x",          /* tsc is 0 or 1 */
+    "tsc=0;cpus=0;model=x",           /* at least one CPU */
+    "tsc=0;cpus=077;model=x",         /* no leading zero */
+    "tsc=0;cpus=1048577;model=x",     /* too many */
+    "tsc=0;cpus=77;model",            /* no '=' */
+    "tsc=0;model=x;cpus=77",          /* out of order */
+    " tsc=0;cpus=77;model=x",         /* anything before */
+    "",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      machine_run (tmp, drain, bad[i], model, sizeof model, &cpus, &via_tsc);
+      CHECK (strcmp (model, here.model) == 0, "'%s' refused: model '%s'", bad[i], model);
+      CHECK ((long)cpus == here.cpus, "'%s' refused: %llu CPUs", bad[i],
+             (unsigned long long)cpus);
+    }
+  char long_model[EMLAT_MACHINE_MODEL_MAX + 64];
+  int k = snprintf (long_model, sizeof long_model, "tsc=0;cpus=5;model=");
+  memset (long_model + k, 'M', EMLAT_MACHINE_MODEL_MAX + 1);
+  long_model[k + EMLAT_MACHINE_MODEL_MAX + 1] = 0;
+  machine_run (tmp, drain, long_model, model, sizeof model, &cpus, &via_tsc);
+  CHECK ((long)cpus == here.cpus, "a model of 256 bytes refused");
+  long_model[k + EMLAT_MACHINE_MODEL_MAX] = 0; /* 255: taken */
+  machine_run (tmp, drain, long_model, model, sizeof model, &cpus, &via_tsc);
+  CHECK_EQ_I64 ((long long)cpus, 5);
+  CHECK_EQ_I64 ((long long)strlen (model), EMLAT_MACHINE_MODEL_MAX);
+  machine_run (tmp, reader, "tsc=0;cpus=77;model=Not A Driver", model, sizeof model, &cpus,
+               &via_tsc);
+  CHECK (strcmp (model, here.model) == 0 && (long)cpus == here.cpus,
+         "reader:PID hands down nothing: '%s', %llu", model, (unsigned long long)cpus);
+  machine_run (tmp, drain, NULL, model, sizeof model, &cpus, &via_tsc);
+  CHECK (strcmp (model, here.model) == 0 && (long)cpus == here.cpus,
+         "without EMLAT_MACHINE: read here ('%s', %llu)", model, (unsigned long long)cpus);
+  /* The value the drivers write reads back as the same facts. */
+  char v[EMLAT_MACHINE_VALUE_MAX];
+  struct emlat_machine back;
+  CHECK (emlat_machine_format (&here, v, sizeof v) > 0, "the facts format");
+  CHECK_OK (emlat_machine_parse (v, &back));
+  CHECK (back.kernel_tsc == here.kernel_tsc && back.cpus == here.cpus
+           && strcmp (back.model, here.model) == 0,
+         "'%s' reads back", v);
+  machine_run (tmp, drain, v, model, sizeof model, &cpus, &via_tsc);
+  CHECK (strcmp (model, here.model) == 0 && (long)cpus == here.cpus,
+         "the driver's own reading: '%s'", model);
+  free (reader);
+  free (drain);
+}
+
 int
 main (void)
 {
@@ -515,5 +661,6 @@ main (void)
   test_autostart (tmp);
   test_adopt (tmp);
   test_finish ();
+  test_machine (tmp);
   TEST_DONE ();
 }
