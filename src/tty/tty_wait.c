@@ -87,6 +87,38 @@ tty_wait_end (struct tty_wait *w, int r, int ready)
   tty_self.nest--;
 }
 
+/* A check for typeahead: a wait with a zero timeout and no span
+   (EMLAT_TTY_SPANS unset), which nano makes five times a key and vim
+   eight.  It records what tty_wait_begin and tty_wait_end would for it --
+   nothing at its start; at its end, when the input was not readable, the
+   observation that it was empty at the call's start (their empty_at for
+   a zero timeout), else a readable wait over [t0, t1] -- without their
+   state (docs/PERFORMANCE.md, "A check for typeahead in one pass").
+   tty_check_begin returns the call's start. */
+EMLAT_HOT static inline uint64_t
+tty_check_begin (void)
+{
+  tty_self.nest++;
+  return emlat_now ();
+}
+
+/* R: the call's result; READY: it reported terminal input readable. */
+EMLAT_HOT static void
+tty_check_end (uint64_t t0, int r, int ready)
+{
+  if (r >= 0)
+    {
+      if (!ready)
+        tty_ix_note_empty (t0, 1);
+      else
+        {
+          uint64_t t1 = emlat_now ();
+          tty_ix_wait_end (t0, t1, 1, t0, t1 - t0 >= EMLAT_TTY_BLOCK_NS);
+        }
+    }
+  tty_self.nest--;
+}
+
 EMLAT_HOT static uint64_t
 tty_ms_ns (int ms)
 {
@@ -132,6 +164,13 @@ tty_select_traced (tty_select_fn f, int nfds, fd_set *rfds, fd_set *wfds, fd_set
     to = tv->tv_sec < 0 || tv->tv_usec < 0
            ? 0
            : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+  if (to == 0 && !tty_spans ())
+    {
+      uint64_t t0 = tty_check_begin ();
+      int r = f (nfds, rfds, wfds, efds, tv);
+      tty_check_end (t0, r, r > 0 && FD_ISSET (fd, rfds));
+      return r;
+    }
   struct tty_wait w;
   tty_wait_begin (&w, to);
   int r = f (nfds, rfds, wfds, efds, tv);
@@ -157,8 +196,16 @@ pselect (int nfds, fd_set *rfds, fd_set *wfds, fd_set *efds,
   int fd = tty_select_input (nfds, rfds);
   if (fd < 0)
     return f (nfds, rfds, wfds, efds, ts, mask);
+  uint64_t to = tty_ts_ns (ts);
+  if (to == 0 && !tty_spans ())
+    {
+      uint64_t t0 = tty_check_begin ();
+      int r = f (nfds, rfds, wfds, efds, ts, mask);
+      tty_check_end (t0, r, r > 0 && FD_ISSET (fd, rfds));
+      return r;
+    }
   struct tty_wait w;
-  tty_wait_begin (&w, tty_ts_ns (ts));
+  tty_wait_begin (&w, to);
   int r = f (nfds, rfds, wfds, efds, ts, mask);
   tty_wait_end (&w, r, r > 0 && FD_ISSET (fd, rfds));
   return r;
@@ -184,6 +231,13 @@ tty_poll_traced (tty_poll_fn f, struct pollfd *fds, nfds_t n, int timeout)
   long i = tty_poll_input (fds, n);
   if (i < 0)
     return f (fds, n, timeout);
+  if (timeout == 0 && !tty_spans ())
+    {
+      uint64_t t0 = tty_check_begin ();
+      int r = f (fds, n, 0);
+      tty_check_end (t0, r, r > 0 && (fds[i].revents & POLLIN));
+      return r;
+    }
   struct tty_wait w;
   tty_wait_begin (&w, tty_ms_ns (timeout));
   int r = f (fds, n, timeout);

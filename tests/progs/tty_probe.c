@@ -11,6 +11,9 @@
  *   tty_probe typeahead     the same, but never blocking: poll(0) checks for
  *                           input, with 1 ms of sleep after each that found
  *                           none, until one finds it; then the read
+ *   tty_probe typeahead-select, typeahead-pselect
+ *                           the same with select or pselect and a zero
+ *                           timeout (vim's checks are pselect's)
  *   tty_probe prefix        raw mode; "READY"; per key: a blocking read(0)
  *                           of one byte, then zero-timeout polls (1 ms of
  *                           sleep after each that found nothing) until the
@@ -46,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -111,10 +115,35 @@ sleep_ms (long ms)
 /* How a batch mode waits before each read. */
 enum batch_wait
 {
-  WAIT_NONE,     /* the read blocks */
-  WAIT_POLL,     /* poll(-1) */
-  WAIT_TYPEAHEAD /* poll(0), 1 ms of sleep after each that found nothing */
+  WAIT_NONE,      /* the read blocks */
+  WAIT_POLL,      /* poll(-1) */
+  WAIT_TYPEAHEAD, /* poll(0), 1 ms of sleep after each that found nothing */
+  WAIT_SELECT0,   /* the same with select and a zero timeval */
+  WAIT_PSELECT0   /* the same with pselect and a zero timespec */
 };
+
+/* A zero-timeout select (or pselect with PSELECT) on descriptor 0: its
+   result, and whether it reported 0 readable. */
+static int
+select_zero (int pselect_call, int *readable)
+{
+  fd_set r;
+  FD_ZERO (&r);
+  FD_SET (0, &r);
+  int sr;
+  if (pselect_call)
+    {
+      struct timespec ts = { 0, 0 };
+      sr = pselect (1, &r, NULL, NULL, &ts, NULL);
+    }
+  else
+    {
+      struct timeval tv = { 0, 0 };
+      sr = select (1, &r, NULL, NULL, &tv);
+    }
+  *readable = sr > 0 && FD_ISSET (0, &r);
+  return sr;
+}
 
 static int
 mode_batch (enum batch_wait wait)
@@ -123,7 +152,18 @@ mode_batch (enum batch_wait wait)
   say ("READY");
   for (;;)
     {
-      if (wait != WAIT_NONE)
+      if (wait == WAIT_SELECT0 || wait == WAIT_PSELECT0)
+        {
+          int readable;
+          if (select_zero (wait == WAIT_PSELECT0, &readable) < 0)
+            continue;
+          if (!readable)
+            {
+              sleep_ms (1);
+              continue;
+            }
+        }
+      else if (wait != WAIT_NONE)
         {
           struct pollfd p = { .fd = 0, .events = POLLIN };
           int pr = poll (&p, 1, wait == WAIT_POLL ? -1 : 0);
@@ -407,6 +447,10 @@ main (int argc, char **argv)
     return mode_prefix ();
   if (strcmp (m, "typeahead") == 0)
     return mode_batch (WAIT_TYPEAHEAD);
+  if (strcmp (m, "typeahead-select") == 0)
+    return mode_batch (WAIT_SELECT0);
+  if (strcmp (m, "typeahead-pselect") == 0)
+    return mode_batch (WAIT_PSELECT0);
   if (strcmp (m, "busy") == 0)
     return mode_busy (a);
   if (strcmp (m, "stdio") == 0)

@@ -6,9 +6,10 @@
  * match what the program did, whose output epoch ends at the last write
  * before the program waited again, and whose dispatch and end are the end
  * of its read and the start of that wait.  And a program that never blocks
- * but checks for typeahead with zero-timeout polls (1 ms apart): a poll
- * that finds nothing bounds the arrival from below (known empty at its
- * start), the one that finds the input bounds it from above.  And a
+ * but checks for typeahead with zero-timeout polls, selects or pselects
+ * (1 ms apart): a check that finds nothing bounds the arrival from below
+ * (known empty at its start), the one that finds the input bounds it
+ * from above.  And a
  * prefix key (tty_probe prefix): two one-byte reads without output or a
  * wait between them make one interaction of two batches, which keeps the
  * first batch's arrival bounds apart from the decisive (second) one's,
@@ -163,15 +164,16 @@ run (const char *mode)
   free (file);
 }
 
-/* Zero-timeout polls only (tty_probe typeahead): every batch's arrival
-   lies between the start of the last poll that found nothing and the end
-   of the one that found it, about a millisecond apart, both main-poll
-   observations; neither is inferred. */
+/* Zero-timeout checks only (tty_probe typeahead: polls; MODE
+   typeahead-select and typeahead-pselect: selects, pselects): every
+   batch's arrival lies between the start of the last check that found
+   nothing and the end of the one that found it, about a millisecond
+   apart, both main-poll observations; neither is inferred. */
 static void
-run_typeahead (void)
+run_typeahead (const char *mode)
 {
   struct ph_child c;
-  char *file = probe_start ("typeahead", &c);
+  char *file = probe_start (mode, &c);
   if (!file)
     return;
   const char *keys = "abq";
@@ -182,7 +184,7 @@ run_typeahead (void)
       ph_expect (&c, "1;", 5000);
     }
   struct pv v;
-  if (probe_load (&c, file, "typeahead", &v) != 0)
+  if (probe_load (&c, file, mode, &v) != 0)
     return;
   CHECK_EQ_U64 (pv_count (&v, EMLAT_ROOT_TTY_COMMAND), 3);
   for (size_t k = 0; k < 3; k++)
@@ -293,7 +295,9 @@ main (void)
 {
   run ("batch");
   run ("pollbatch");
-  run_typeahead ();
+  run_typeahead ("typeahead");
+  run_typeahead ("typeahead-select");
+  run_typeahead ("typeahead-pselect");
   run_prefix ();
   TEST_DONE ();
 }
