@@ -205,6 +205,14 @@ counter_give_up (struct emlat_clock_anchor *a, uint64_t n)
 
 static uint64_t clock_now_slow (void);
 
+uint64_t
+emlat_clock_now_vdso (void)
+{
+  uint64_t ns = emlat_clock_vdso_now ();
+  uint64_t floor = emlat_thread_line.clock.floor;
+  return ns < floor ? floor : ns;
+}
+
 /* errno is kept: the first read of a process decides the clock (reading
    sysfs), and a producer call never changes errno (record/state.h). */
 uint64_t

@@ -113,6 +113,10 @@ int emlat_clock_counter_parted (const struct emlat_clock_anchor *old, uint64_t t
 /* A read whose anchor is missing or too old (clock.c): takes a new anchor
    when the counter is on, else reads the vDSO. */
 uint64_t emlat_clock_now_slow (void);
+/* A read of a thread whose counter is off (its anchor's VDSO set): the
+   vDSO, never below the anchor's FLOOR.  Out of line, so that the
+   counter's path, inlined at every read, needs no frame. */
+uint64_t emlat_clock_now_vdso (void);
 
 /* The clock D ticks after A's anchor (D below A's LIMIT, which keeps
    D * MULT below 2^64: at most 2 s of ticks, times 2^32). */
@@ -128,10 +132,7 @@ emlat_clock_now (void)
 {
   struct emlat_clock_anchor *a = &emlat_thread_line.clock;
   if (__builtin_expect (a->vdso != 0, 0))
-    {
-      uint64_t ns = emlat_clock_vdso_now ();
-      return ns < a->floor ? a->floor : ns;
-    }
+    return emlat_clock_now_vdso ();
   uint64_t d = __builtin_ia32_rdtsc () - a->tsc;
   if (__builtin_expect (d >= a->limit, 0))
     return emlat_clock_now_slow ();

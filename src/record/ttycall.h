@@ -100,4 +100,36 @@ emlat_tty_put (unsigned op, unsigned flags, uint32_t aux, uint64_t t0, uint64_t 
   emlat_ring_publish (r, h, n);
 }
 
+/* emlat_tty_put of a one-slot record in its common case, calling
+   nothing: the thread's ring claimed in the active session (the test of
+   emlat_my_ring) and room below the ring's limit (emlat_ring_reserve's).
+   1 when stored; 0, nothing stored, when emlat_tty_put must take it (no
+   session, no ring yet, the limit reached: a look at the tail, a wake-up
+   or a drop).  A caller that has nothing else to call on this path stays
+   a leaf: no register saved, no frame (docs/PERFORMANCE.md, "A record
+   without a call"). */
+EMLAT_HOT static inline int
+emlat_tty_put1_try (unsigned op, unsigned flags, uint32_t aux, uint64_t t0, uint64_t t1,
+                    uint64_t value)
+{
+  /* Relaxed: see emlat_g_active_gen (state.h). */
+  uint64_t gen = atomic_load_explicit (&emlat_g_active_gen, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (gen != emlat_thread_line.gen))
+    return 0;
+  struct emlat_ring *r = emlat_thread_line.ring;
+  if (!r)
+    __builtin_unreachable (); /* a matching generation implies a ring */
+  /* Relaxed: only this thread stores head. */
+  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
+  if (EMLAT_UNLIKELY (h + 1 > r->limit))
+    return 0;
+  struct emlat_slot *s = &r->slots[h & r->mask];
+  s->w[0] = emlat_rr_head (EMLAT_RR_TTY, op, flags, 1) | (uint64_t)aux << 32;
+  s->w[1] = t0;
+  s->w[2] = t1;
+  s->w[3] = value;
+  emlat_ring_publish (r, h, 1);
+  return 1;
+}
+
 #endif /* EMLAT_TTYCALL_H */

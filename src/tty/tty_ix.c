@@ -52,12 +52,37 @@ tty_empty_store (void)
     tty_ix_put (TTY_OPF (EMLAT_TTY_READ, 0), 0, t, t, 0);
 }
 
+/* tty_ix_put's record when its common path cannot take it (no session
+   or ring yet, the ring's limit reached): the general store, off the
+   key's page. */
+EMLAT_HOT_RARE static __attribute__ ((noinline)) void
+tty_ix_put_general (uint32_t opf, uint32_t aux, uint64_t t0, uint64_t t1, uint64_t value)
+{
+  emlat_tty_put (opf & 0xffu, opf >> 8, aux, t0, t1, value, 0, 0);
+}
+
+/* tty_ix_put with an observation pending: the observation's record
+   first, then the call's. */
+EMLAT_HOT static __attribute__ ((noinline)) void
+tty_ix_put_after_empty (uint32_t opf, uint32_t aux, uint64_t t0, uint64_t t1, uint64_t value)
+{
+  tty_empty_store ();
+  tty_ix_put (opf, aux, t0, t1, value);
+}
+
+/* Every other path is a tail call, so that the common one -- no
+   observation pending, the ring claimed, room -- calls nothing and
+   saves no register. */
 EMLAT_HOT TTY_LINE_ALIGNED void
 tty_ix_put (uint32_t opf, uint32_t aux, uint64_t t0, uint64_t t1, uint64_t value)
 {
   if (EMLAT_UNLIKELY (tty_self.empty_kind != 0))
-    tty_empty_store ();
-  emlat_tty_put (opf & 0xffu, opf >> 8, aux, t0, t1, value, 0, 0);
+    {
+      tty_ix_put_after_empty (opf, aux, t0, t1, value);
+      return;
+    }
+  if (EMLAT_UNLIKELY (!emlat_tty_put1_try (opf & 0xffu, opf >> 8, aux, t0, t1, value)))
+    tty_ix_put_general (opf, aux, t0, t1, value);
 }
 
 void
