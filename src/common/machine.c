@@ -118,7 +118,6 @@ emlat_machine_model (char *out, size_t cap)
   fclose (f);
 }
 
-
 void
 emlat_machine_read (struct emlat_machine *m)
 {

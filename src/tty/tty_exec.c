@@ -3,11 +3,12 @@
  * tty_exec.c -- the programs a traced program executes run untraced: every
  * exec and spawn call passes an environment without this library's
  * variables (EMLAT_TRACE, EMLAT_FILE, EMLAT_FINISH, EMLAT_MACHINE,
- * EMLAT_OBSERVER, EMLAT_LOG, EMLAT_TRACE_CHILDREN) and without this library in LD_PRELOAD,
- * whatever environment the program hands over (docs/TTY.md, "Process
- * rules").  Stripping our own process's environment at load is not enough:
- * a shell such as bash builds its children's environments from its own
- * copy of the variables, so the call is where the scrubbing must happen.
+ * EMLAT_OBSERVER, EMLAT_LOG, EMLAT_TRACE_CHILDREN) and without this
+ * library in LD_PRELOAD, whatever environment the program hands over
+ * (docs/TTY.md, "Process rules").  Stripping our own process's
+ * environment at load is not enough: a shell such as bash builds its
+ * children's environments from its own copy of the variables, so the
+ * call is where the scrubbing must happen.
  *
  * With EMLAT_TRACE_CHILDREN=1 the variables stay (each child records into
  * a file of its own, tty_session.c), except EMLAT_FINISH and
