@@ -302,9 +302,11 @@ static char *tty_profile (const char *file)
    with --interpose the profile it created for CMD, else the first
    session CMD starts on a profile of its own naming, as a profiled
    Emacs does) with EMLAT_MACHINE, the machine's facts read here for it,
-   and with --interpose the preload variables. */
+   and with --interpose the preload variables.  *OWN_FROM: the index of
+   the first entry allocated here (all after it are, but the literal
+   EMLAT_TRACE=1; run_env_free). */
 static char **child_env (const char *term, const char *preload,
-                         const char *tty_file)
+                         const char *tty_file, size_t *own_from)
 {
   size_t n = 0;
   while (environ[n])
@@ -331,6 +333,7 @@ static char **child_env (const char *term, const char *preload,
         }
       env[k++] = (char *)e;
     }
+  *own_from = k;
   if (asprintf (&env[k++], "TERM=%s", term) < 0)
     return NULL;
   /* We finish CMD's profiles ourselves once it exited (drive): a
@@ -635,6 +638,7 @@ struct run_env
   char *preload;  /* --interpose: the library and its profile */
   char *tty_file;
   char **env;     /* CMD's environment (child_env) */
+  size_t env_own; /* env[env_own..] were allocated by child_env */
 };
 
 static void run_env_free (struct run_env *e)
@@ -642,11 +646,7 @@ static void run_env_free (struct run_env *e)
   if (e->env)
     {
       /* Only the entries we allocated follow the inherited ones. */
-      size_t i = 0;
-      while (e->env[i])
-        i++;
-      size_t own = 2 + (e->preload ? 3 : 0);
-      for (size_t k = i - own; k < i; k++)
+      for (size_t k = e->env_own; e->env[k]; k++)
         if (strncmp (e->env[k], "EMLAT_TRACE=", 12) != 0)
           free (e->env[k]);
       free (e->env);
@@ -674,7 +674,7 @@ static int prepare (const struct opts *o, struct run_env *e)
           return EMLAT_EXIT_USAGE;
         }
     }
-  e->env = child_env (o->term, e->preload, e->tty_file);
+  e->env = child_env (o->term, e->preload, e->tty_file, &e->env_own);
   if (!e->env)
     {
       emlat_cli_error (NULL, UINT64_MAX, "out of memory");
