@@ -35,12 +35,21 @@
  *             drivers before it: the program reads the machine's facts
  *             itself (sysfs, /proc/cpuinfo); drained_self_read - drained
  *             is what they cost it
- * and two floors, without the library, for what any recorder with a
- * writer thread and a file pays:
+ * two floors, without the library, for what any recorder with a writer
+ * thread and a file pays:
  *   thread    the program starts a thread that waits on a futex, wakes it
  *             before exiting and joins it
  *   file      the program creates a file in the temporary directory
  *             (O_EXCL) and writes 64 bytes into it
+ * and two floors of interposition itself, with bench/floor_preload.c
+ * (libemlat-floor.so, next to this program) instead of the library, for
+ * what any recorder loaded by LD_PRELOAD that records each call pays:
+ *   floor_loaded  LD_PRELOAD of the floor, EMLAT_FLOOR unset: a library
+ *             of three wrappers loaded, its three dlsym, every call
+ *             forwarded
+ *   floor     the same with EMLAT_FLOOR=tsc1: its ring file created in
+ *             /dev/shm, removed at once, sized and mapped, and the
+ *             program's write recorded (one counter read, one slot)
  *
  * Prints "METRIC startup_cpu_us_<arm> V us" (median over rounds) and
  * "METRIC startup_added_us_<arm> V us" (median over rounds of the round's
@@ -91,11 +100,14 @@ enum arm
   A_DRAINED_SELF_READ,
   A_THREAD,
   A_FILE,
+  A_FLOOR_LOADED,
+  A_FLOOR,
   N_ARMS
 };
-static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",
-                                              "driven", "driven_self_created", "drained",
-                                              "drained_self_read", "thread", "file" };
+static const char *const arm_name[N_ARMS] = {
+  "none",    "loaded", "on",   "driven",       "driven_self_created", "drained", "drained_self_read",
+  "thread", "file",   "floor_loaded", "floor"
+};
 
 #define MAX_ROUNDS 64
 #define MAX_SPAWNS 1000
@@ -103,6 +115,7 @@ static const char *const arm_name[N_ARMS] = { "none",   "loaded",      "on",
 
 static char self_path[PATH_MAX];
 static char tty_lib[PATH_MAX];
+static char floor_lib[PATH_MAX];
 /* EMLAT_MACHINE for the drained arm, read once, as the drivers do. */
 static char machine_env[EMLAT_MACHINE_VALUE_MAX];
 static char tmp_dir[PATH_MAX];
@@ -195,6 +208,14 @@ spawn (enum arm a, unsigned n)
       unsetenv ("EMLAT_TRACE_CHILDREN");
       unsetenv ("EMLAT_MACHINE");
       unsetenv ("LD_PRELOAD");
+      unsetenv ("EMLAT_FLOOR");
+      unsetenv ("EMLAT_FLOOR_PAGES");
+      unsetenv ("EMLAT_FLOOR_LINES");
+      unsetenv ("EMLAT_FLOOR_CODE");
+      if (a == A_FLOOR_LOADED || a == A_FLOOR)
+        setenv ("LD_PRELOAD", floor_lib, 1);
+      if (a == A_FLOOR)
+        setenv ("EMLAT_FLOOR", "tsc1", 1);
       int driven = a == A_DRIVEN || a == A_SELF_CREATED || drained;
       if (a == A_LOADED || a == A_ON || driven)
         setenv ("LD_PRELOAD", tty_lib, 1);
@@ -337,6 +358,8 @@ main (int argc, char **argv)
     }
   const char *build = getenv ("BUILD");
   snprintf (tty_lib, sizeof tty_lib, "%s/libemlat-tty.so", build && *build ? build : "build");
+  snprintf (floor_lib, sizeof floor_lib, "%s/bench/libemlat-floor.so",
+            build && *build ? build : "build");
   struct emlat_machine machine;
   emlat_machine_read (&machine);
   if (emlat_machine_format (&machine, machine_env, sizeof machine_env) < 0)
@@ -352,6 +375,13 @@ main (int argc, char **argv)
       return 1;
     }
   snprintf (tty_lib, sizeof tty_lib, "%s", real);
+  free (real);
+  if (!(real = realpath (floor_lib, NULL)))
+    {
+      fprintf (stderr, "bench_startup: %s: %s\n", floor_lib, strerror (errno));
+      return 1;
+    }
+  snprintf (floor_lib, sizeof floor_lib, "%s", real);
   free (real);
   self_path[n] = 0;
   const char *tmp = getenv ("TMPDIR");

@@ -3,13 +3,14 @@
 #
 # test_bench_startup.sh -- the start-up harness (bench/bench_startup.c)
 # works end to end: 2 rounds of 3 spawns of every arm (none, loaded, on,
-# driven, driven_self_created, drained, and the thread and file floors).
+# driven, driven_self_created, drained, drained_self_read, the thread and
+# file floors, and the interposition floors floor_loaded and floor).
 #
 # Checked: it exits 0; it prints a CPU time per arm (a positive number of
 # microseconds) and, per arm but none, the added time with a 95 % interval
 # lo <= hi; the driven spawns' profiles were finished by the bench (no ring
-# file of theirs is left in /dev/shm); bad options are exit 2; nothing is
-# left in TMPDIR.
+# file of theirs is left in /dev/shm, nor any of the floor's); bad options
+# are exit 2; nothing is left in TMPDIR.
 #
 # Not checked: any of the times.  Timing belongs to benchmarks (make bench),
 # never to tests.  SKIP (77) in a sanitizer build (make asan-test): the
@@ -32,10 +33,12 @@ trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 
 rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+floors_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-floor-')
 out=$(BUILD=$BUILD "$bench" --rounds 2 --spawns 3 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
-for arm in none loaded on driven driven_self_created drained thread file; do
+for arm in none loaded on driven driven_self_created drained drained_self_read thread file \
+  floor_loaded floor; do
   v=$(printf '%s\n' "$out" | awk -v m="startup_cpu_us_$arm" '$1=="METRIC" && $2==m {print $3}')
   awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || fail "no CPU time for $arm ($v)"
   [ $arm = none ] && continue
@@ -46,6 +49,8 @@ for arm in none loaded on driven driven_self_created drained thread file; do
 done
 rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
 [ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
+floors_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-floor-')
+[ "$floors_after" -le "$floors_before" ] || fail "floor files left in /dev/shm ($floors_before -> $floors_after)"
 leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
