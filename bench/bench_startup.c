@@ -5,7 +5,7 @@
  * of a session (loading the library, its start, its stop), the part of a
  * short program's whole CPU that no per-key figure shows.
  *
- *   BUILD=build bench_startup [--rounds N] [--spawns K]
+ *   BUILD=build bench_startup [--rounds N] [--spawns K] [--arms LIST]
  *
  * The program is this binary itself in child mode: on a pseudo-terminal
  * (its stdin, stdout and stderr the slave), it writes a line and exits.
@@ -51,11 +51,16 @@
  *             /dev/shm, removed at once, sized and mapped, and the
  *             program's write recorded (one counter read, one slot)
  *
+ * --arms LIST (comma-separated arm names) runs only those arms and none,
+ * to profile a few of them (perf record of the whole bench) or to spend
+ * the rounds on them.
+ *
  * Prints "METRIC startup_cpu_us_<arm> V us" (median over rounds) and
  * "METRIC startup_added_us_<arm> V us" (median over rounds of the round's
  * arm - none), with its 95 % bootstrap interval over rounds as
- * startup_added_us_<arm>_lo and _hi; and "METRIC startup_machine_facts_us",
- * drained_self_read - drained paired by round, with its interval.
+ * startup_added_us_<arm>_lo and _hi, for every arm run; and, when both
+ * drained arms run, "METRIC startup_machine_facts_us", drained_self_read
+ * - drained paired by round, with its interval.
  * docs/PERFORMANCE.md ("The start-up", "The machine's facts from the driver")
  * reports the numbers.
  *
@@ -325,6 +330,33 @@ cleanup (void)
   rmdir (tmp_dir);
 }
 
+/* The arms --arms names (none always); exit 2 on an unknown name. */
+static void
+parse_arms (const char *v, int run[N_ARMS])
+{
+  for (int a = 0; a < N_ARMS; a++)
+    run[a] = a == A_NONE;
+  if (!v || !*v)
+    {
+      fprintf (stderr, "bench_startup: --arms wants a comma-separated list of arms\n");
+      exit (2);
+    }
+  while (*v)
+    {
+      size_t len = strcspn (v, ",");
+      int a = 0;
+      while (a < N_ARMS && (strlen (arm_name[a]) != len || strncmp (v, arm_name[a], len) != 0))
+        a++;
+      if (a == N_ARMS)
+        {
+          fprintf (stderr, "bench_startup: --arms: no arm named '%.*s'\n", (int)len, v);
+          exit (2);
+        }
+      run[a] = 1;
+      v += len + (v[len] == ',');
+    }
+}
+
 static unsigned
 parse_count (const char *flag, const char *v, unsigned max)
 {
@@ -342,6 +374,9 @@ int
 main (int argc, char **argv)
 {
   unsigned rounds = 9, spawns = 40;
+  int run[N_ARMS];
+  for (int a = 0; a < N_ARMS; a++)
+    run[a] = 1;
   if (argc == 4 && strcmp (argv[1], "--child") == 0)
     return child_main (argv[2], argv[3]);
   for (int i = 1; i < argc; i++)
@@ -350,9 +385,11 @@ main (int argc, char **argv)
         rounds = parse_count ("--rounds", argv[++i < argc ? i : 0], MAX_ROUNDS);
       else if (strcmp (argv[i], "--spawns") == 0)
         spawns = parse_count ("--spawns", argv[++i < argc ? i : 0], MAX_SPAWNS);
+      else if (strcmp (argv[i], "--arms") == 0)
+        parse_arms (++i < argc ? argv[i] : NULL, run);
       else
         {
-          fprintf (stderr, "usage: bench_startup [--rounds N] [--spawns K]\n");
+          fprintf (stderr, "usage: bench_startup [--rounds N] [--spawns K] [--arms LIST]\n");
           return 2;
         }
     }
@@ -400,6 +437,8 @@ main (int argc, char **argv)
     for (unsigned k = 0; k < N_ARMS; k++)
       {
         enum arm a = (enum arm)((k + r) % N_ARMS);
+        if (!run[a])
+          continue;
         for (unsigned s = 0; s < spawns; s++)
           if ((cpu[s] = spawn (a, seq++)) < 0)
             return 1;
@@ -410,12 +449,16 @@ main (int argc, char **argv)
           spawns);
   for (int a = 0; a < N_ARMS; a++)
     {
+      if (!run[a])
+        continue;
       double v[MAX_ROUNDS];
       memcpy (v, per_round[a], rounds * sizeof *v);
       printf ("METRIC startup_cpu_us_%s %.1f us\n", arm_name[a], median (v, rounds));
     }
   for (int a = A_LOADED; a < N_ARMS; a++)
     {
+      if (!run[a])
+        continue;
       double d[MAX_ROUNDS], point, lo, hi;
       for (unsigned r = 0; r < rounds; r++)
         d[r] = per_round[a][r] - per_round[A_NONE][r];
@@ -426,6 +469,8 @@ main (int argc, char **argv)
     }
   /* What reading the machine's facts costs the program: the two drained
      arms paired by round. */
+  if (!run[A_DRAINED] || !run[A_DRAINED_SELF_READ])
+    return 0;
   double d[MAX_ROUNDS], point, lo, hi;
   for (unsigned r = 0; r < rounds; r++)
     d[r] = per_round[A_DRAINED_SELF_READ][r] - per_round[A_DRAINED][r];

@@ -10,7 +10,8 @@
 # microseconds) and, per arm but none, the added time with a 95 % interval
 # lo <= hi; the driven spawns' profiles were finished by the bench (no ring
 # file of theirs is left in /dev/shm, nor any of the floor's); bad options
-# are exit 2; nothing is left in TMPDIR.
+# are exit 2; --arms runs the arms named and none only; nothing is left in
+# TMPDIR.
 #
 # Not checked: any of the times.  Timing belongs to benchmarks (make bench),
 # never to tests.  SKIP (77) in a sanitizer build (make asan-test): the
@@ -55,6 +56,13 @@ leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
 "$bench" --rounds 0 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--rounds 0 is not exit 2"
+"$bench" --arms flor >/dev/null 2>&1; [ $? -eq 2 ] || fail "--arms flor is not exit 2"
+"$bench" --arms >/dev/null 2>&1; [ $? -eq 2 ] || fail "--arms without a list is not exit 2"
+# --arms: those arms and none, nothing else.
+out=$(BUILD=$BUILD "$bench" --rounds 1 --spawns 2 --arms floor,file 2>"$tmp/err")
+[ $? -eq 0 ] || fail "--arms floor,file: $(cat "$tmp/err")"
+arms=$(printf '%s\n' "$out" | awk '$1=="METRIC" && $2 ~ /^startup_cpu_us_/ {sub("startup_cpu_us_", "", $2); print $2}' | sort | tr '\n' ' ')
+[ "$arms" = "file floor none " ] || fail "--arms floor,file ran: $arms"
 "$bench" --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--bogus is not exit 2"
 
 if [ $fails -ne 0 ]; then
