@@ -55,7 +55,9 @@
  * to profile a few of them (perf record of the whole bench) or to spend
  * the rounds on them.
  *
- * Prints "METRIC startup_cpu_us_<arm> V us" (median over rounds) and
+ * Prints "METRIC startup_cpu_us_<arm> V us" (median over rounds), "METRIC
+ * startup_minflt_<arm> V faults" (the minor page faults of the child, from
+ * wait4, median over rounds of the medians per round) and
  * "METRIC startup_added_us_<arm> V us" (median over rounds of the round's
  * arm - none), with its 95 % bootstrap interval over rounds as
  * startup_added_us_<arm>_lo and _hi, for every arm run; and, when both
@@ -185,9 +187,10 @@ empty_dir (void)
   closedir (d);
 }
 
-/* One spawn of arm A; its CPU in microseconds, or -1. */
+/* One spawn of arm A; its CPU in microseconds, or -1; its minor page
+   faults in *FAULTS. */
 static double
-spawn (enum arm a, unsigned n)
+spawn (enum arm a, unsigned n, double *faults)
 {
   char profile[PATH_MAX + 32];
   snprintf (profile, sizeof profile, "%s/p%u.emlat", tmp_dir, n);
@@ -274,6 +277,7 @@ spawn (enum arm a, unsigned n)
       if (rc != 0)
         fprintf (stderr, "bench_startup: %s: cannot finish: %s\n", profile, strerror (-rc));
     }
+  *faults = (double)ru.ru_minflt;
   return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6
          + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
@@ -430,8 +434,8 @@ main (int argc, char **argv)
     }
   atexit (cleanup);
 
-  static double per_round[N_ARMS][MAX_ROUNDS];
-  double cpu[MAX_SPAWNS];
+  static double per_round[N_ARMS][MAX_ROUNDS], faults_per_round[N_ARMS][MAX_ROUNDS];
+  double cpu[MAX_SPAWNS], faults[MAX_SPAWNS];
   unsigned seq = 0;
   for (unsigned r = 0; r < rounds; r++)
     for (unsigned k = 0; k < N_ARMS; k++)
@@ -440,9 +444,10 @@ main (int argc, char **argv)
         if (!run[a])
           continue;
         for (unsigned s = 0; s < spawns; s++)
-          if ((cpu[s] = spawn (a, seq++)) < 0)
+          if ((cpu[s] = spawn (a, seq++, &faults[s])) < 0)
             return 1;
         per_round[a][r] = median (cpu, spawns);
+        faults_per_round[a][r] = median (faults, spawns);
       }
 
   printf ("# bench_startup: %u rounds x %u spawns per arm, CPU of the child (wait4)\n", rounds,
@@ -454,6 +459,8 @@ main (int argc, char **argv)
       double v[MAX_ROUNDS];
       memcpy (v, per_round[a], rounds * sizeof *v);
       printf ("METRIC startup_cpu_us_%s %.1f us\n", arm_name[a], median (v, rounds));
+      memcpy (v, faults_per_round[a], rounds * sizeof *v);
+      printf ("METRIC startup_minflt_%s %.1f faults\n", arm_name[a], median (v, rounds));
     }
   for (int a = A_LOADED; a < N_ARMS; a++)
     {
