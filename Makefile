@@ -179,6 +179,7 @@ $(BUILD)/bench/libemlat-floor.so: bench/floor_preload.c
 	$(CC) $(APP_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 $(BUILD)/bench/bench_tty_cold: $(BUILD)/bench/libemlat-floor.so
 $(BUILD)/bench/bench_startup: $(BUILD)/bench/libemlat-floor.so
+$(BUILD)/bench/bench_gate: $(BUILD)/bench/libemlat-floor.so
 
 # The library as bench_tty_footprint counts it under valgrind: the same
 # objects but the clock's, built with EMLAT_CLOCK_EMULATED so that its

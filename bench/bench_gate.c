@@ -6,8 +6,8 @@
  * bootstrap 95% intervals and a verdict per gate; and the recorder's
  * wake-ups while the program idles.
  *
- *   BUILD=build bench_gate [--quick] [--rounds N] [--keys N] [--only LIST]
- *       [--idle SECONDS] [--emacs PATH] [--emacs-vanilla PATH]
+ *   BUILD=build bench_gate [--quick] [--floor] [--rounds N] [--keys N]
+ *       [--only LIST] [--idle SECONDS] [--emacs PATH] [--emacs-vanilla PATH]
  *       [--emacs-thread-cpu on|off] [--resamples R] [--seed S] [--cpu N]
  *       [--doc FILE]
  *
@@ -60,6 +60,15 @@
  *    driver's thread named emlat-drain (in `emlat replay`) is counted.  The profile's stats.writer_wakeups (the whole
  *    run, start-up and exit included) is shown beside it as a cross-check.
  *
+ *  - --floor (a diagnostic, not the gate's mode): less, vim and nano get
+ *    a third arm, "floor": the run of the on arm with the least
+ *    interposing recorder (bench/floor_preload.c, libemlat-floor.so: one
+ *    counter read and one 32-byte slot per terminal call, no model, no
+ *    writer) preloaded in the place of libemlat-tty.so, through
+ *    EMLAT_TTY_LIB and EMLAT_FLOOR=tsc1; the tables add "off -> floor"
+ *    and "floor -> on".  A FAIL of off -> floor is a row that no recorder
+ *    loaded with LD_PRELOAD that timestamps each call can pass on the
+ *    machine; floor -> on is what this recorder adds above that least.
  *  - --cpu N (a diagnostic, not the gate's mode): the bench, and with it
  *    every driver and program, runs on CPU N only.  Unpinned, a key's
  *    external latency on a small guest is bimodal (the program woken on
@@ -116,8 +125,8 @@
 #define DOC_END "<!-- gate:end -->"
 
 enum prog { P_LESS, P_VIM, P_NANO, P_EMACS };
-enum arm { ARM_OFF, ARM_ON, ARM_VANILLA, N_ARMS };
-static const char *const arm_label[N_ARMS] = { "off", "on", "vanilla" };
+enum arm { ARM_OFF, ARM_ON, ARM_VANILLA, ARM_FLOOR, N_ARMS };
+static const char *const arm_label[N_ARMS] = { "off", "on", "vanilla", "floor" };
 
 struct workload
 {
@@ -191,6 +200,9 @@ static struct
   int emacs_no_thread_cpu; /* --emacs-thread-cpu off */
   int cpu;                 /* --cpu N: every run on that CPU; -1 none */
   const char *less, *vim, *nano;
+  int floor;               /* --floor: the floor arm for less, vim, nano */
+  char *floor_lib;         /* its library (bench/floor_preload.c) */
+  char *user_tty_lib;      /* EMLAT_TTY_LIB as given, for the on arm */
   char *dir;
   char *file;
 } opt;
@@ -669,7 +681,10 @@ replay_argv (enum prog p, enum arm a, int on_file, const char *script,
       v[n++] = xasprintf ("%s", extra_opt);
     }
   *prof = NULL;
-  if (p != P_EMACS && a == ARM_ON)
+  /* The floor arm runs as the on arm does, with the floor's library in
+     the place of libemlat-tty.so (one_run): the same driver, the same
+     environment, a profile that stays empty. */
+  if (p != P_EMACS && (a == ARM_ON || a == ARM_FLOOR))
     {
       v[n++] = xasprintf ("--interpose");
       *prof = xasprintf ("%s/%s.tty.emlat", opt.dir, tag);
@@ -790,7 +805,24 @@ one_run (struct wl_state *s, enum arm a, unsigned r)
   char *out = NULL;
   int rc = -1;
   double startup_ns = -1;
-  if (child_start (&c, argv, opt.dir) == 0)
+  /* The floor arm: `emlat replay --interpose` preloads the floor's
+     library (EMLAT_TTY_LIB), active by EMLAT_FLOOR; the on arm gets the
+     library the caller's environment names, if any. */
+  if (a == ARM_FLOOR)
+    {
+      setenv ("EMLAT_TTY_LIB", opt.floor_lib, 1);
+      setenv ("EMLAT_FLOOR", "tsc1", 1);
+    }
+  int started = child_start (&c, argv, opt.dir) == 0;
+  if (a == ARM_FLOOR)
+    {
+      unsetenv ("EMLAT_FLOOR");
+      if (opt.user_tty_lib)
+        setenv ("EMLAT_TTY_LIB", opt.user_tty_lib, 1);
+      else
+        unsetenv ("EMLAT_TTY_LIB");
+    }
+  if (started)
     {
       startup_ns = sample_startup (&c);
       rc = child_finish (&c, timeout + 30);
@@ -804,9 +836,18 @@ one_run (struct wl_state *s, enum arm a, unsigned r)
       ok = read_tsv (tsv, s->quit_sends, run) == 0 && run->n_lat > 0;
       if (!ok)
         s->error = xasprintf ("%s: no sends measured in %s", tag, tsv);
-      if (ok && prof)
+      if (ok && prof && a == ARM_ON)
         run->have_stats
           = read_stats (prof, &run->wakeups, &run->writer_cpu_ns, &run->writer_in_driver) == 0;
+      /* The floor writes no profile: one with bytes means the library,
+         not the floor, was preloaded. */
+      struct stat st;
+      if (ok && prof && a == ARM_FLOOR && stat (prof, &st) == 0 && st.st_size > 0)
+        {
+          ok = 0;
+          s->error = xasprintf ("%s: %s was written: the floor's library was not the one "
+                                "preloaded", tag, prof);
+        }
     }
   else if (rc == 0 && summary_ok (out))
     s->error = xasprintf ("%s: the program's CPU could not be read after its "
@@ -1149,6 +1190,8 @@ report_comparison (struct text *tab, struct text *met, const struct wl_state *s,
                                                     "p99 first output" };
   static const char *const mname[N_METRICS] = { "cpu_added_pct", "work_cpu_added_pct",
                                                 "median_added_pct", "p99_added_us" };
+  char arms[32];
+  snprintf (arms, sizeof arms, "%s -> %s", arm_label[base], arm_label[test]);
   /* The workload's CPU is a difference: it needs a positive base in
      every round. */
   int work_ok = 1;
@@ -1195,9 +1238,7 @@ report_comparison (struct text *tab, struct text *met, const struct wl_state *s,
         }
       tprintf (tab, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                first && m == 0 ? s->w->label : "",
-               m == 0 ? (test == ARM_ON && base == ARM_OFF ? "off -> on"
-                         : test == ARM_ON ? "vanilla -> on" : "vanilla -> off")
-                      : "",
+               m == 0 ? arms : "",
                gate_name[m], base_s, test_s, add_s, ci_s, lim_s, v);
       char name[128];
       const char *unit = m == M_P99 ? "us" : "%";
@@ -1232,6 +1273,8 @@ report_notes (struct text *notes, struct text *met, const struct wl_state *s)
   tprintf (notes, ", %zu (on)", sends[ARM_ON]);
   if (s->use[ARM_VANILLA])
     tprintf (notes, ", %zu (vanilla)", sends[ARM_VANILLA]);
+  if (s->use[ARM_FLOOR])
+    tprintf (notes, ", %zu (floor)", sends[ARM_FLOOR]);
   tprintf (notes, "; CPU at the end of start-up (median)");
   for (int a = 0; a < N_ARMS; a++)
     if (s->use[a])
@@ -1504,7 +1547,8 @@ static void
 usage (void)
 {
   fprintf (stderr,
-           "usage: bench_gate [--quick] [--rounds N] [--keys N] [--only LIST] [--idle SECONDS]\n"
+           "usage: bench_gate [--quick] [--floor] [--rounds N] [--keys N] [--only LIST]\n"
+           "                  [--idle SECONDS]\n"
            "                  [--emacs PATH] [--emacs-vanilla PATH] [--resamples R] [--seed S]\n"
            "                  [--emacs-thread-cpu on|off] [--cpu N] [--doc FILE]\n"
            "LIST: comma-separated of less-paging vim-typing nano-typing emacs-editing\n"
@@ -1526,6 +1570,11 @@ main (int argc, char **argv)
       if (strcmp (a, "--quick") == 0)
         {
           opt.quick = 1;
+          continue;
+        }
+      if (strcmp (a, "--floor") == 0)
+        {
+          opt.floor = 1;
           continue;
         }
       if (!v)
@@ -1610,6 +1659,20 @@ main (int argc, char **argv)
       return 1;
     }
   opt.emlat = emlat_abs;
+  const char *user_lib = getenv ("EMLAT_TTY_LIB");
+  opt.user_tty_lib = user_lib ? xasprintf ("%s", user_lib) : NULL;
+  unsetenv ("EMLAT_FLOOR");
+  if (opt.floor)
+    {
+      char *floor_rel = xasprintf ("%s/bench/libemlat-floor.so", opt.build);
+      opt.floor_lib = realpath (floor_rel, NULL);
+      if (!opt.floor_lib)
+        {
+          fprintf (stderr, "bench_gate: --floor: no %s (make tests-build)\n", floor_rel);
+          return 1;
+        }
+      free (floor_rel);
+    }
   if (!opt.emacs && getenv ("EMACS_BIN") && *getenv ("EMACS_BIN"))
     opt.emacs = getenv ("EMACS_BIN");
   if (!opt.emacs_vanilla && getenv ("EMACS_VANILLA_BIN") && *getenv ("EMACS_VANILLA_BIN"))
@@ -1719,6 +1782,7 @@ main (int argc, char **argv)
         }
       s->use[ARM_OFF] = s->use[ARM_ON] = 1;
       s->use[ARM_VANILLA] = wl->prog == P_EMACS && vanilla_ok;
+      s->use[ARM_FLOOR] = wl->prog != P_EMACS && opt.floor;
       unsigned keys = opt.keys ? opt.keys : opt.quick ? wl->keys_quick : wl->keys_full;
       char k[16];
       snprintf (k, sizeof k, "%u", keys);
@@ -1764,7 +1828,7 @@ main (int argc, char **argv)
           continue;
         enum arm order[N_ARMS];
         unsigned na = 0;
-        static const enum arm base_order[N_ARMS] = { ARM_OFF, ARM_ON, ARM_VANILLA };
+        static const enum arm base_order[N_ARMS] = { ARM_OFF, ARM_ON, ARM_VANILLA, ARM_FLOOR };
         for (int a = 0; a < N_ARMS; a++)
           if (s->use[base_order[a]])
             order[na++] = base_order[a];
@@ -1830,6 +1894,11 @@ main (int argc, char **argv)
         {
           report_comparison (&tab, &met, s, ARM_VANILLA, ARM_ON, 0);
           report_comparison (&tab, &met, s, ARM_VANILLA, ARM_OFF, 0);
+        }
+      if (s->use[ARM_FLOOR])
+        {
+          report_comparison (&tab, &met, s, ARM_OFF, ARM_FLOOR, 0);
+          report_comparison (&tab, &met, s, ARM_FLOOR, ARM_ON, 0);
         }
       report_notes (&notes, &met, s);
     }

@@ -7,8 +7,9 @@
  * It interposes read, write and poll like libemlat-tty.so and, for every
  * call on descriptors 0, 1 and 2, reads the clock twice (before and after
  * the call) and stores one 32-byte slot -- descriptor, result, the two
- * times -- into a 2 MiB ring in a shared mapping of a file in /dev/shm,
- * created at load and removed at once.  No interaction model, no writer,
+ * times -- into a 2 MiB ring in a shared mapping of a file in /dev/shm
+ * created at load without a name (O_TMPFILE; where that is not supported,
+ * named and removed at once).  No interaction model, no writer,
  * no validation: whatever a real recorder adds is above this floor, and
  * what this floor costs in a program with cold caches is a lower bound for
  * every design that records each call.
@@ -213,12 +214,19 @@ floor_init (void)
                                                     + (FLOOR_MAX_LINES - nc) * 64);
 #endif
   floor_extra = floor_npages || floor_nlines || floor_code;
-  char path[64];
-  snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
-  int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  /* A file of no name (O_TMPFILE): nothing for a driver watching
+     /dev/shm to see, and the least a shared ring file costs; where the
+     file system cannot, a named one removed at once. */
+  int fd = open ("/dev/shm", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
   if (fd < 0)
-    return;
-  unlink (path);
+    {
+      char path[64];
+      snprintf (path, sizeof path, "/dev/shm/emlat-floor-%ld", (long)getpid ());
+      fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0)
+        return;
+      unlink (path);
+    }
   size_t bytes = FLOOR_SLOTS * sizeof (struct floor_slot);
   if (ftruncate (fd, (off_t)bytes) == 0)
     {

@@ -3,14 +3,17 @@
 #
 # test_bench_gate.sh -- the overhead gate's harness (bench/bench_gate.c)
 # works end to end, on one short workload: less paging under emlat replay,
-# profiling off and on, 2 rounds of 6 keys, and a 1 s idle window.
+# profiling off and on and the floor arm (--floor), 2 rounds of 6 keys, and
+# a 1 s idle window.
 #
 # Checked: it exits 0; it prints the gate table with, for each gate (CPU of
 # the whole run and of the workload alone, median, p99), the two arms'
 # values, the added amount, a 95%
 # interval [lo, hi] with lo <= hi, the limit and a verdict (pass, FAIL or
 # unresolved); the idle table with a count of the writer's context
-# switches and stats.writer_wakeups; METRIC lines; --doc replaces exactly
+# switches and stats.writer_wakeups; the floor's rows (off -> floor, floor
+# -> on) with values and a verdict, and its sends; METRIC lines; --doc
+# replaces exactly
 # the marked block of a document (date, machine, load, command, table) and
 # leaves the rest byte for byte; a document without markers is refused and
 # left alone; bad options are exit 2; nothing is left in TMPDIR.
@@ -56,7 +59,7 @@ after the block
 EOF
 
 rc=0
-TMPDIR=$tmp/scratch BUILD=$BUILD "$gate" --quick --rounds 2 --keys 6 \
+TMPDIR=$tmp/scratch BUILD=$BUILD "$gate" --quick --floor --rounds 2 --keys 6 \
   --only less-paging,idle-less --idle 1 --doc "$doc" >"$tmp/out" 2>"$tmp/err" || rc=$?
 cat "$tmp/out"
 [ "$rc" -eq 0 ] || { fail "bench_gate exited $rc"; cat "$tmp/err"; }
@@ -102,6 +105,21 @@ check_row "median first output" "%" '^< 0\.5 %$'
 check_row "p99 first output" "us" '^< 50 us$'
 grep -q '^| less, paging | off -> on | CPU of the program |' "$tmp/out" \
   || fail "the CPU row does not name less, paging and its arms"
+# The floor arm: both comparisons, each gate with two values and a verdict.
+for arms in 'off -> floor' 'floor -> on'; do
+  n=$(awk -v a="$arms" -F' *[|] *' '
+    $3 == a { on = 1 } $3 != "" && $3 != a { on = 0 }
+    on && $5 ~ /^[0-9.]+ (ms|us)$/ && $6 ~ /^[0-9.]+ (ms|us)$/ \
+       && ($10 == "pass" || $10 == "FAIL" || $10 == "unresolved") { n++ }
+    END { print n + 0 }' "$tmp/out")
+  [ "$n" -eq 4 ] || fail "$arms: $n of 4 gate rows with values and a verdict"
+done
+grep -Eq 'sends per arm [0-9]+ \(off\), [0-9]+ \(on\), [1-9][0-9]* \(floor\)' "$tmp/out" \
+  || fail "no sends of the floor arm in the notes"
+grep -Eq '^METRIC gate_less_paging_floor_off_cpu_added_pct -?[0-9.]+ %$' "$tmp/out" \
+  || fail "no METRIC of off -> floor"
+grep -Eq '^METRIC gate_less_paging_on_floor_median_added_pct -?[0-9.]+ %$' "$tmp/out" \
+  || fail "no METRIC of floor -> on"
 
 grep -q '^| Idle program | Window | Writer context switches |' "$tmp/out" \
   || fail "no idle table"
@@ -133,7 +151,7 @@ EOF
 grep -q 'old content' "$doc" && fail "the old block content is still there"
 grep -q '^Measured [0-9-]* [0-9:]* .* on .*, [0-9]* CPUs online; load average (uptime) [0-9.]*, [0-9.]*, [0-9.]* before' "$doc" \
   || fail "no date, machine and load in the document"
-grep -q '^Command: `.*bench_gate --quick --rounds 2 --keys 6 --only less-paging,idle-less --idle 1 --doc .*`$' "$doc" \
+grep -q '^Command: `.*bench_gate --quick --floor --rounds 2 --keys 6 --only less-paging,idle-less --idle 1 --doc .*`$' "$doc" \
   || fail "no exact command in the document"
 grep -q '^| less, paging | off -> on | CPU of the program |' "$doc" || fail "no table in the document"
 grep -q '^METRIC' "$doc" && fail "METRIC lines in the document"
