@@ -16,21 +16,13 @@
  *    records in the file (F-70), and after emlat_stop the last status
  *    still does.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/ptrace.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "emlat/emlat.h"
+#include "hold.h"
 #include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
@@ -49,101 +41,6 @@ burst (void *arg)
   return NULL;
 }
 
-/* The thread id of this process's thread named NAME, or 0. */
-static pid_t
-thread_named (const char *name)
-{
-  DIR *d = opendir ("/proc/self/task");
-  if (!d)
-    return 0;
-  pid_t found = 0;
-  struct dirent *e;
-  while (!found && (e = readdir (d)))
-    {
-      if (e->d_name[0] == '.')
-        continue;
-      char path[300], comm[32] = "";
-      snprintf (path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-      int fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        continue;
-      ssize_t n = read (fd, comm, sizeof comm - 1);
-      close (fd);
-      if (n > 0 && comm[n - 1] == '\n')
-        comm[n - 1] = 0;
-      if (n > 0 && strcmp (comm, name) == 0)
-        found = (pid_t)atoi (e->d_name);
-    }
-  closedir (d);
-  return found;
-}
-
-/* A thread held stopped by a child process that traces it (the writer
-   blocks every signal, so only ptrace can stop it alone). */
-struct held_thread
-{
-  pid_t tracer;
-  int release_fd;
-};
-
-/* Stop thread TID of this process.  0 when it is stopped, else an errno
-   value (ptrace not permitted here, for one). */
-static int
-hold_thread (pid_t tid, struct held_thread *h)
-{
-  int to_tracer[2], from_tracer[2];
-  if (pipe (to_tracer) != 0)
-    return errno;
-  if (pipe (from_tracer) != 0)
-    {
-      close (to_tracer[0]);
-      close (to_tracer[1]);
-      return errno;
-    }
-  pid_t child = fork ();
-  if (child < 0)
-    return errno;
-  if (child == 0)
-    {
-      close (to_tracer[1]);
-      close (from_tracer[0]);
-      int err = 0, st;
-      if (ptrace (PTRACE_SEIZE, tid, 0, 0) != 0 || ptrace (PTRACE_INTERRUPT, tid, 0, 0) != 0)
-        err = errno;
-      else if (waitpid (tid, &st, __WALL) != tid || !WIFSTOPPED (st))
-        err = ECHILD;
-      if (write (from_tracer[1], &err, sizeof err) != (ssize_t)sizeof err || err)
-        _exit (1);
-      char c;
-      (void)!read (to_tracer[0], &c, 1);
-      ptrace (PTRACE_DETACH, tid, 0, 0);
-      _exit (0);
-    }
-  close (to_tracer[0]);
-  close (from_tracer[1]);
-  int err = EIO;
-  if (read (from_tracer[0], &err, sizeof err) != (ssize_t)sizeof err)
-    err = EIO;
-  close (from_tracer[0]);
-  h->tracer = child;
-  h->release_fd = to_tracer[1];
-  if (err)
-    {
-      close (to_tracer[1]);
-      waitpid (child, 0, 0);
-    }
-  return err;
-}
-
-/* Let the thread held by hold_thread run again. */
-static void
-release_thread (struct held_thread *h)
-{
-  (void)!write (h->release_fd, "x", 1);
-  close (h->release_fd);
-  waitpid (h->tracer, 0, 0);
-}
-
 int
 main (void)
 {
@@ -158,24 +55,17 @@ main (void)
   CHECK_EQ_U64 (st.session_records, 0);
   CHECK_EQ_U64 (st.records_dropped, 0);
 
-  /* The writer cannot drain during the burst: held stopped.  Where Yama
-     is built in, it lets a child trace its parent only when allowed. */
-  prctl (PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-  /* The writer names itself once it runs: wait for that (up to 5 s). */
-  pid_t writer = 0;
-  for (int i = 0; i < 5000 && !(writer = thread_named ("emlat-writer")); i++)
-    usleep (1000);
-  CHECK (writer > 0, "the writer thread is found by its name");
-  struct held_thread held = { 0, -1 };
-  int held_err = writer > 0 ? hold_thread (writer, &held) : ESRCH;
+  /* The writer cannot drain during the burst: held stopped. */
+  struct tu_held held;
+  int held_err = tu_hold_thread ("emlat-writer", &held);
+  CHECK (held_err != ESRCH, "the writer thread is found by its name");
   if (held_err)
     TEST_DIAG ("the writer could not be held (%s): whether drops are counted live is not "
                "checked here",
                strerror (held_err));
   burst (NULL);
   emlat_status (&st);
-  if (!held_err)
-    release_thread (&held);
+  tu_release_thread (&held);
   TEST_DIAG ("after %d records on this thread: accepted %llu, dropped %llu", N,
              (unsigned long long)st.session_records, (unsigned long long)st.records_dropped);
   CHECK_EQ_U64 (st.session_records + st.records_dropped, N);
