@@ -47,8 +47,8 @@
  *   floor_loaded  LD_PRELOAD of the floor, EMLAT_FLOOR unset: a library
  *             of three wrappers loaded, its three dlsym, every call
  *             forwarded
- *   floor     the same with EMLAT_FLOOR=tsc1: its ring file created in
- *             /dev/shm, removed at once, sized and mapped, and the
+ *   floor     the same with EMLAT_FLOOR=tsc1: its ring file made in
+ *             /dev/shm without a name, sized and mapped, and the
  *             program's write recorded (one counter read, one slot)
  *
  * --arms LIST (comma-separated arm names) runs only those arms and none,
@@ -63,8 +63,8 @@
  * startup_added_us_<arm>_lo and _hi, for every arm run; and, when both
  * drained arms run, "METRIC startup_machine_facts_us", drained_self_read
  * - drained paired by round, with its interval.
- * docs/PERFORMANCE.md ("The start-up", "The machine's facts from the driver")
- * reports the numbers.
+ * docs/PERFORMANCE.md ("The start-up", "The machine's facts from the driver",
+ * "What any preloaded recorder pays at start") reports the numbers.
  *
  * The files the spawns create stay until the end: deleting each at once
  * would time ext4's search for a free inode past the many just deleted
@@ -112,8 +112,8 @@ enum arm
   N_ARMS
 };
 static const char *const arm_name[N_ARMS] = {
-  "none",    "loaded", "on",   "driven",       "driven_self_created", "drained", "drained_self_read",
-  "thread", "file",   "floor_loaded", "floor"
+  "none",   "loaded", "on",           "driven", "driven_self_created", "drained",
+  "drained_self_read", "thread", "file", "floor_loaded", "floor"
 };
 
 #define MAX_ROUNDS 64
