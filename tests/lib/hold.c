@@ -3,6 +3,7 @@
  * hold.c -- holding a thread of this process stopped (hold.h).
  */
 #include "hold.h"
+#include "tap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -109,6 +110,16 @@ tu_hold_thread (const char *name, struct tu_held *h)
   h->tracer = child;
   h->release_fd = to_tracer[1];
   return 0;
+}
+
+int
+tu_hold_writer (struct tu_held *h, const char *unchecked)
+{
+  int err = tu_hold_thread ("emlat-writer", h);
+  CHECK (err != ESRCH, "the writer thread is found by its name");
+  if (err && err != ESRCH)
+    TEST_DIAG ("the writer could not be held (%s): %s", strerror (err), unchecked);
+  return err == 0;
 }
 
 void

@@ -31,6 +31,12 @@ struct tu_held
    say what it then leaves unchecked. */
 int tu_hold_thread (const char *name, struct tu_held *h);
 
+/* tu_hold_thread of the recorder's writer ("emlat-writer"), as a check:
+   a writer not found fails the test; a writer that cannot be held (ptrace
+   refused) is said, with UNCHECKED, what the caller then leaves
+   unchecked.  1 when it is held. */
+int tu_hold_writer (struct tu_held *h, const char *unchecked);
+
 /* Let the thread held by tu_hold_thread run again. */
 void tu_release_thread (struct tu_held *h);
 
