@@ -566,7 +566,9 @@ latency_pop_above (int i)
    reading them and notes the first time each is readable after the
    main thread's drain found it empty: while the main thread is busy,
    that is a tight upper bound on when the first byte of a batch
-   arrived.  It never reads, never changes descriptor flags and never
+   arrived.  A descriptor no longer readable once the observer looks
+   again (the main thread read it while the observer was waking) is
+   not an observation: the observer stays armed.  It never reads, never changes descriptor flags and never
    calls Emacs; it records one `input_ready' span (with its CPU time)
    per observation into its own ring, so that its cost is measured
    apart from the main thread's.
@@ -695,6 +697,15 @@ latency_observer_main (void *arg)
 				 memory_order_release);
 	else if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
 	  {
+	    /* Still readable?  This thread may have woken late (a busy or
+	       slow machine) and the main thread read the bytes meanwhile:
+	       then NOW belongs to no byte still waiting, and stored it
+	       would be taken for the next one's arrival.  Not readable:
+	       stay armed and poll again.  */
+	    struct pollfd again = { .fd = p[k].fd, .events = POLLIN };
+	    if (!(p[k].revents & (POLLHUP | POLLERR))
+		&& poll (&again, 1, 0) == 0)
+	      continue;
 	    int i = slot[k];
 	    uint64_t span = emlat_span_begin_cpu (EMLAT_SPAN_INPUT_READY, 0);
 	    /* Relaxed: published by the release store of armed below.  */
