@@ -91,10 +91,59 @@ struct progress
   _Atomic uint64_t started;
   /* The child's own findings (exit codes say which failed). */
   _Atomic uint64_t writers_at_start, flush_rc, spans_after_flush, status_passes_cpu;
-  /* The profile's size right after emlat_start: the program writes
-     nothing into it (FORMAT.md F-106), its start is in the ring file. */
-  _Atomic uint64_t profile_bytes_at_start;
+  /* Right after emlat_start: the profile's size, the length of the start
+     the ring file keeps (UINT64_MAX: none found), and the program's
+     descriptors open on the profile.  A driven program writes nothing into
+     its profile (FORMAT.md F-106): its start is in the ring file, and it
+     does not open a profile its driver made.
+     Its size alone cannot say so, as the driver may already have written
+     the start the ring file keeps by the time the program looks. */
+  _Atomic uint64_t profile_bytes_at_start, kept_start_at_start, profile_fds_at_start;
 };
+
+/* The length of the profile's start the ring file of the session
+   recording into PATH keeps (FORMAT.md F-106), its path in RING and its
+   header in H; UINT64_MAX when there is no such ring file or it cannot be
+   read (the child calls it too, so it checks nothing itself). */
+static uint64_t
+kept_start_len (const char *path, char *ring, size_t ring_len, struct emlat_rf_header *h)
+{
+  uint8_t uuid[16];
+  if (emlat_rf_find_by_profile (path, uuid) != 0
+      || emlat_rf_path (ring, ring_len, EMLAT_RF_IN_SHM, path, uuid) != 0)
+    return UINT64_MAX;
+  int fd = open (ring, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return UINT64_MAX;
+  ssize_t got = pread (fd, h, sizeof *h, 0);
+  close (fd);
+  return got == (ssize_t)sizeof *h ? atomic_load (&h->prologue_len) : UINT64_MAX;
+}
+
+/* Descriptors of this process open on the file at PATH. */
+static uint64_t
+descriptors_on (const char *path)
+{
+  struct stat want, st;
+  DIR *d = opendir ("/proc/self/fd");
+  if (stat (path, &want) != 0 || !d)
+    {
+      if (d)
+        closedir (d);
+      return UINT64_MAX;
+    }
+  uint64_t n = 0;
+  for (struct dirent *e; (e = readdir (d));)
+    {
+      char fdpath[300];
+      snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%s", e->d_name);
+      if (e->d_name[0] != '.' && stat (fdpath, &st) == 0 && st.st_dev == want.st_dev
+          && st.st_ino == want.st_ino)
+        n++;
+    }
+  closedir (d);
+  return n;
+}
 
 /* Threads of this process named emlat-writer (a sanitizer's runtime may
    have threads of its own, so they are not simply counted). */
@@ -186,6 +235,10 @@ child (const char *path, struct progress *pg, enum mode m)
   struct stat at_start;
   atomic_store (&pg->profile_bytes_at_start,
                 stat (path, &at_start) == 0 ? (uint64_t)at_start.st_size : UINT64_MAX);
+  char ring[4096];
+  struct emlat_rf_header h;
+  atomic_store (&pg->kept_start_at_start, kept_start_len (path, ring, sizeof ring, &h));
+  atomic_store (&pg->profile_fds_at_start, descriptors_on (path));
   atomic_store (&pg->started, 1);
   if (m == THREADS)
     {
@@ -276,16 +329,15 @@ collect (const char *path, struct numbered *sn, struct samples_seen *rs, uint64_
 static void
 kept_start_checked (const char *path)
 {
-  uint8_t uuid[16];
   char ring[4096];
-  CHECK_OK (emlat_rf_find_by_profile (path, uuid));
-  CHECK_OK (emlat_rf_path (ring, sizeof ring, EMLAT_RF_IN_SHM, path, uuid));
+  struct emlat_rf_header h;
+  uint64_t len = kept_start_len (path, ring, sizeof ring, &h);
+  CHECK (len > 64 && len <= h.prologue_cap, "the profile's start is kept (%llu bytes)",
+         (unsigned long long)len);
+  if (len == UINT64_MAX)
+    return;
   int fd = open (ring, O_RDWR | O_CLOEXEC);
   CHECK (fd >= 0, "open %s", ring);
-  struct emlat_rf_header h;
-  CHECK (pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h, "read the ring file's header");
-  uint32_t len = atomic_load (&h.prologue_len);
-  CHECK (len > 64 && len <= h.prologue_cap, "the profile's start is kept (%u bytes)", len);
   uint8_t b = 0, flipped;
   off_t at = (off_t)(h.prologue_off + len / 2);
   CHECK (pread (fd, &b, 1, at) == 1, "read a byte of the start");
@@ -363,13 +415,24 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
            status);
   CHECK_EQ_U64 (atomic_load (&pg->writers_at_start), 0);
   uint64_t at_start = atomic_load (&pg->profile_bytes_at_start);
+  uint64_t kept = atomic_load (&pg->kept_start_at_start);
+  uint64_t fds = atomic_load (&pg->profile_fds_at_start);
   if (m == BIG_START)
-    CHECK (at_start > 80000 && at_start != UINT64_MAX,
-           "%s: the program wrote its start itself (%llu bytes after its start)", names[m],
-           (unsigned long long)at_start);
+    CHECK (at_start > 80000 && at_start != UINT64_MAX && (kept == 0 || kept == UINT64_MAX)
+               && fds == 1,
+           "%s: the program wrote its start itself (%llu bytes after its start, %llu kept in "
+           "the ring file, %llu descriptors on the profile)",
+           names[m], (unsigned long long)at_start, (unsigned long long)kept,
+           (unsigned long long)fds);
   else
-    CHECK (at_start == 0, "%s: the program wrote nothing into its profile (%llu bytes after its start)",
-           names[m], (unsigned long long)at_start);
+    /* BY_PID: the program made its profile (no driver had), and keeps
+       the descriptor it made it with. */
+    CHECK (kept > 64 && kept != UINT64_MAX && fds == (m == BY_PID ? 1u : 0u),
+           "%s: the program wrote nothing into its profile (its start of %llu bytes kept in the "
+           "ring file, %llu descriptors on the profile, %llu bytes after its start, perhaps "
+           "written by the driver)",
+           names[m], (unsigned long long)kept, (unsigned long long)fds,
+           (unsigned long long)at_start);
   if (m == UNDRIVEN_KILLED)
     kept_start_checked (path);
   uint64_t published = atomic_load_explicit (&pg->log.published, memory_order_acquire);
