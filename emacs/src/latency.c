@@ -566,9 +566,7 @@ latency_pop_above (int i)
    reading them and notes the first time each is readable after the
    main thread's drain found it empty: while the main thread is busy,
    that is a tight upper bound on when the first byte of a batch
-   arrived.  A descriptor no longer readable once the observer looks
-   again (the main thread read it while the observer was waking) is
-   not an observation: the observer stays armed.  It never reads, never changes descriptor flags and never
+   arrived.  It never reads, never changes descriptor flags and never
    calls Emacs; it records one `input_ready' span (with its CPU time)
    per observation into its own ring, so that its cost is measured
    apart from the main thread's.
@@ -579,17 +577,37 @@ latency_pop_above (int i)
    | variable         | written by                  | read by       |
    |------------------+-----------------------------+---------------|
    | fd[i]            | main (attach, detach)       | observer      |
-   | armed[i]         | main sets, observer clears  | both          |
-   | t_ready[i]       | main clears while disarmed, | main, after   |
-   |                  | observer stores while armed | armed == 0    |
+   | word[i]          | main (arm, take),           | both          |
+   |                  | observer (fire, give up)    |               |
+   | t_ready[i]       | observer, before it fires   | main, fired   |
    | detach_request   | main                        | observer      |
    | detach_done      | observer                    | main          |
    | stop             | main                        | observer      |
 
-   Only the observer clears armed[i], after storing t_ready[i]; only the
-   main thread sets it, and only when it is clear.  So the main thread
-   reads t_ready[i] only after an acquire load found armed[i] clear, and
-   clears it only while the observer cannot write it.
+   The hand-off of one descriptor is its word, a generation and a
+   state: word = generation << 2 | IDLE, ARMED or FIRED.
+
+   main, drain found it empty:  unless ARMED, word = (gen + 1, ARMED).
+   main, read bytes from it:    w = exchange (word, (gen + 1, IDLE));
+                                if w was FIRED, the observation is
+                                t_ready.
+   observer, word w ARMED:      poll; on readable, look again with a
+                                zero timeout; still readable: t_ready
+                                = now; CAS (word, w -> (w's gen, FIRED)).
+
+   Every read that takes bytes makes a new generation, so the observer's
+   CAS fails if Emacs read anything between the observer's load of the
+   word and its store: an observation that may be of bytes already
+   read (the observer woke late, on a busy or slow machine) is
+   dropped, never taken for the next key's arrival.  One that
+   succeeds saw bytes still unread at its second look, before NOW, and
+   no read took them before the CAS, so NOW bounds their arrival; a
+   read that began before NOW is not given it (latency_tty_read keeps
+   only an observation no later than the read's start).  Only the
+   observer writes t_ready, one descriptor at a time, and the main
+   thread reads it only after its exchange took a FIRED word, which
+   the CAS released after the store; the observer writes it again only
+   for a generation the main thread arms after that read.
 
    A descriptor is detached before it is closed: the main thread clears
    fd[i], bumps detach_request and wakes the observer through a pipe;
@@ -626,11 +644,27 @@ static struct
 
   /* Shared: see the table above.  */
   atomic_int fd[LATENCY_TTYS];	/* -1: free */
-  atomic_bool armed[LATENCY_TTYS];
+  atomic_uint_least64_t word[LATENCY_TTYS];
   atomic_uint_least64_t t_ready[LATENCY_TTYS];
   atomic_uint_least64_t detach_request, detach_done;
   atomic_bool stop;
 } latency_observer;
+
+/* The states of an observer word (the table above).  */
+enum
+{
+  LATENCY_OBS_IDLE,		/* not watched until the next arm */
+  LATENCY_OBS_ARMED,		/* watched: found empty, nothing read since */
+  LATENCY_OBS_FIRED,		/* observed readable: t_ready is its time */
+  LATENCY_OBS_STATE = 3
+};
+
+/* WORD's next generation in state STATE.  */
+static uint_least64_t
+latency_obs_next (uint_least64_t word, int state)
+{
+  return ((word >> 2) + 1) << 2 | state;
+}
 
 /* Wake the observer.  */
 static void
@@ -646,6 +680,7 @@ latency_observer_main (void *arg)
 {
   struct pollfd p[LATENCY_TTYS + 1];
   int slot[LATENCY_TTYS + 1];
+  uint_least64_t word[LATENCY_TTYS + 1];
 
   while (!atomic_load_explicit (&latency_observer.stop, memory_order_acquire))
     {
@@ -660,14 +695,16 @@ latency_observer_main (void *arg)
       for (int i = 0; i < LATENCY_TTYS; i++)
 	{
 	  /* Acquire: pairs with the main thread's release stores of fd
-	     and armed.  */
+	     and of the word when it arms.  */
 	  int fd = atomic_load_explicit (&latency_observer.fd[i],
 					 memory_order_acquire);
-	  if (fd >= 0
-	      && atomic_load_explicit (&latency_observer.armed[i],
-				       memory_order_acquire))
+	  uint_least64_t w
+	    = atomic_load_explicit (&latency_observer.word[i],
+				    memory_order_acquire);
+	  if (fd >= 0 && (w & LATENCY_OBS_STATE) == LATENCY_OBS_ARMED)
 	    {
 	      slot[n] = i;
+	      word[n] = w;
 	      p[n++] = (struct pollfd) { .fd = fd, .events = POLLIN };
 	    }
 	}
@@ -682,7 +719,6 @@ latency_observer_main (void *arg)
 	    continue;
 	  break;
 	}
-      uint64_t now = emlat_now ();
       if (p[0].revents)
 	{
 	  char buf[64];
@@ -690,33 +726,44 @@ latency_observer_main (void *arg)
 	    continue;
 	}
       for (int k = 1; k < n; k++)
-	if (p[k].revents & POLLNVAL)
-	  /* Not open: never happens to a descriptor detached before
-	     closing, but do not spin on it.  Release: as below.  */
-	  atomic_store_explicit (&latency_observer.armed[slot[k]], false,
-				 memory_order_release);
-	else if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
-	  {
-	    /* Still readable?  This thread may have woken late (a busy or
-	       slow machine) and the main thread read the bytes meanwhile:
-	       then NOW belongs to no byte still waiting, and stored it
-	       would be taken for the next one's arrival.  Not readable:
-	       stay armed and poll again.  */
-	    struct pollfd again = { .fd = p[k].fd, .events = POLLIN };
-	    if (!(p[k].revents & (POLLHUP | POLLERR))
-		&& poll (&again, 1, 0) == 0)
+	{
+	  uint_least64_t w = word[k];
+	  if (p[k].revents & POLLNVAL)
+	    {
+	      /* Not open: never happens to a descriptor detached before
+		 closing, but do not spin on it.  Relaxed: nothing is
+		 published; the next arm watches it again.  */
+	      atomic_compare_exchange_strong_explicit
+		(&latency_observer.word[slot[k]], &w,
+		 (w & ~(uint_least64_t) LATENCY_OBS_STATE) | LATENCY_OBS_IDLE,
+		 memory_order_relaxed, memory_order_relaxed);
 	      continue;
-	    int i = slot[k];
-	    uint64_t span = emlat_span_begin_cpu (EMLAT_SPAN_INPUT_READY, 0);
-	    /* Relaxed: published by the release store of armed below.  */
-	    atomic_store_explicit (&latency_observer.t_ready[i], now,
-				   memory_order_relaxed);
-	    /* Release: the main thread reads t_ready after it sees armed
-	       clear.  */
-	    atomic_store_explicit (&latency_observer.armed[i], false,
-				   memory_order_release);
-	    emlat_span_end (span, EMLAT_SPAN_OK, 0);
-	  }
+	    }
+	  if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+	    continue;
+	  /* Still readable?  This thread may have woken late, after the
+	     main thread read the bytes; then it polls again.  The time
+	     is taken after this look, so that it follows the arrival of
+	     whatever the look found.  */
+	  struct pollfd again = { .fd = p[k].fd, .events = POLLIN };
+	  if (!(p[k].revents & (POLLHUP | POLLERR))
+	      && poll (&again, 1, 0) == 0)
+	    continue;
+	  uint64_t now = emlat_now ();
+	  int i = slot[k];
+	  uint64_t span = emlat_span_begin_cpu (EMLAT_SPAN_INPUT_READY, 0);
+	  /* Relaxed: published by the release CAS below.  */
+	  atomic_store_explicit (&latency_observer.t_ready[i], now,
+				 memory_order_relaxed);
+	  /* Release: the main thread reads t_ready after its exchange
+	     took the FIRED word.  Fails if it read since W: the
+	     observation may be of bytes already read, and is dropped.  */
+	  atomic_compare_exchange_strong_explicit
+	    (&latency_observer.word[i], &w,
+	     (w & ~(uint_least64_t) LATENCY_OBS_STATE) | LATENCY_OBS_FIRED,
+	     memory_order_release, memory_order_relaxed);
+	  emlat_span_end (span, EMLAT_SPAN_OK, 0);
+	}
     }
   return arg;
 }
@@ -809,27 +856,30 @@ latency_observer_arm (int fd, uint64_t t_empty)
     }
   if (slot >= 0)
     {
-      /* Acquire: pairs with the observer's release store that cleared
-	 armed after its last store of t_ready.  */
-      if (!atomic_load_explicit (&latency_observer.armed[slot],
-				 memory_order_acquire))
+      /* Relaxed: the observer changes only an ARMED word, which this
+	 leaves alone.  */
+      uint_least64_t w = atomic_load_explicit (&latency_observer.word[slot],
+					       memory_order_relaxed);
+      if ((w & LATENCY_OBS_STATE) != LATENCY_OBS_ARMED)
 	{
-	  /* Relaxed: the observer does not write t_ready while armed is
-	     clear, and the release store of armed publishes this.  */
-	  atomic_store_explicit (&latency_observer.t_ready[slot], 0,
-				 memory_order_relaxed);
-	  atomic_store_explicit (&latency_observer.armed[slot], true,
+	  /* A FIRED word not taken (no read since) is dropped: its
+	     bytes, if any, were not there for this drain.  Release:
+	     pairs with the observer's acquire load of the word.  */
+	  atomic_store_explicit (&latency_observer.word[slot],
+				 latency_obs_next (w, LATENCY_OBS_ARMED),
 				 memory_order_release);
 	  latency_observer_wake ();
 	}
     }
   else if (free_slot >= 0)
     {
-      /* Relaxed stores, published by the release store of fd, which the
+      /* Relaxed: published by the release store of fd, which the
 	 observer loads first.  */
-      atomic_store_explicit (&latency_observer.t_ready[free_slot], 0,
-			     memory_order_relaxed);
-      atomic_store_explicit (&latency_observer.armed[free_slot], true,
+      uint_least64_t w
+	= atomic_load_explicit (&latency_observer.word[free_slot],
+				memory_order_relaxed);
+      atomic_store_explicit (&latency_observer.word[free_slot],
+			     latency_obs_next (w, LATENCY_OBS_ARMED),
 			     memory_order_relaxed);
       atomic_store_explicit (&latency_observer.fd[free_slot], fd,
 			     memory_order_release);
@@ -846,22 +896,31 @@ latency_observer_arm (int fd, uint64_t t_empty)
     }
 }
 
-/* The observer's first readable observation of descriptor FD since it
-   was armed, or 0.  */
+/* Note that the main thread read bytes from descriptor FD: the
+   observer's readable observation of FD since it was armed, or 0; FD is
+   not watched again until a drain finds it empty.  */
 static uint64_t
-latency_observer_ready (int fd)
+latency_observer_take (int fd)
 {
   for (int i = 0; i < LATENCY_TTYS; i++)
     /* Relaxed: only the main thread writes fd.  */
     if (atomic_load_explicit (&latency_observer.fd[i], memory_order_relaxed)
 	== fd)
-      /* Acquire: pairs with the observer's release store of armed,
-	 made after its store of t_ready.  */
-      return (atomic_load_explicit (&latency_observer.armed[i],
-				    memory_order_acquire)
-	      ? 0
-	      : atomic_load_explicit (&latency_observer.t_ready[i],
-				      memory_order_relaxed));
+      {
+	/* Relaxed load: only the main thread changes the generation.
+	   Acquire exchange: pairs with the observer's release CAS,
+	   made after its store of t_ready.  */
+	uint_least64_t w
+	  = atomic_load_explicit (&latency_observer.word[i],
+				  memory_order_relaxed);
+	w = atomic_exchange_explicit (&latency_observer.word[i],
+				      latency_obs_next (w, LATENCY_OBS_IDLE),
+				      memory_order_acquire);
+	return ((w & LATENCY_OBS_STATE) == LATENCY_OBS_FIRED
+		? atomic_load_explicit (&latency_observer.t_ready[i],
+					memory_order_relaxed)
+		: 0);
+      }
   return 0;
 }
 
@@ -1015,7 +1074,13 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
 {
   uint64_t t_end = emlat_now ();
   latency_store_batch_pending = 0;
-  if (nread <= 0 || !t_begin)
+  if (nread <= 0)
+    return;
+  /* Taken at every read that took bytes, so that an observation made
+     before it is never left for the next batch.  */
+  uint64_t observed = (latency_observer.running
+		       ? latency_observer_take (fd) : 0);
+  if (!t_begin)
     return;
 
   struct emlat_input_batch b = { 0 };
@@ -1045,8 +1110,6 @@ latency_tty_read (int fd, uint64_t t_begin, ptrdiff_t nread)
 	  && (!ready || t_signal < ready))
 	ready = t_signal;
       b.ready_quality = EMLAT_Q_MAIN_POLL_READY;
-      uint64_t observed = (latency_observer.running
-			   ? latency_observer_ready (fd) : 0);
       if (observed >= b.t_known_empty && observed <= t_begin
 	  && (!ready || observed < ready))
 	{
