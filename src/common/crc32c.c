@@ -8,8 +8,11 @@
  * three consecutive blocks and combines them (the CRC of A||B is the CRC of
  * A shifted over |B| zero bytes, xor the CRC of B from zero), the method of
  * Mark Adler's crc32c.c; the shift is a table lookup per byte, built for
- * each block size on the first buffer that needs it (a process that only
- * checks short records never builds them).  The writer's chunks and checkpoints are tens of
+ * each block size on the first buffer that needs it.  Building a block
+ * size's tables costs more than the three-way loop saves on a few
+ * kilobytes, so buffers shorter than CRC_3WAY_MIN take the serial loop: a
+ * program whose profile's start is a SESSION chunk of a kilobyte (its only
+ * CRC under a driver) builds none.  The writer's chunks are tens of
  * kilobytes (docs/PERFORMANCE.md, "Writer").
  *
  * Invariant: for every input, emlat_crc32c_portable and emlat_crc32c_hw
@@ -31,13 +34,16 @@ static pthread_once_t crc_hw_once = PTHREAD_ONCE_INIT; /* crc_hw */
 static int crc_hw; /* written once inside pthread_once, read after it */
 
 /* The blocks of the three-way SSE4.2 loop, and the operators that shift a
-   CRC over that many zero bytes (built on the first buffer long enough to
-   need them, under crc_zeros_once). */
+   CRC over that many zero bytes (each pair built on the first buffer long
+   enough to need it, under its pthread_once); the shortest buffer that
+   takes the three-way loop. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC_LONG 8192
 #define CRC_SHORT 256
+#define CRC_3WAY_MIN 4096
 static uint32_t crc_zeros_long[4][256], crc_zeros_short[4][256];
-static pthread_once_t crc_zeros_once = PTHREAD_ONCE_INIT;
+static pthread_once_t crc_zeros_short_once = PTHREAD_ONCE_INIT;
+static pthread_once_t crc_zeros_long_once = PTHREAD_ONCE_INIT;
 
 static uint32_t
 crc_shift (const uint32_t zeros[4][256], uint32_t crc)
@@ -144,16 +150,24 @@ crc_zeros_fill (uint32_t zeros[4][256])
     }
 }
 
-/* The shift tables: the 32 single-bit states carried over CRC_SHORT zero
-   bytes by the instruction, then over CRC_LONG as CRC_LONG / CRC_SHORT
-   short shifts (about 6,000 instructions in all, once per process). */
+/* The short shift tables: the 32 single-bit states carried over
+   CRC_SHORT zero bytes by the instruction (about 17,000 instructions,
+   once per process, by callgrind). */
 static void
-crc_zeros_init (void)
+crc_zeros_short_init (void)
 {
   for (int k = 0; k < 4; k++)
     for (uint32_t bit = 1; bit < 256; bit <<= 1)
       crc_zeros_short[k][bit] = crc_over_zeros (bit << (8 * k), CRC_SHORT);
   crc_zeros_fill (crc_zeros_short);
+}
+
+/* The long shift tables: the same states carried over CRC_LONG as
+   CRC_LONG / CRC_SHORT short shifts (about 28,000 instructions). */
+static void
+crc_zeros_long_init (void)
+{
+  pthread_once (&crc_zeros_short_once, crc_zeros_short_init);
   for (int k = 0; k < 4; k++)
     for (uint32_t bit = 1; bit < 256; bit <<= 1)
       {
@@ -199,10 +213,14 @@ emlat_crc32c_hw (uint32_t crc, const void *buf, size_t len)
       c = __builtin_ia32_crc32qi ((uint32_t)c, *p++);
       len--;
     }
-  if (len >= 3 * CRC_SHORT)
+  if (len >= CRC_3WAY_MIN)
     {
-      pthread_once (&crc_zeros_once, crc_zeros_init);
-      CRC_3WAY (CRC_LONG, crc_zeros_long)
+      if (len >= 3 * CRC_LONG)
+        {
+          pthread_once (&crc_zeros_long_once, crc_zeros_long_init);
+          CRC_3WAY (CRC_LONG, crc_zeros_long)
+        }
+      pthread_once (&crc_zeros_short_once, crc_zeros_short_init);
       CRC_3WAY (CRC_SHORT, crc_zeros_short)
     }
   while (len >= 8)

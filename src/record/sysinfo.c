@@ -72,7 +72,9 @@ emlat_meta_push (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *
       e = &(*kv)[(*n)++];
     }
   memset (e, 0, sizeof *e);
-  snprintf (e->key, sizeof e->key, "%s", key);
+  /* A bounded copy (no formatting: one per SESSION entry at every start). */
+  size_t key_len = strnlen (key, sizeof e->key - 1);
+  memcpy (e->key, key, key_len);
   e->type = type;
   e->u = u;
   e->i = i;

@@ -59,9 +59,11 @@ main (void)
           }
       }
   /* Long buffers: the three-way SSE4.2 loop (blocks of 256 and 8192
-     bytes) and its combination, at every alignment. */
-  size_t longs[] = { 767, 768, 769, 3 * 256 + 8, 4000, 3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1,
-                     3 * 8192 + 3 * 256 + 5, 70000, 200003 };
+     bytes, from 4096 bytes) and its combination, at every alignment; the
+     first a long one, so that the long blocks' tables are built before
+     the short ones they need. */
+  size_t longs[] = { 70000, 767, 768, 769, 3 * 256 + 8, 4000, 4095, 4096, 4097, 4096 + 767,
+                     3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1, 3 * 8192 + 3 * 256 + 5, 200003 };
   size_t big = 200003 + 16;
   uint8_t *lb = malloc (big);
   CHECK (lb != NULL, "allocating %zu bytes", big);
