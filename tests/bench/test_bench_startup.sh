@@ -33,7 +33,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 
-rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+. "$(dirname "$0")/../lib/rings.sh"
+rings_list > "$tmp/rings.before"
 floors_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-floor-')
 out=$(BUILD=$BUILD "$bench" --rounds 2 --spawns 3 2>"$tmp/err")
 rc=$?
@@ -48,11 +49,11 @@ for arm in none loaded on driven driven_self_created drained drained_self_read t
   [ -n "$lo" ] && [ -n "$hi" ] && awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a <= b) }' \
     || fail "$arm interval [$lo, $hi]"
 done
-rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
-[ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
+left=$(rings_left "$tmp/rings.before" "$tmp")
+[ -z "$left" ] || fail "ring files of its profiles left in /dev/shm: $left"
 floors_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-floor-')
 [ "$floors_after" -le "$floors_before" ] || fail "floor files left in /dev/shm ($floors_before -> $floors_after)"
-leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
+leftover=$(find "$tmp" -mindepth 1 ! -name err ! -name rings.before | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
 "$bench" --rounds 0 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--rounds 0 is not exit 2"

@@ -33,7 +33,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 
-rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+. "$(dirname "$0")/../lib/rings.sh"
+rings_list > "$tmp/rings.before"
 out=$(BUILD=$BUILD "$bench" --runs 2 --keys 20 --trash-mib 1 --idle-keys 10 --idle-ms 1 \
   --compare "$floor" 2>"$tmp/err")
 rc=$?
@@ -62,9 +63,9 @@ out=$(BUILD=$BUILD "$bench" --runs 2 --idle-keys 10 --idle-ms 1 --modes idle 2>"
 [ $? -eq 0 ] || fail "--modes idle: $(cat "$tmp/err")"
 printf '%s\n' "$out" | grep -q '^METRIC tty_cold_key_ns_on_idle ' || fail "--modes idle printed no idle key time"
 ! printf '%s\n' "$out" | grep -q '_warm\|_cold ' || fail "--modes idle ran another mode"
-rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
-[ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
-leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
+left=$(rings_left "$tmp/rings.before" "$tmp")
+[ -z "$left" ] || fail "ring files of its profiles left in /dev/shm: $left"
+leftover=$(find "$tmp" -mindepth 1 ! -name err ! -name rings.before | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
 "$bench" --runs 1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--runs 1 is not exit 2"

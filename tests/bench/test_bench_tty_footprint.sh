@@ -38,7 +38,8 @@ command -v valgrind >/dev/null 2>&1 || { echo "SKIP: no valgrind"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
-rings_before=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
+. "$(dirname "$0")/../lib/rings.sh"
+rings_list > "$tmp/rings.before"
 
 # count OUTPUT METRIC: the value of tty_fp_METRIC in OUTPUT, an integer.
 count () {
@@ -110,9 +111,9 @@ base_pde=$(count "$plain" floor_pde_lines)
 close "$(count "$code" on_code_lines)" "$(count "$plain" on_code_lines)" 2 \
   || fail "EMLAT_FLOOR_CODE changed the library's count"
 
-rings_after=$(ls /dev/shm 2>/dev/null | grep -c '^emlat-.*\.ring$')
-[ "$rings_after" -le "$rings_before" ] || fail "ring files left in /dev/shm ($rings_before -> $rings_after)"
-leftover=$(find "$tmp" -mindepth 1 ! -name err | head -1)
+left=$(rings_left "$tmp/rings.before" "$tmp")
+[ -z "$left" ] || fail "ring files of its profiles left in /dev/shm: $left"
+leftover=$(find "$tmp" -mindepth 1 ! -name err ! -name rings.before | head -1)
 [ -z "$leftover" ] || fail "left in TMPDIR: $leftover"
 
 [ $fails -eq 0 ] && echo "ok: bench_tty_footprint counts and the floor's pricing aids" && exit 0
