@@ -88,9 +88,10 @@ same_file (const char *a, const char *b)
    the session's UUID (the program writes nothing into its profile: the
    driver writes its start, F-106).  When the caller named the profile, a
    session writing another is not ours.  Woken by inotify when a file
-   appears in /dev/shm; after that, a look every millisecond for a while,
-   since a new ring file gets its header through its mapping, which
-   inotify does not see.  With no file appearing it sleeps.  0, or
+   appears in /dev/shm; after that, and after the watch was added, a look
+   every millisecond for a while, since a new ring file gets its header
+   through its mapping, which inotify does not see.  With no file
+   appearing it then sleeps.  0, or
    -ECANCELED when asked to stop first. */
 static int
 find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
@@ -101,7 +102,11 @@ find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
       close (in);
       in = -1;
     }
-  uint64_t look_until = 0; /* look every millisecond until then */
+  /* Look every millisecond until then.  From the start, too: the
+     program may have created its ring file just before the watch was
+     added, its header not yet written when first looked at, and no
+     event will say when it is. */
+  uint64_t look_until = emlat_clock_now () + LOOK_AFTER_CREATE_NS;
   int rc;
   for (;;)
     {
