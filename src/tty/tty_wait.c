@@ -102,7 +102,10 @@ tty_check_begin (void)
   return emlat_now ();
 }
 
-/* R: the call's result; READY: it reported terminal input readable. */
+/* R: the call's result; READY: it reported terminal input readable.  A
+   check never counts as blocked, however long it took: with a zero
+   timeout it cannot wait, so a long one was preempted, and the input may
+   have been there before it began (no inferred known-empty time). */
 EMLAT_HOT static void
 tty_check_end (uint64_t t0, int r, int ready)
 {
@@ -111,10 +114,7 @@ tty_check_end (uint64_t t0, int r, int ready)
       if (!ready)
         tty_ix_note_empty (t0, 1);
       else
-        {
-          uint64_t t1 = emlat_now ();
-          tty_ix_wait_end (t0, t1, 1, t0, t1 - t0 >= EMLAT_TTY_BLOCK_NS);
-        }
+        tty_ix_wait_end (t0, emlat_now (), 1, t0, 0);
     }
   tty_self.nest--;
 }

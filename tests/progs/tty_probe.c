@@ -10,7 +10,11 @@
  *   tty_probe pollbatch     the same, waiting with poll(-1) before each read
  *   tty_probe typeahead     the same, but never blocking: poll(0) checks for
  *                           input, with 1 ms of sleep after each that found
- *                           none, until one finds it; then the read
+ *                           none, until one finds it; then the read; its
+ *                           acknowledgement "<n>;G<us>;" also says the
+ *                           microseconds from the start of the last check
+ *                           that found nothing to the end of the one that
+ *                           found the input (CLOCK_MONOTONIC)
  *   tty_probe typeahead-select, typeahead-pselect
  *                           the same with select or pselect and a zero
  *                           timeout (vim's checks are pselect's)
@@ -150,8 +154,11 @@ mode_batch (enum batch_wait wait)
 {
   raw_mode ();
   say ("READY");
+  int checks = wait == WAIT_TYPEAHEAD || wait == WAIT_SELECT0 || wait == WAIT_PSELECT0;
+  uint64_t empty_start = 0, found_end = 0; /* checks: the last empty one's start */
   for (;;)
     {
+      uint64_t check_start = now_ns ();
       if (wait == WAIT_SELECT0 || wait == WAIT_PSELECT0)
         {
           int readable;
@@ -159,6 +166,7 @@ mode_batch (enum batch_wait wait)
             continue;
           if (!readable)
             {
+              empty_start = check_start;
               sleep_ms (1);
               continue;
             }
@@ -171,16 +179,23 @@ mode_batch (enum batch_wait wait)
             continue;
           if (wait == WAIT_TYPEAHEAD && (pr == 0 || !(p.revents & POLLIN)))
             {
+              empty_start = check_start;
               sleep_ms (1);
               continue;
             }
         }
+      found_end = now_ns ();
       char buf[256];
       ssize_t r = read (0, buf, sizeof buf);
       if (r <= 0)
         return 1;
-      char ack[32];
-      snprintf (ack, sizeof ack, "%zd;", r);
+      char ack[64];
+      if (checks)
+        snprintf (ack, sizeof ack, "%zd;G%llu;", r,
+                  (unsigned long long)(empty_start ? (found_end - empty_start) / 1000u : 0));
+      else
+        snprintf (ack, sizeof ack, "%zd;", r);
+      empty_start = 0;
       say (ack);
       if (memchr (buf, 'q', (size_t)r))
         return 0;

@@ -167,8 +167,11 @@ run (const char *mode)
 /* Zero-timeout checks only (tty_probe typeahead: polls; MODE
    typeahead-select and typeahead-pselect: selects, pselects): every
    batch's arrival lies between the start of the last check that found
-   nothing and the end of the one that found it, about a millisecond
-   apart, both main-poll observations; neither is inferred. */
+   nothing and the end of the one that found it, both main-poll
+   observations; neither is inferred (a check cannot wait, however long
+   it took).  The probe says how far apart those two were by its own
+   clock: a wider interval in the profile would mean a check's
+   observation was lost. */
 static void
 run_typeahead (const char *mode)
 {
@@ -177,11 +180,20 @@ run_typeahead (const char *mode)
   if (!file)
     return;
   const char *keys = "abq";
+  unsigned long long gap_us[3] = { 0, 0, 0 };
   for (int k = 0; k < 3; k++)
     {
       ph_sleep_ms (30);
       ph_send (&c, keys + k, 1);
-      ph_expect (&c, "1;", 5000);
+      if (ph_expect (&c, "1;G", 5000) && ph_expect (&c, ";", 5000))
+        {
+          /* The number between the G and the ';' just found. */
+          size_t g = c.cursor - 1;
+          while (g > 0 && c.out[g - 1] != 'G')
+            g--;
+          CHECK (sscanf (c.out + g, "%llu;", &gap_us[k]) == 1 && gap_us[k] > 0,
+                 "key %d: the probe's checks around it (%.20s)", k, c.out + g);
+        }
     }
   struct pv v;
   if (probe_load (&c, file, mode, &v) != 0)
@@ -204,10 +216,11 @@ run_typeahead (const char *mode)
       CHECK (earliest < ready && ready <= rb, "batch %zu: empty %llu < ready %llu <= read %llu",
              k, (unsigned long long)earliest, (unsigned long long)ready,
              (unsigned long long)rb);
-      /* The polls are a millisecond's sleep apart: a wider interval would
-         mean a poll's observation was lost. */
-      CHECK (ready - earliest < 20000000u, "batch %zu: arrival known within %llu ns", k,
-             (unsigned long long)(ready - earliest));
+      /* Within the probe's own interval (its clock reads enclose the
+         library's), with 100 us for the two clocks' rates. */
+      CHECK (ready - earliest <= gap_us[k] * 1000u + 100000u,
+             "batch %zu: arrival known within %llu ns, the probe's checks %llu us apart", k,
+             (unsigned long long)(ready - earliest), gap_us[k]);
     }
   pv_free (&v);
   free (file);
