@@ -88,10 +88,11 @@ same_file (const char *a, const char *b)
    the session's UUID (the program writes nothing into its profile: the
    driver writes its start, F-106).  When the caller named the profile, a
    session writing another is not ours.  Woken by inotify when a file
-   appears in /dev/shm; after that, and after the watch was added, a look
-   every millisecond for a while, since a new ring file gets its header
-   through its mapping, which inotify does not see.  With no file
-   appearing it then sleeps.  0, or
+   appears in /dev/shm; after that, a look every millisecond for a while,
+   since a new ring file gets its header through its mapping, which
+   inotify does not see; so too when a look finds a ring file without its
+   header (created before the watch was added).  With no file appearing
+   it sleeps.  0, or
    -ECANCELED when asked to stop first. */
 static int
 find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
@@ -102,19 +103,18 @@ find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
       close (in);
       in = -1;
     }
-  /* Look every millisecond until then.  From the start, too: the
-     program may have created its ring file just before the watch was
-     added, its header not yet written when first looked at, and no
-     event will say when it is. */
-  uint64_t look_until = emlat_clock_now () + LOOK_AFTER_CREATE_NS;
+  uint64_t look_until = 0; /* look every millisecond until then */
+  int unwritten_seen = 0;
   int rc;
   for (;;)
     {
-      int pending;
+      int pending, unwritten;
       char found[sizeof d->profile];
       /* Looked at after the watch was added: a file created before it is
          found here. */
-      if (emlat_rf_driven_of_process ((uint64_t)d->pid, found, sizeof found, uuid, &pending) == 0
+      if (emlat_rf_driven_of_process ((uint64_t)d->pid, found, sizeof found, uuid, &pending,
+                                      &unwritten)
+            == 0
           && (!d->profile[0] || same_file (found, d->profile)))
         {
           strcpy (d->profile, found);
@@ -134,6 +134,15 @@ find_session_of_pid (struct emlat_drainer *d, uint8_t uuid[16])
           continue;
         }
       uint64_t now = emlat_clock_now ();
+      if (unwritten && !unwritten_seen)
+        {
+          /* A ring file without its header yet: perhaps the program's,
+             created before the watch was added, so that no event will
+             come for it.  Look every millisecond for a while (once: a
+             file that never gets a header must not keep this busy). */
+          unwritten_seen = 1;
+          look_until = now + LOOK_AFTER_CREATE_NS;
+        }
       int timeout = in < 0 || now < look_until ? 1 : -1;
       struct pollfd p[2] = { { .fd = d->wake_fd, .events = POLLIN },
                              { .fd = in, .events = POLLIN } };

@@ -583,11 +583,14 @@ emlat_rf_ckpt_read (struct emlat_ringfile *rf, void **out, size_t *out_len, uint
 
 /* Call FN (PATH, FD, HEADER, CTX) for each of this user's regular files
    in /dev/shm named like a ring file whose header starts with our magic;
-   FD is open read-only (no lock taken) and closed after FN.  Returns -errno
-   when the directory cannot be read, else 0. */
+   FD is open read-only (no lock taken) and closed after FN.  Counts in
+   *UNWRITTEN (when not null) this user's files named so whose header is
+   not there yet (shorter, or without the magic: a session creating its
+   file).  Returns -errno when the directory cannot be read, else 0. */
 static int
-each_shm_ring (void (*fn) (const char *path, int fd, struct emlat_rf_header *h, void *ctx),
-               void *ctx)
+each_shm_ring_counting (void (*fn) (const char *path, int fd, struct emlat_rf_header *h,
+                                    void *ctx),
+                        void *ctx, int *unwritten)
 {
   DIR *d = opendir (SHM_DIR);
   if (!d)
@@ -605,17 +608,28 @@ each_shm_ring (void (*fn) (const char *path, int fd, struct emlat_rf_header *h, 
         continue;
       struct stat st;
       struct emlat_rf_header h;
-      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
-          && pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
-          && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0)
+      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ())
         {
-          h.profile[sizeof h.profile - 1] = 0;
-          fn (path, fd, &h, ctx);
+          if (pread (fd, &h, sizeof h, 0) == (ssize_t)sizeof h
+              && memcmp (h.magic, EMLAT_RF_MAGIC, 8) == 0)
+            {
+              h.profile[sizeof h.profile - 1] = 0;
+              fn (path, fd, &h, ctx);
+            }
+          else if (unwritten)
+            (*unwritten)++;
         }
       close (fd);
     }
   closedir (d);
   return 0;
+}
+
+static int
+each_shm_ring (void (*fn) (const char *path, int fd, struct emlat_rf_header *h, void *ctx),
+               void *ctx)
+{
+  return each_shm_ring_counting (fn, ctx, 0);
 }
 
 /* Unlocked (no process records) and its profile gone: remove it. */
@@ -673,6 +687,7 @@ struct driven_search
   size_t cap;
   uint8_t *uuid;
   int found, pending;
+  int unwritten;            /* files whose header is not all there yet */
   uint8_t pending_uuid[16]; /* of the first file still starting */
 };
 
@@ -681,7 +696,12 @@ driven_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
 {
   (void)path;
   struct driven_search *ds = ctx;
-  if (ds->found || h->static_crc != static_crc (h) || h->pid != ds->pid
+  if (h->static_crc != static_crc (h))
+    {
+      ds->unwritten++; /* the magic is there, the rest not yet */
+      return;
+    }
+  if (ds->found || h->pid != ds->pid
       || !(h->flags & EMLAT_RF_DRIVEN) || h->layout != emlat_rf_layout ())
     return;
   /* Relaxed: a copy, read again below once the session said it is ready. */
@@ -710,14 +730,16 @@ driven_one (const char *path, int fd, struct emlat_rf_header *h, void *ctx)
 
 int
 emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
-                            int *pending)
+                            int *pending, int *unwritten)
 {
-  struct driven_search ds = { pid, profile, cap, uuid, 0, 0, { 0 } };
+  struct driven_search ds = { pid, profile, cap, uuid, 0, 0, 0, { 0 } };
   *pending = 0;
-  int rc = each_shm_ring (driven_one, &ds);
+  *unwritten = 0;
+  int rc = each_shm_ring_counting (driven_one, &ds, &ds.unwritten);
   if (rc < 0)
     return rc;
   *pending = ds.pending;
+  *unwritten = ds.unwritten;
   if (!ds.found && ds.pending)
     memcpy (uuid, ds.pending_uuid, 16);
   return ds.found ? 0 : -ENOENT;

@@ -248,9 +248,10 @@ int emlat_rf_each_of_process (uint64_t pid, void (*fn) (const char *profile, voi
    UUID.  0; -ENOENT when there is none, with *PENDING 1 and UUID that
    of a DRIVEN file of the process still starting (emlat_rf_wait_ready);
    or a negative errno when the directory cannot be read.  The first
-   found wins. */
+   found wins.  *UNWRITTEN: how many ring files of this user had no whole
+   header yet (any process's: one may be PID's, just created). */
 int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t uuid[16],
-                                int *pending);
+                                int *pending, int *unwritten);
 
 /* Wait up to TIMEOUT_MS until the session UUID, whose ring file is in
    /dev/shm, says it is ready to be drained (driver_ready, a shared futex
