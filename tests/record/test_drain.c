@@ -332,10 +332,11 @@ kept_start_checked (const char *path)
   char ring[4096];
   struct emlat_rf_header h;
   uint64_t len = kept_start_len (path, ring, sizeof ring, &h);
+  CHECK (len != UINT64_MAX, "the ring file keeps the profile's start");
+  if (len == UINT64_MAX)
+    return; /* RING and H were not filled */
   CHECK (len > 64 && len <= h.prologue_cap, "the profile's start is kept (%llu bytes)",
          (unsigned long long)len);
-  if (len == UINT64_MAX)
-    return;
   int fd = open (ring, O_RDWR | O_CLOEXEC);
   CHECK (fd >= 0, "open %s", ring);
   uint8_t b = 0, flipped;
@@ -418,8 +419,7 @@ round_with (const char *dir, enum mode m, int delay_ms, int idx)
   uint64_t kept = atomic_load (&pg->kept_start_at_start);
   uint64_t fds = atomic_load (&pg->profile_fds_at_start);
   if (m == BIG_START)
-    CHECK (at_start > 80000 && at_start != UINT64_MAX && (kept == 0 || kept == UINT64_MAX)
-               && fds == 1,
+    CHECK (at_start > 80000 && at_start != UINT64_MAX && kept == UINT64_MAX && fds == 1,
            "%s: the program wrote its start itself (%llu bytes after its start, %llu kept in "
            "the ring file, %llu descriptors on the profile)",
            names[m], (unsigned long long)at_start, (unsigned long long)kept,

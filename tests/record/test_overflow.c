@@ -78,8 +78,7 @@ main (void)
                                            "checked");
   for (int i = 0; i < 100; i++)
     emlat_span_begin (EMLAT_SPAN_WAIT, 0);
-  if (held)
-    tu_release_thread (&held_thread);
+  tu_release_thread (&held_thread);
   CHECK_EQ_I64 (emlat_stop (), 0);
   CHECK_EQ_I64 (tally_file (path, &t, 0, &res), 0);
   CHECK_EQ_U64 (t.span_begin + t.loss_records, 100);
