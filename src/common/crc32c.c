@@ -22,13 +22,14 @@
  * with SSE4.2 never builds the table.
  */
 #include "crc32c.h"
+#include "hot.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
 
-static uint32_t crc_table[8][256];
+EMLAT_BIG_BSS static uint32_t crc_table[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;   /* the table */
 static pthread_once_t crc_hw_once = PTHREAD_ONCE_INIT; /* crc_hw */
 static int crc_hw; /* written once inside pthread_once, read after it */
@@ -41,7 +42,8 @@ static int crc_hw; /* written once inside pthread_once, read after it */
 #define CRC_LONG 8192
 #define CRC_SHORT 256
 #define CRC_3WAY_MIN 4096
-static uint32_t crc_zeros_long[4][256], crc_zeros_short[4][256];
+EMLAT_BIG_BSS static uint32_t crc_zeros_long[4][256];
+EMLAT_BIG_BSS static uint32_t crc_zeros_short[4][256];
 static pthread_once_t crc_zeros_short_once = PTHREAD_ONCE_INIT;
 static pthread_once_t crc_zeros_long_once = PTHREAD_ONCE_INIT;
 

@@ -21,6 +21,16 @@
  * these after it, so that the code of a key of read, write, poll, select
  * or pselect lies on one page (tests/tty/test_tty_hot_page.sh checks it).
  *
+ * EMLAT_BIG_BSS marks a large zero-initialised table that a session's
+ * start does not touch (the epoll descriptors' tables, the CRC tables):
+ * libemlat-tty.so's link puts these after
+ * every other zero-initialised variable, so that the small ones a start
+ * touches (locks, once-words, the clock's state) share a page or two
+ * instead of lying one to a page between the tables: each page a start
+ * touches is a page fault, 11-14 us on the machines of
+ * docs/PERFORMANCE.md ("A start's pages").  Elsewhere the mark only
+ * names the section, which the default linker script puts in .bss.
+ *
  * Invariants: mark only what runs on every recorded call or key, never a
  * start, stop or slow path (those stay out of the hot pages: a slow path
  * inside a marked function is kept out of line with `noinline, cold`);
@@ -31,5 +41,6 @@
 
 #define EMLAT_HOT __attribute__ ((section (".text.hot.emlat")))
 #define EMLAT_HOT_RARE __attribute__ ((section (".text.hot.emlat.rare")))
+#define EMLAT_BIG_BSS __attribute__ ((section (".bss.big.emlat")))
 
 #endif /* EMLAT_COMMON_HOT_H */

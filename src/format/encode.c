@@ -23,7 +23,12 @@ emlat_arena_reserve (struct emlat_arena *a, size_t need)
     return -1;
   if (a->len + need <= a->cap)
     return 0;
-  size_t cap = a->cap ? a->cap : 1 << 16;
+  /* The first buffer is what NEED asks, in pages: a SESSION chunk's
+     start (a driven program's one chunk, under a kilobyte) touches one
+     page of the heap, not the first and the 64th of a 64 KiB buffer
+     (the allocator's mark after it); a writer's chunks double it to
+     their size within a few passes. */
+  size_t cap = a->cap ? a->cap : 1 << 12;
   while (cap < a->len + need)
     cap *= 2;
   uint8_t *b = realloc (a->buf, cap);

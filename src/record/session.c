@@ -17,6 +17,7 @@
 #include "record/session.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,19 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/hot.h"
 #include "format/format.h"
 #include "record/app.h"
 
 struct emlat_session *emlat_g_session;
 static pthread_mutex_t g_control = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t g_generation;
-static struct emlat_status g_last_status; /* of the last stopped session */
+/* The last stopped session's status (emlat_status after emlat_stop): its
+   counters, and its path kept on the heap, so that a stop touches a few
+   bytes next to the other small state instead of a 4 KiB table. */
+#define STATUS_HEAD offsetof (struct emlat_status, path)
+static unsigned char g_last_status_head[STATUS_HEAD];
+static char *g_last_path; /* malloc'd, or 0 */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* sysinfo.c */
@@ -505,8 +512,10 @@ emlat_stop (void)
     driven_status (s, &s->st);
   finish_ring_file (s);
   int rc = s->first_error ? -s->first_error : 0;
-  g_last_status = s->st;
-  g_last_status.active = 0;
+  s->st.active = 0;
+  memcpy (g_last_status_head, &s->st, STATUS_HEAD);
+  free (g_last_path);
+  g_last_path = strndup (s->st.path, sizeof s->st.path - 1); /* 0: no path */
   emlat_g_session = 0;
   session_free (s);
   pthread_mutex_unlock (&g_control);
@@ -640,7 +649,12 @@ emlat_status (struct emlat_status *st)
   pthread_mutex_lock (&g_control);
   struct emlat_session *s = emlat_g_session;
   if (!s)
-    *st = g_last_status;
+    {
+      memset (st, 0, sizeof *st);
+      memcpy (st, g_last_status_head, STATUS_HEAD);
+      if (g_last_path)
+        strcpy (st->path, g_last_path);
+    }
   else
     {
       pthread_mutex_lock (&s->lock);

@@ -62,7 +62,9 @@ emlat_meta_push (struct emlat_meta_kv **kv, size_t *n, size_t *cap, const char *
     {
       if (*n == *cap)
         {
-          size_t c = *cap ? *cap * 2 : 32;
+          /* 64 holds a start's own and its layer's entries (about 40):
+             one allocation, no copy while the keys are pushed. */
+          size_t c = *cap ? *cap * 2 : 64;
           struct emlat_meta_kv *v = realloc (*kv, c * sizeof *v);
           if (!v)
             return -1;

@@ -28,8 +28,8 @@
 
 
 /* Per epoll descriptor: the watched input fd + 1 (0 none) and its data. */
-static atomic_int tty_epoll_fd[TTY_FD_MAX];
-static _Atomic uint64_t tty_epoll_data[TTY_FD_MAX];
+EMLAT_BIG_BSS static atomic_int tty_epoll_fd[TTY_FD_MAX];
+EMLAT_BIG_BSS static _Atomic uint64_t tty_epoll_data[TTY_FD_MAX];
 
 void
 tty_fd_set (int fd, unsigned role)
