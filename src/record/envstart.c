@@ -58,22 +58,15 @@ emlat_start_from_env (const struct emlat_options *base)
     memset (&opt, 0, sizeof opt);
   opt.path = NULL;
   opt.dir = NULL;
-  if (emlat_finish_requested ())
-    opt.flags |= EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
   const char *edir = getenv ("EMLAT_DIR");
   int rc = 0;
+  /* The parent that finishes the profile created it for us, and may
+     drain it while we record. */
+  opt.flags |= emlat_finish_flags (file && *file);
   if (file && *file)
-    {
-      opt.path = file;
-      /* The parent that finishes the profile created it for us, and may
-         drain it while we record. */
-      if (emlat_finish_by_parent ())
-        opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
-      if (emlat_drain_by_parent ())
-        opt.flags |= EMLAT_OPT_DRIVER_DRAINS;
-    }
+    opt.path = file;
   else
     {
       if (edir && *edir)
@@ -152,6 +145,18 @@ int
 emlat_drain_by_parent (void)
 {
   return finish_mode () == DRAIN_BY_PARENT;
+}
+
+unsigned
+emlat_finish_flags (int with_file)
+{
+  enum finish_mode m = finish_mode ();
+  unsigned flags = m != FINISH_NONE ? EMLAT_OPT_DEFER_FINISH : 0;
+  if (with_file && (m == FINISH_BY_PARENT || m == DRAIN_BY_PARENT))
+    flags |= EMLAT_OPT_ADOPT_EMPTY;
+  if (with_file && m == DRAIN_BY_PARENT)
+    flags |= EMLAT_OPT_DRIVER_DRAINS;
+  return flags;
 }
 
 int

@@ -21,4 +21,11 @@ int emlat_finish_by_parent (void);
    EMLAT_OPT_DRIVER_DRAINS as well. */
 int emlat_drain_by_parent (void);
 
+/* The session flags EMLAT_FINISH asks for, reading it and the parent's
+   id once: EMLAT_OPT_DEFER_FINISH when emlat_finish_requested, and for a
+   session writing EMLAT_FILE (WITH_FILE nonzero) EMLAT_OPT_ADOPT_EMPTY
+   when emlat_finish_by_parent and EMLAT_OPT_DRIVER_DRAINS when
+   emlat_drain_by_parent. */
+unsigned emlat_finish_flags (int with_file);
+
 #endif

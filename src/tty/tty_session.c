@@ -47,12 +47,13 @@ tty_env_is (const char *name, const char *a, const char *b)
   return v && (strcmp (v, a) == 0 || (b && strcmp (v, b) == 0));
 }
 
-/* "pty", "device" or "none" for descriptor FD (never its path). */
+/* "pty", "device" or "none" for descriptor FD, 0 or 1 (never its path),
+   after tty_fd_scan_std: its isatty is the descriptor's role. */
 static const char *
 tty_kind (int fd)
 {
   struct stat st;
-  if (!isatty (fd) || fstat (fd, &st) != 0)
+  if (!(tty_fd_role (fd) & (TTY_ROLE_IN | TTY_ROLE_OUT)) || fstat (fd, &st) != 0)
     return "none";
   unsigned maj = major (st.st_rdev);
   /* Unix98 pty slaves use majors 136..143 (devices.txt). */
@@ -244,23 +245,19 @@ tty_init (void)
      record` or `emlat replay --interpose` (EMLAT_FINISH=reader) the final
      drain is left to them too: they finish the profile after the program
      exited, so the program pays nothing for it. */
-  if (emlat_finish_requested ())
-    opt.flags = EMLAT_OPT_DEFER_FINISH;
   char dir[PATH_MAX];
   const char *file = getenv ("EMLAT_FILE");
+  /* With a file: `emlat record` and `emlat replay --interpose` create it,
+     empty, for the program they run (its parent), so that it pays no
+     creation in the file's directory (docs/PERFORMANCE.md:
+     EMLAT_OPT_ADOPT_EMPTY), and drain the rings while it runs
+     (docs/DESIGN.md 8.7: EMLAT_OPT_DRIVER_DRAINS, no writer thread
+     here). */
+  opt.flags = emlat_finish_flags (file && *file);
   int rc;
   if (file && *file)
     {
       opt.path = file;
-      /* `emlat record` and `emlat replay --interpose` create the file,
-         empty, for the program they run (its parent): it pays no
-         creation in the file's directory (docs/PERFORMANCE.md). */
-      if (emlat_finish_by_parent ())
-        opt.flags |= EMLAT_OPT_ADOPT_EMPTY;
-      /* ... and drain the rings while it runs (docs/DESIGN.md 8.7): no
-         writer thread here. */
-      if (emlat_drain_by_parent ())
-        opt.flags |= EMLAT_OPT_DRIVER_DRAINS;
       rc = emlat_start (&opt);
       if (rc == -EEXIST && children)
         {
