@@ -42,7 +42,10 @@
 #          docs/PERFORMANCE.md)
 #   METRIC emacs_ir_writer_per_key X instructions (the recorder's writer
 #          thread, the thread that ran emlat_writer_main: draining,
-#          encoding, writing and mapping ahead for a key's records)
+#          encoding, writing and mapping ahead for a key's records), only
+#          when Emacs ran one: under `emlat replay` the replay drains
+#          Emacs's rings (docs/DESIGN.md 8.7), as in the overhead gate, so
+#          Emacs has no writer thread and the script says so instead
 # and, with --functions, the per-key difference of each hook with all it
 # calls, and of the self cost of each function of the hooks and libemlat,
 # largest first.  With --cache, callgrind also simulates the caches
@@ -219,8 +222,10 @@ for k in "$k1" "$k2"; do
   selfcost "$tmp/cg-$k.main" >"$tmp/self-$k"
   if [ -f "$tmp/cg-$k.writer" ]; then
     total "$tmp/cg-$k.writer" >"$tmp/writer-$k"
+  elif ! grep -q 'emlat_writer_main' "$tmp"/cg-"$k"* 2>/dev/null; then
+    : >"$tmp/writer-$k" # drained by the replay: no writer thread in Emacs
   else
-    echo "emacs_hooks_ir.sh: no callgrind output of the writer thread ($k keys)" >&2
+    echo "emacs_hooks_ir.sh: the writer thread's callgrind output was not found ($k keys)" >&2
     exit 1
   fi
   if [ "$cache" = 1 ]; then
@@ -240,8 +245,12 @@ for k in "$k1" "$k2"; do
 done
 
 # hooks = the calls into the hooks, inclusive, and the probes' code that
-# latency.h inlines into Emacs's own functions (hook-class self cost of a
-# function that is not ours).
+# latency.h inlines into Emacs's own functions: hook-class self cost of a
+# function that is not ours.  Ours are the functions named latency_*,
+# Flatency_* or emlat_*, and every function with code of its own in a
+# .c file of the hooks or of libemlat (a static helper such as
+# producer.c's ix_commit, when the compiler keeps it out of line: its
+# cost is inside the inclusive cost of the hook that called it already).
 awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   FNR == 1 { run++ }
   {
@@ -250,11 +259,13 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   }
   run <= 2 {
     all += v
-    name = $2; f = name; sub(/^.*:/, "", f)
-    if ($1 == "hooks" && f !~ /^F?(latency|emlat)_/)
-      { inl += v; per_entry["(inlined) " name] += v }
+    name = $2; f = name; sub(/^.*:/, "", f); file = name; sub(/:[^:]*$/, "", file)
     if ($1 == "hooks")
-      per[name] += v
+      {
+        per[name] += v
+        if (file ~ /\.c$/)
+          ours[f] = 1
+      }
     next
   }
   $1 == "entry" { entry += v; per_entry[$2] += v; next }
@@ -265,6 +276,12 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
   $1 == "slots" { slots += v; next }
   END {
     d = k2 - k1
+    for (name in per)
+      {
+        f = name; sub(/^.*:/, "", f)
+        if (f !~ /^F?(latency|emlat)_/ && !(f in ours))
+          { inl += per[name]; per_entry["(inlined) " name] += per[name] }
+      }
     hooks = (entry + inl) / d; main = all / d
     own = main - hooks
     printf "METRIC emacs_ir_hooks_per_key %.0f instructions\n", hooks
@@ -293,9 +310,13 @@ awk -v k1="$k1" -v k2="$k2" -v fn="$functions" '
 
 # The writer thread's instructions per key: what it drains, encodes,
 # writes and maps for a key's records, start-up and exit cancelled.
-awk -v k1="$k1" -v k2="$k2" 'FNR == 1 { run++ } { v[run] = $1 }
-  END { printf "METRIC emacs_ir_writer_per_key %.0f instructions\n", (v[2] - v[1]) / (k2 - k1) }' \
-  "$tmp/writer-$k1" "$tmp/writer-$k2"
+if [ -s "$tmp/writer-$k1" ] && [ -s "$tmp/writer-$k2" ]; then
+  awk -v k1="$k1" -v k2="$k2" 'FNR == 1 { run++ } { v[run] = $1 }
+    END { printf "METRIC emacs_ir_writer_per_key %.0f instructions\n", (v[2] - v[1]) / (k2 - k1) }' \
+    "$tmp/writer-$k1" "$tmp/writer-$k2"
+else
+  echo "# no writer thread in Emacs: the replay drained its rings (docs/DESIGN.md 8.7)"
+fi
 
 # The misses per key of the hooks' own code (--cache).
 if [ "$cache" = 1 ]; then
