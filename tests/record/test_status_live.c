@@ -14,10 +14,13 @@
  *    2): the sums still add up to every record made;
  *  - after emlat_flush the dropped count equals the sum of the LOSS
  *    records in the file (F-70), and after emlat_stop the last status
- *    still does.
+ *    still does, with the session's path and totals; a second session's
+ *    stop replaces it, path included.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "emlat/emlat.h"
 #include "hold.h"
@@ -83,10 +86,20 @@ main (void)
   CHECK_OK (emlat_flush ());
   emlat_status (&st);
   uint64_t live_dropped = st.records_dropped;
+  struct emlat_status before_stop;
+  emlat_status (&before_stop);
   CHECK_OK (emlat_stop ());
   struct emlat_status last;
   emlat_status (&last);
   CHECK_EQ_U64 (last.active, 0);
+  /* After the stop: the session's path and totals (the path is kept
+     apart from the counters, session.c). */
+  CHECK (strcmp (last.path, path) == 0, "the last status names the profile (%s)", last.path);
+  CHECK_EQ_U64 (last.ring_slots, before_stop.ring_slots);
+  CHECK_EQ_U64 (last.files, 1);
+  CHECK (last.records_written >= before_stop.records_written && last.bytes_written > 0,
+         "the last status keeps the totals (%llu records, %llu bytes)",
+         (unsigned long long)last.records_written, (unsigned long long)last.bytes_written);
   struct tally t;
   struct emlat_scan_result res;
   CHECK_OK (tally_file (path, &t, 100000, &res));
@@ -95,6 +108,18 @@ main (void)
          (unsigned long long)live_dropped, (unsigned long long)t.loss_records);
   CHECK_EQ_U64 (t.stats_records_accepted, (uint64_t)4 * N - t.loss_records);
   tally_free (&t);
+
+  /* A second session's stop replaces the last status, its path too. */
+  char *second = tu_strf ("%s/second.emlat", dir);
+  struct emlat_options o2 = { .path = second };
+  CHECK_OK (emlat_start (&o2));
+  CHECK_OK (emlat_stop ());
+  emlat_status (&last);
+  CHECK_EQ_U64 (last.active, 0);
+  CHECK (strcmp (last.path, second) == 0, "the second stop's status names its profile (%s)",
+         last.path);
+  CHECK_EQ_U64 (last.session_records, 0);
+  free (second);
   free (path);
   TEST_DONE ();
 }
