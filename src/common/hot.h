@@ -23,13 +23,13 @@
  *
  * EMLAT_BIG_BSS marks a large zero-initialised table that a session's
  * start does not touch (the epoll descriptors' tables, the CRC tables):
- * libemlat-tty.so's link puts these after
- * every other zero-initialised variable, so that the small ones a start
- * touches (locks, once-words, the clock's state) share a page or two
- * instead of lying one to a page between the tables: each page a start
- * touches is a page fault, 11-14 us on the machines of
- * docs/PERFORMANCE.md ("A start's pages").  Elsewhere the mark only
- * names the section, which the default linker script puts in .bss.
+ * libemlat-tty.so's link puts these after every other zero-initialised
+ * variable, so that the small ones a start touches (locks, once-words,
+ * the clock's state) share a page or two instead of lying one to a page
+ * between the tables: each page a start touches is a page fault, 11-14 us
+ * on the machines of docs/PERFORMANCE.md ("A start's pages").  Elsewhere
+ * the mark only names the section, which the default linker script puts
+ * in .bss.
  *
  * Invariants: mark only what runs on every recorded call or key, never a
  * start, stop or slow path (those stay out of the hot pages: a slow path
