@@ -135,13 +135,6 @@ emlat_finish_requested (void)
 }
 
 int
-emlat_finish_by_parent (void)
-{
-  enum finish_mode m = finish_mode ();
-  return m == FINISH_BY_PARENT || m == DRAIN_BY_PARENT;
-}
-
-int
 emlat_drain_by_parent (void)
 {
   return finish_mode () == DRAIN_BY_PARENT;

@@ -7,25 +7,18 @@
 #ifndef EMLAT_RECORD_ENVSTART_H
 #define EMLAT_RECORD_ENVSTART_H
 
-/* 1 when EMLAT_FINISH is "reader:PID" or "drain:PID" and PID is this
-   process's parent:
-   that parent (`emlat record`, `emlat replay --interpose`) created
-   EMLAT_FILE, empty, for this process to write into, so the session is
-   started with EMLAT_OPT_ADOPT_EMPTY as well as EMLAT_OPT_DEFER_FINISH.
-   0 otherwise, "reader" alone included (nobody created the file). */
-int emlat_finish_by_parent (void);
-
 /* 1 when EMLAT_FINISH is "drain:PID" and PID is this process's parent:
-   that parent also drains the rings while this process records
-   (drain.h), so a session writing EMLAT_FILE is started with
-   EMLAT_OPT_DRIVER_DRAINS as well. */
+   that parent drains the rings while this process records (drain.h). */
 int emlat_drain_by_parent (void);
 
 /* The session flags EMLAT_FINISH asks for, reading it and the parent's
-   id once: EMLAT_OPT_DEFER_FINISH when emlat_finish_requested, and for a
-   session writing EMLAT_FILE (WITH_FILE nonzero) EMLAT_OPT_ADOPT_EMPTY
-   when emlat_finish_by_parent and EMLAT_OPT_DRIVER_DRAINS when
-   emlat_drain_by_parent. */
+   id once: EMLAT_OPT_DEFER_FINISH when emlat_finish_requested; and for a
+   session writing EMLAT_FILE (WITH_FILE nonzero), when EMLAT_FINISH is
+   "reader:PID" or "drain:PID" with PID this process's parent (`emlat
+   record`, `emlat replay`: it created EMLAT_FILE, empty, for this process
+   to write into), EMLAT_OPT_ADOPT_EMPTY, and for "drain:PID" also
+   EMLAT_OPT_DRIVER_DRAINS (that parent drains the rings).  "reader"
+   alone adds only EMLAT_OPT_DEFER_FINISH (nobody created the file). */
 unsigned emlat_finish_flags (int with_file);
 
 #endif
