@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,8 +19,12 @@ emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode)
 {
   memset (o, 0, sizeof *o);
   o->fd = -1;
-  if (strlen (path) >= sizeof o->path)
+  if (strlen (path) >= EMLAT_OUT_PATH_MAX)
     return -ENAMETOOLONG;
+  /* Copied before the file is created: nothing to undo if memory ran out. */
+  char *copy = strdup (path);
+  if (!copy)
+    return -ENOMEM;
   int overwrite = mode == EMLAT_OUT_OVERWRITE;
   /* O_NONBLOCK: opening a FIFO for writing must not wait for a reader; the
      type is checked right after, and the flag cleared for a file. */
@@ -34,32 +39,29 @@ emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode)
       fd = open (path, flags & ~(O_CREAT | O_EXCL));
       adopted = 1;
     }
-  if (fd < 0)
-    return -errno;
+  int e = 0;
   struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fd < 0)
+    e = errno;
+  else if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    e = fstat (fd, &st) == 0 ? EINVAL : errno;
+  else if (adopted && (st.st_size != 0 || st.st_uid != geteuid ()))
+    e = EEXIST;
+  else if ((overwrite && ftruncate (fd, 0) != 0)
+           || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    e = errno;
+  if (e != 0)
     {
-      int e = fstat (fd, &st) == 0 ? EINVAL : errno;
-      close (fd);
-      return -e;
-    }
-  if (adopted && (st.st_size != 0 || st.st_uid != geteuid ()))
-    {
-      close (fd);
-      return -EEXIST;
-    }
-  if ((overwrite && ftruncate (fd, 0) != 0)
-      || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
-    {
-      int e = errno;
-      close (fd);
+      if (fd >= 0)
+        close (fd);
+      free (copy);
       return -e;
     }
   o->fd = fd;
   o->dev = st.st_dev;
   o->ino = st.st_ino;
   o->size = 0;
-  snprintf (o->path, sizeof o->path, "%s", path);
+  o->path = copy;
   return 0;
 }
 
@@ -181,12 +183,20 @@ emlat_out_close (struct emlat_out *o)
   o->fd = -1;
 }
 
+void
+emlat_out_free (struct emlat_out *o)
+{
+  emlat_out_close (o);
+  free (o->path);
+  o->path = 0;
+}
+
 int
 emlat_out_adopt_unopened (struct emlat_out *o, const char *path)
 {
   memset (o, 0, sizeof *o);
   o->fd = -1;
-  if (strlen (path) >= sizeof o->path)
+  if (strlen (path) >= EMLAT_OUT_PATH_MAX)
     return -ENAMETOOLONG;
   struct stat st;
   if (lstat (path, &st) != 0)
@@ -199,9 +209,11 @@ emlat_out_adopt_unopened (struct emlat_out *o, const char *path)
     return -EINVAL;
   if (st.st_size != 0 || st.st_uid != geteuid ())
     return -EEXIST;
+  o->path = strdup (path);
+  if (!o->path)
+    return -ENOMEM;
   o->dev = st.st_dev;
   o->ino = st.st_ino;
-  snprintf (o->path, sizeof o->path, "%s", path);
   return 0;
 }
 
@@ -232,24 +244,21 @@ write_start (int fd, const void *start, size_t len)
   return 0;
 }
 
-int
-emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const void *start,
-                  size_t len)
+/* emlat_out_reopen's file: PATH opened and set up, *SIZE the bytes it
+   keeps, *ST its identity.  Returns the descriptor or a negative errno. */
+static int
+open_to_append (const char *path, uint64_t *size, const void *start, size_t len,
+                struct stat *st)
 {
-  memset (o, 0, sizeof *o);
-  o->fd = -1;
-  if (strlen (path) >= sizeof o->path)
-    return -ENAMETOOLONG;
   int fd = open (path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return -errno;
-  struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
     {
       close (fd);
       return -EINVAL;
     }
-  if (start && (uint64_t)st.st_size < len)
+  if (start && (uint64_t)st->st_size < len)
     {
       /* Nobody wrote the file's start yet (or not all of it). */
       int rc = write_start (fd, start, len);
@@ -258,21 +267,42 @@ emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const vo
           close (fd);
           return rc;
         }
-      st.st_size = (off_t)len;
+      st->st_size = (off_t)len;
     }
-  if ((uint64_t)st.st_size < size)
-    size = (uint64_t)st.st_size; /* shorter than the writer left it */
-  if (((uint64_t)st.st_size > size && ftruncate (fd, (off_t)size) != 0)
-      || lseek (fd, (off_t)size, SEEK_SET) < 0)
+  if ((uint64_t)st->st_size < *size)
+    *size = (uint64_t)st->st_size; /* shorter than the writer left it */
+  if (((uint64_t)st->st_size > *size && ftruncate (fd, (off_t)*size) != 0)
+      || lseek (fd, (off_t)*size, SEEK_SET) < 0)
     {
       int e = errno;
       close (fd);
       return -e;
     }
+  return fd;
+}
+
+int
+emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const void *start,
+                  size_t len)
+{
+  memset (o, 0, sizeof *o);
+  o->fd = -1;
+  if (strlen (path) >= EMLAT_OUT_PATH_MAX)
+    return -ENAMETOOLONG;
+  char *copy = strdup (path);
+  if (!copy)
+    return -ENOMEM;
+  struct stat st;
+  int fd = open_to_append (path, &size, start, len, &st);
+  if (fd < 0)
+    {
+      free (copy);
+      return fd;
+    }
   o->fd = fd;
   o->dev = st.st_dev;
   o->ino = st.st_ino;
   o->size = size;
-  snprintf (o->path, sizeof o->path, "%s", path);
+  o->path = copy;
   return 0;
 }

@@ -11,6 +11,14 @@
  * partial chunk.  Before each write the descriptor is checked to still be the
  * file we opened (same device and inode): a host program that closes "all
  * descriptors" and reuses the number must never receive our bytes.
+ *
+ * Ownership: an emlat_out owns its path, a heap string of fewer than
+ * EMLAT_OUT_PATH_MAX bytes (a string, not a 4 KiB buffer, so that a
+ * session's start touches a few bytes of it: docs/PERFORMANCE.md, "A
+ * start's pages").  The open calls take an emlat_out that holds no path
+ * (new, zeroed or released by emlat_out_free) and set it only when they
+ * succeed; emlat_out_close keeps it (the file's name outlives its
+ * descriptor: a failed start removes the file by it).
  */
 #ifndef EMLAT_FILEOUT_H
 #define EMLAT_FILEOUT_H
@@ -27,8 +35,12 @@ struct emlat_out
   ino_t ino;
   uint64_t size;    /* bytes of complete chunks in this file */
   int lost;         /* the descriptor was closed or replaced under us */
-  char path[4096];
+  char *path;       /* the file's path (malloc'd); 0 before any open */
 };
+
+/* The longest path the open calls take, with its NUL: longer ones are
+   refused with -ENAMETOOLONG. */
+#define EMLAT_OUT_PATH_MAX 4096
 
 /* How emlat_out_open treats an existing PATH. */
 enum emlat_out_mode
@@ -49,7 +61,10 @@ int emlat_out_open_in_dir (struct emlat_out *o, const char *dir);
 /* Append IOV (all of it, or nothing: on error the file is truncated back).
    Returns 0 or a negative errno. */
 int emlat_out_append (struct emlat_out *o, const struct iovec *iov, int iovcnt);
+/* Close the descriptor (if still ours); the path is kept. */
 void emlat_out_close (struct emlat_out *o);
+/* Close, and release the path: O holds nothing afterwards. */
+void emlat_out_free (struct emlat_out *o);
 /* PATH as EMLAT_OUT_ADOPT_EMPTY would take it, for a process that writes
    nothing into it itself (its driver does, DESIGN.md 8.7): an existing
    empty regular file of this user is checked and left closed (O->fd -1,

@@ -130,6 +130,9 @@ emlat_rfs_release (struct emlat_session *s)
   free (s->losses);
   emlat_app_session_free (s);
   emlat_sampler_free (&s->sampler);
+  emlat_out_free (&s->out);
+  free (s->base_path);
+  free (s->st_path);
   pthread_mutex_destroy (&s->lock);
   pthread_cond_destroy (&s->done);
 }
@@ -265,7 +268,7 @@ emlat_rfs_init (struct emlat_session *s, struct emlat_pool *pool, struct emlat_r
   s->realtime0 = h->realtime0;
   long page = sysconf (_SC_PAGESIZE);
   s->page_bytes = page > 0 ? (size_t)page : 4096u;
-  snprintf (s->base_path, sizeof s->base_path, "%s", base);
+  s->base_path = strdup (base);
   pool->nrings = h->nrings;
   pool->nslots = h->nslots;
   pool->rings = emlat_rf_ring (rf, 0);
@@ -281,7 +284,7 @@ emlat_rfs_init (struct emlat_session *s, struct emlat_pool *pool, struct emlat_r
   ck->tails = calloc (h->nrings, sizeof *ck->tails);
   ck->threads = calloc (h->nrings, sizeof *ck->threads);
   ck->retired = calloc (h->nrings, 1);
-  if (!s->ws || !s->losses || !ck->tails || !ck->threads || !ck->retired)
+  if (!s->base_path || !s->ws || !s->losses || !ck->tails || !ck->threads || !ck->retired)
     return -ENOMEM;
   void *buf = 0;
   size_t len = 0;

@@ -87,6 +87,29 @@ emlat_rf_path (char *out, size_t cap, int where, const char *profile, const uint
   return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+/* emlat_rf_path into a new heap string *OUT of the path's own length.
+   0, -ENAMETOOLONG or -ENOMEM. */
+static int
+path_new (char **out, int where, const char *profile, const uint8_t uuid[16])
+{
+  *out = 0;
+  size_t cap = where == EMLAT_RF_IN_SHM ? sizeof SHM_DIR "/emlat-.ring" + 32
+                                        : strlen (profile) + sizeof "-ring";
+  if (cap > EMLAT_RF_PATH_MAX)
+    return -ENAMETOOLONG;
+  char *p = malloc (cap);
+  if (!p)
+    return -ENOMEM;
+  int rc = emlat_rf_path (p, cap, where, profile, uuid);
+  if (rc != 0)
+    {
+      free (p);
+      return rc;
+    }
+  *out = p;
+  return 0;
+}
+
 /* Whether /dev/shm is a tmpfs with SIZE bytes to spare: pages of a memory
    file system are cheap to fault in (no journal, no writeback) and survive
    the process. */
@@ -187,12 +210,15 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
      space); else beside the profile, with the whole file allocated now,
      so that no producer's store can ever fault for want of space. */
   int where = shm_usable (size) ? EMLAT_RF_IN_SHM : EMLAT_RF_BESIDE;
-  int rc = emlat_rf_path (rf->path, sizeof rf->path, where, profile, uuid);
+  int rc = path_new (&rf->path, where, profile, uuid);
   if (rc != 0)
     return rc;
   int fd = open_for_session (rf->path);
   if (fd < 0)
-    return fd;
+    {
+      emlat_rf_free_path (rf);
+      return fd;
+    }
   if (ftruncate (fd, (off_t)size) != 0)
     {
       rc = -errno;
@@ -257,6 +283,7 @@ emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t u
 fail:
   close (fd);
   unlink (rf->path);
+  emlat_rf_free_path (rf);
   rf->fd = -1;
   return rc;
 }
@@ -304,26 +331,12 @@ drainer_lock_held (int fd)
   return fcntl (fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
 }
 
-int
-emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
-               int mode)
+/* emlat_rf_open on the file open as FD: checked, locked and mapped into
+   RF.  0, or a negative errno with FD closed. */
+static int
+open_mapped (struct emlat_ringfile *rf, int fd, const uint8_t uuid[16], int mode)
 {
-  if (mode != EMLAT_RF_OPEN_RECOVER && mode != EMLAT_RF_OPEN_DRAIN)
-    return -EINVAL;
-  memset (rf, 0, sizeof *rf);
-  rf->fd = -1;
-  int fd = -1, rc = -ENOENT;
-  for (int where = EMLAT_RF_IN_SHM; where <= EMLAT_RF_BESIDE && fd < 0; where++)
-    {
-      rc = emlat_rf_path (rf->path, sizeof rf->path, where, profile, uuid);
-      if (rc != 0)
-        return rc;
-      fd = open (rf->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      if (fd < 0)
-        rc = -errno;
-    }
-  if (fd < 0)
-    return rc;
+  int rc;
   struct stat st;
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
@@ -370,6 +383,41 @@ emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uui
   rf->map_bytes = hdr.ckpt_base;
   rf->file_end = (uint64_t)st.st_size;
   rf->h = m;
+  return 0;
+}
+
+int
+emlat_rf_open (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
+               int mode)
+{
+  if (mode != EMLAT_RF_OPEN_RECOVER && mode != EMLAT_RF_OPEN_DRAIN)
+    return -EINVAL;
+  memset (rf, 0, sizeof *rf);
+  rf->fd = -1;
+  int fd = -1, rc = -ENOENT;
+  char *path = 0;
+  for (int where = EMLAT_RF_IN_SHM; where <= EMLAT_RF_BESIDE && fd < 0; where++)
+    {
+      free (path);
+      rc = path_new (&path, where, profile, uuid);
+      if (rc != 0)
+        return rc;
+      fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0)
+        rc = -errno;
+    }
+  if (fd < 0)
+    {
+      free (path);
+      return rc;
+    }
+  rc = open_mapped (rf, fd, uuid, mode);
+  if (rc != 0)
+    {
+      free (path);
+      return rc;
+    }
+  rf->path = path;
   return 0;
 }
 
@@ -821,12 +869,20 @@ emlat_rf_find_by_profile (const char *profile, uint8_t uuid[16])
 }
 
 void
+emlat_rf_free_path (struct emlat_ringfile *rf)
+{
+  free (rf->path);
+  rf->path = 0;
+}
+
+void
 emlat_rf_close (struct emlat_ringfile *rf, int remove)
 {
   if (rf->map)
     munmap (rf->map, rf->map_bytes);
-  if (remove && rf->path[0])
+  if (remove && rf->path)
     unlink (rf->path);
+  emlat_rf_free_path (rf);
   /* The drainers' lock goes with the open file description: the mapping
      was its last other reference. */
   if (rf->fd >= 0)
@@ -842,7 +898,7 @@ emlat_rf_detach (struct emlat_ringfile *rf, int remove)
   /* The mapping stays (state.h: a straggling producer may still store into
      its ring); closing the descriptor releases the lock, and an unlinked
      file's pages are freed when the process ends. */
-  if (remove && rf->path[0])
+  if (remove && rf->path)
     unlink (rf->path);
   if (rf->fd >= 0)
     {

@@ -151,7 +151,9 @@ struct emlat_ringfile
   void *map;                /* the whole file but the checkpoint areas */
   size_t map_bytes;
   uint64_t file_end;        /* where a relocated checkpoint area goes */
-  char path[4096];
+  char *path;               /* the file's path (malloc'd: a few bytes for a
+                               session's start to touch, not a 4 KiB
+                               buffer); 0 when none */
   struct emlat_rf_header *h;
 };
 
@@ -165,11 +167,13 @@ uint32_t emlat_rf_layout (void);
 enum { EMLAT_RF_IN_SHM = 0, EMLAT_RF_BESIDE = 1 };
 int emlat_rf_path (char *out, size_t cap, int where, const char *profile,
                    const uint8_t uuid[16]);
+/* The longest ring file path taken, with its NUL (-ENAMETOOLONG beyond). */
+#define EMLAT_RF_PATH_MAX 4096
 
 /* Create and map the ring file for a new session: NRINGS rings of NSLOTS
    slots.  An existing file is replaced only when no process holds its lock
    (a stale one); else -EBUSY.  Returns 0 or a negative errno; on error
-   nothing is left behind. */
+   nothing is left behind (RF holds no path either: so for emlat_rf_open). */
 int emlat_rf_create (struct emlat_ringfile *rf, const char *profile, const uint8_t uuid[16],
                      uint32_t nrings, uint64_t nslots, uint64_t mono0, uint64_t realtime0,
                      uint32_t chunk_bytes, uint64_t rotate_bytes, uint32_t flags);
@@ -260,11 +264,15 @@ int emlat_rf_driven_of_process (uint64_t pid, char *profile, size_t cap, uint8_t
    of another session; or a negative errno. */
 int emlat_rf_wait_ready (const uint8_t uuid[16], int timeout_ms);
 
-/* Unmap and close (the lock is released); REMOVE also unlinks the file. */
+/* Unmap and close (the lock is released); REMOVE also unlinks the file.
+   The path is released: RF holds nothing afterwards. */
 void emlat_rf_close (struct emlat_ringfile *rf, int remove);
 /* Close the file (releasing the lock; REMOVE unlinks it) but keep the
    mapping, for a session that ends while straggling producers may still
-   store into their rings (state.h: pools are never unmapped). */
+   store into their rings (state.h: pools are never unmapped).  The path
+   is kept (a later detach may remove the file): emlat_rf_free_path
+   releases it. */
 void emlat_rf_detach (struct emlat_ringfile *rf, int remove);
+void emlat_rf_free_path (struct emlat_ringfile *rf);
 
 #endif /* EMLAT_RINGFILE_H */

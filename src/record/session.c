@@ -41,8 +41,7 @@ static uint64_t g_generation;
 /* The last stopped session's status (emlat_status after emlat_stop): its
    counters, and its path kept on the heap, so that a stop touches a few
    bytes next to the other small state instead of a 4 KiB table. */
-#define STATUS_HEAD offsetof (struct emlat_status, path)
-static unsigned char g_last_status_head[STATUS_HEAD];
+static struct emlat_status_snap g_last_status;
 static char *g_last_path; /* malloc'd, or 0 */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -94,6 +93,10 @@ static void
 session_free (struct emlat_session *s)
 {
   free_meta (s);
+  emlat_out_free (&s->out);
+  emlat_rf_free_path (&s->ring);
+  free (s->base_path);
+  free (s->st_path);
   for (size_t i = 0; i < s->nstrings; i++)
     free (s->strings[i].s);
   free (s->strings);
@@ -244,15 +247,17 @@ resolve_path (struct emlat_session *s, const struct emlat_options *opt)
 {
   if (opt->path)
     {
-      if (strlen (opt->path) >= sizeof s->base_path)
+      if (strlen (opt->path) >= EMLAT_OUT_PATH_MAX)
         return -ENAMETOOLONG;
-      strcpy (s->base_path, opt->path);
-      return 0;
+      s->base_path = strdup (opt->path);
+      return s->base_path ? 0 : -ENOMEM;
     }
   int rc = emlat_out_open_in_dir (&s->out, opt->dir);
   if (rc != 0)
     return rc;
-  snprintf (s->base_path, sizeof s->base_path, "%s", s->out.path);
+  s->base_path = strdup (s->out.path);
+  if (!s->base_path)
+    return -ENOMEM;
   s->overwrite = 0;
   s->adopt_empty = 0;
   return 0;
@@ -330,6 +335,8 @@ call_driver (struct emlat_session *s)
 static int
 start_writer (struct emlat_session *s)
 {
+  if (s->out.path && !(s->st_path = strdup (s->out.path)))
+    return -ENOMEM;
   /* Ids start at 1 (F-5).  Relaxed: no producer reads them before the
      release store of the generation in emlat_start. */
   atomic_store_explicit (&emlat_g_next_span_block, 1, memory_order_relaxed);
@@ -344,7 +351,6 @@ start_writer (struct emlat_session *s)
   s->st.clock_read_ns = emlat_clock_read_cost_ns ();
   s->st.meta_rejected = s->meta_rejected;
   s->st.files = 1;
-  snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
   s->last_stats_t = emlat_clock_now ();
   s->last_pass_t = s->last_stats_t;
   if (s->driven)
@@ -418,7 +424,7 @@ emlat_start (const struct emlat_options *opt)
       if (s->out.fd >= 0)
         {
           emlat_out_close (&s->out);
-          unlink (s->base_path);
+          unlink (s->out.path);
         }
       emlat_rf_detach (&s->ring, 1);
       session_free (s);
@@ -438,7 +444,7 @@ emlat_start (const struct emlat_options *opt)
 /* A driven session's status: what its driver published after its last
    pass (writer.c, publish_external_status) in the ring file's header. */
 static void
-driven_status (struct emlat_session *s, struct emlat_status *st)
+driven_status (struct emlat_session *s, struct emlat_status_snap *st)
 {
   struct emlat_rf_header *h = s->ring.h;
   /* Relaxed: counts for a status. */
@@ -513,9 +519,10 @@ emlat_stop (void)
   finish_ring_file (s);
   int rc = s->first_error ? -s->first_error : 0;
   s->st.active = 0;
-  memcpy (g_last_status_head, &s->st, STATUS_HEAD);
+  g_last_status = s->st;
   free (g_last_path);
-  g_last_path = strndup (s->st.path, sizeof s->st.path - 1); /* 0: no path */
+  g_last_path = s->st_path; /* the stopped session's: 0 when it had none */
+  s->st_path = 0;
   emlat_g_session = 0;
   session_free (s);
   pthread_mutex_unlock (&g_control);
@@ -641,6 +648,33 @@ emlat_rotate (void)
   return rc;
 }
 
+/* *ST from the snapshot SNAP and the current file's PATH (0: none). */
+static void
+status_fill (struct emlat_status *st, const struct emlat_status_snap *snap, const char *path)
+{
+  memset (st, 0, sizeof *st);
+  st->active = snap->active;
+  st->session_records = snap->session_records;
+  st->records_written = snap->records_written;
+  st->records_dropped = snap->records_dropped;
+  st->bytes_written = snap->bytes_written;
+  st->chunks_written = snap->chunks_written;
+  st->files = snap->files;
+  st->threads = snap->threads;
+  st->ring_high_water = snap->ring_high_water;
+  st->ring_slots = snap->ring_slots;
+  st->writer_cpu_ns = snap->writer_cpu_ns;
+  st->clock_read_ns = snap->clock_read_ns;
+  st->meta_rejected = snap->meta_rejected;
+  st->last_error = snap->last_error;
+  st->write_errors = snap->write_errors;
+  /* Shorter than the buffer: paths are taken only below
+     EMLAT_OUT_PATH_MAX (fileout.h). */
+  _Static_assert (sizeof st->path >= EMLAT_OUT_PATH_MAX, "a status holds any path");
+  if (path)
+    snprintf (st->path, sizeof st->path, "%s", path);
+}
+
 void
 emlat_status (struct emlat_status *st)
 {
@@ -649,24 +683,20 @@ emlat_status (struct emlat_status *st)
   pthread_mutex_lock (&g_control);
   struct emlat_session *s = emlat_g_session;
   if (!s)
-    {
-      memset (st, 0, sizeof *st);
-      memcpy (st, g_last_status_head, STATUS_HEAD);
-      if (g_last_path)
-        strcpy (st->path, g_last_path);
-    }
+    status_fill (st, &g_last_status, g_last_path);
   else
     {
       pthread_mutex_lock (&s->lock);
-      *st = s->st;
+      struct emlat_status_snap snap = s->st;
       if (s->driven)
-        driven_status (s, st);
-      st->active = 1;
+        driven_status (s, &snap);
+      snap.active = 1;
       /* Current, not as of the last pass: the producers' own counters
          (accepted slots, records dropped at a full ring or for want of a
          ring) summed now, plus what the writer itself lost so far. */
-      st->session_records = emlat_rings_accepted (s->pool);
-      st->records_dropped = emlat_rings_dropped (s->pool) + s->st_writer_dropped;
+      snap.session_records = emlat_rings_accepted (s->pool);
+      snap.records_dropped = emlat_rings_dropped (s->pool) + s->st_writer_dropped;
+      status_fill (st, &snap, s->st_path);
       pthread_mutex_unlock (&s->lock);
     }
   pthread_mutex_unlock (&g_control);

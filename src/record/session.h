@@ -51,6 +51,20 @@ struct emlat_string_def
 _Static_assert (EMLAT_LOSSES_MIN > EMLAT_LOSS_REASON_MAX,
                 "a full loss list has two entries of one reason");
 
+/* The session's status as of the writer's last pass, under the session
+   lock: struct emlat_status but the path, which the session keeps as a
+   heap string (st_path) rather than a 4 KiB buffer (a session's start
+   touches a few bytes of it: docs/PERFORMANCE.md, "A start's pages"). */
+struct emlat_status_snap
+{
+  int active;
+  uint64_t session_records, records_written, records_dropped, bytes_written;
+  uint64_t chunks_written, files, threads, ring_high_water, ring_slots;
+  uint64_t writer_cpu_ns, clock_read_ns, meta_rejected;
+  int last_error;
+  uint64_t write_errors;
+};
+
 /* Writer-private per-ring state. */
 struct emlat_ring_ws
 {
@@ -93,7 +107,8 @@ struct emlat_session
   uint32_t flush_asked;     /* external: the flush requests seen ... */
   uint32_t flush_answered;  /* ... and answered (writer.c) */
   struct emlat_ringfile ring; /* fd -1: rings in anonymous memory */
-  char base_path[4096];
+  char *base_path;          /* the profile's path, the first file of its set
+                               (malloc'd) */
   uint8_t uuid[16];
   uint64_t realtime0, mono0;
   struct emlat_meta_kv *meta;
@@ -116,7 +131,8 @@ struct emlat_session
                             reaches it without waiting */
   int stop_req, rotate_req;
   int rotate_result;
-  struct emlat_status st; /* snapshot, updated at the end of each pass */
+  struct emlat_status_snap st; /* snapshot, updated at the end of each pass */
+  char *st_path;              /* its current file (malloc'd), or 0 */
   uint64_t st_writer_dropped; /* writer_dropped as of that snapshot */
 
   /* Writer-private. */

@@ -789,7 +789,7 @@ emlat_writer_open_first (struct emlat_session *s)
                              : s->adopt_empty ? EMLAT_OUT_ADOPT_EMPTY
                                               : EMLAT_OUT_NEW;
   int rc = s->out.fd >= 0                 ? 0
-           : !s->base_path[0]             ? -EINVAL
+           : !s->base_path || !s->base_path[0] ? -EINVAL
            : to_ring && s->adopt_empty ? emlat_out_adopt_unopened (&s->out, s->base_path)
                                           : emlat_out_open (&s->out, s->base_path, mode);
   if (rc != 0)
@@ -821,7 +821,10 @@ emlat_writer_start_in_profile (struct emlat_session *s)
   emlat_arena_reset (&s->arena);
   emlat_chunk_list_reset (&s->chunks);
   /* The file exists: checked empty and ours, or created, by
-     emlat_writer_open_first. */
+     emlat_writer_open_first (which left its path in out: released before
+     the open takes a new one). */
+  if (s->out.fd < 0)
+    emlat_out_free (&s->out);
   int rc = s->out.fd >= 0 ? 0 : emlat_out_open (&s->out, s->base_path, mode);
   if (rc == 0)
     rc = start_file (s, 0);
@@ -851,13 +854,13 @@ rotate (struct emlat_session *s)
   if (rc != 0)
     {
       /* Keep writing into the previous file. */
-      emlat_out_close (&s->out);
+      emlat_out_free (&s->out);
       unlink (name);
       s->out = prev;
       s->rotation--;
       return rc;
     }
-  emlat_out_close (&prev);
+  emlat_out_free (&prev);
   return 0;
 }
 
@@ -1276,8 +1279,18 @@ publish_status (struct emlat_session *s)
   s->st.last_error = s->last_error;
   /* Relaxed: a count for the status only. */
   s->st.threads = atomic_load_explicit (&s->pool->shared->next_thread, memory_order_relaxed) - 1;
-  if (strcmp (s->st.path, s->out.path) != 0)
-    snprintf (s->st.path, sizeof s->st.path, "%s", s->out.path);
+  if (s->out.path && (!s->st_path || strcmp (s->st_path, s->out.path) != 0))
+    {
+      /* A new file (rotation, or a drainer's reopened profile).  Without
+         memory for its name the status keeps the previous one, and the
+         next pass tries again. */
+      char *p = strdup (s->out.path);
+      if (p)
+        {
+          free (s->st_path);
+          s->st_path = p;
+        }
+    }
   if (s->external && s->ring.h)
     publish_external_status (s);
   pthread_cond_broadcast (&s->done);
