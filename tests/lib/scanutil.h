@@ -24,6 +24,7 @@ struct tally
   uint64_t end_unmatched;       /* an end record whose begin was not seen */
   uint64_t ix_complete, ix_begin;
   uint64_t loss_records_by_reason[EMLAT_LOSS_REASON_MAX + 1];
+  uint64_t loss_bytes_by_reason[EMLAT_LOSS_REASON_MAX + 1];
   uint64_t loss_records;
   uint64_t inputs, strings, kv;
   uint64_t events, samples;
@@ -73,7 +74,10 @@ tally_rec (void *ctx, const struct emlat_chunk_info *c, const struct emlat_recor
     case EMLAT_REC_LOSS:
       t->loss_records += r->u.loss.records;
       if (r->u.loss.reason <= EMLAT_LOSS_REASON_MAX)
-        t->loss_records_by_reason[r->u.loss.reason] += r->u.loss.records;
+        {
+          t->loss_records_by_reason[r->u.loss.reason] += r->u.loss.records;
+          t->loss_bytes_by_reason[r->u.loss.reason] += r->u.loss.bytes;
+        }
       break;
     case EMLAT_REC_INPUT:
       t->inputs++;
