@@ -14,17 +14,27 @@
 #include <time.h>
 #include <unistd.h>
 
-int
-emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode)
+/* The start of each open call: O emptied (no descriptor, no path) and a
+   copy of PATH in *COPY, made before any file is touched, so that nothing
+   is left to undo when memory ran out.  0, -ENAMETOOLONG or -ENOMEM. */
+static int
+out_reset (struct emlat_out *o, const char *path, char **copy)
 {
   memset (o, 0, sizeof *o);
   o->fd = -1;
   if (strlen (path) >= EMLAT_OUT_PATH_MAX)
     return -ENAMETOOLONG;
-  /* Copied before the file is created: nothing to undo if memory ran out. */
-  char *copy = strdup (path);
-  if (!copy)
-    return -ENOMEM;
+  *copy = strdup (path);
+  return *copy ? 0 : -ENOMEM;
+}
+
+int
+emlat_out_open (struct emlat_out *o, const char *path, enum emlat_out_mode mode)
+{
+  char *copy;
+  int rc = out_reset (o, path, &copy);
+  if (rc != 0)
+    return rc;
   int overwrite = mode == EMLAT_OUT_OVERWRITE;
   /* O_NONBLOCK: opening a FIFO for writing must not wait for a reader; the
      type is checked right after, and the flag cleared for a file. */
@@ -285,13 +295,10 @@ int
 emlat_out_reopen (struct emlat_out *o, const char *path, uint64_t size, const void *start,
                   size_t len)
 {
-  memset (o, 0, sizeof *o);
-  o->fd = -1;
-  if (strlen (path) >= EMLAT_OUT_PATH_MAX)
-    return -ENAMETOOLONG;
-  char *copy = strdup (path);
-  if (!copy)
-    return -ENOMEM;
+  char *copy;
+  int rc = out_reset (o, path, &copy);
+  if (rc != 0)
+    return rc;
   struct stat st;
   int fd = open_to_append (path, &size, start, len, &st);
   if (fd < 0)

@@ -36,26 +36,17 @@
 #include "record/ring.h"
 #include "record/ringrec.h"
 #include "record/state.h"
+#include "rawring.h"
 #include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
 
 /* Store a record of NS slots whose head has TYPE, fields A and B and
-   slot count HEAD_NS into this thread's ring, its other words 1, 2, ...,
-   and publish NS slots, as a producer would. */
+   slot count HEAD_NS into this thread's ring, as a producer would. */
 static void
 put_raw (unsigned type, unsigned a, unsigned b, unsigned head_ns, unsigned ns)
 {
-  struct emlat_ring *r = emlat_thread_line.ring;
-  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
-  for (unsigned i = 0; i < ns; i++)
-    {
-      struct emlat_slot *s = &r->slots[(h + i) & r->mask];
-      for (unsigned w = 0; w < 4; w++)
-        s->w[w] = 1 + 4 * i + w;
-    }
-  r->slots[h & r->mask].w[0] = emlat_rr_head (type, a, b, head_ns);
-  emlat_ring_publish (r, h, ns);
+  rawring_put (emlat_rr_head (type, a, b, head_ns), ns, 0, 0);
 }
 
 static void

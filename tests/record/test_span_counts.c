@@ -31,6 +31,7 @@
 #include "record/ring.h"
 #include "record/ringrec.h"
 #include "record/state.h"
+#include "rawring.h"
 #include "scanutil.h"
 #include "tap.h"
 #include "testutil.h"
@@ -142,19 +143,8 @@ check_counters (const struct emlat_profile *p, const char *what)
 static void
 put_raw (unsigned n, unsigned b, unsigned ns, uint64_t id, uint64_t cmask)
 {
-  struct emlat_ring *r = emlat_thread_line.ring;
-  uint64_t h = atomic_load_explicit (&r->head, memory_order_relaxed);
-  for (unsigned i = 0; i < ns; i++)
-    {
-      struct emlat_slot *s = &r->slots[(h + i) & r->mask];
-      for (unsigned w = 0; w < 4; w++)
-        s->w[w] = 1 + 4 * i + w;
-    }
-  struct emlat_slot *s = &r->slots[h & r->mask];
-  s->w[0] = emlat_rr_head (EMLAT_RR_SPAN_COUNTS, n, b, ns);
-  s->w[1] = id;
-  s->w[2] = cmask;
-  emlat_ring_publish (r, h, ns);
+  const uint64_t words[] = { id, cmask };
+  rawring_put (emlat_rr_head (EMLAT_RR_SPAN_COUNTS, n, b, ns), ns, words, 2);
 }
 
 int
