@@ -837,11 +837,14 @@ emlat_writer_start_in_profile (struct emlat_session *s)
   emlat_arena_reset (&s->arena);
   emlat_chunk_list_reset (&s->chunks);
   /* The file exists: checked empty and ours, or created, by
-     emlat_writer_open_first (which left its path in out: released before
+     emlat_writer_open_first, which left its path in out (released before
      the open takes a new one). */
+  int rc = 0;
   if (s->out.fd < 0)
-    emlat_out_free (&s->out);
-  int rc = s->out.fd >= 0 ? 0 : emlat_out_open (&s->out, s->base_path, mode);
+    {
+      emlat_out_free (&s->out);
+      rc = emlat_out_open (&s->out, s->base_path, mode);
+    }
   if (rc == 0)
     rc = start_file (s, 0);
   if (rc != 0)
